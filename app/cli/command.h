@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace fathom::cli {
+
+/// What a subcommand's parse leaves behind: the action to run after CLI11 has validated every flag.
+/// Returns the process exit code.
+using CommandAction = std::function<int()>;
+
+/// Each subcommand lives in its own file and registers itself on the root app, storing its action in
+/// `action` when it is the one selected on the command line.
+void addEnvCommand(CLI::App& root, CommandAction& action);
+
+}  // namespace fathom::cli

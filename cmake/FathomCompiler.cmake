@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: Apache-2.0
+# Compiler settings shared by every Fathom target: warnings (as an interface target), sanitizers, ccache.
+
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE Release CACHE STRING "Build type" FORCE)
+endif()
+
+# ccache when present. PCH files are only cacheable with these sloppiness settings (ccache manual,
+# "Precompiled headers"); passing them through the launcher keeps the user's ccache.conf untouched.
+find_program(FATHOM_CCACHE ccache)
+if(FATHOM_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  set(CMAKE_CXX_COMPILER_LAUNCHER
+      "${CMAKE_COMMAND};-E;env;CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime;CCACHE_CPP2=1;${FATHOM_CCACHE}")
+  message(STATUS "Fathom: using ccache (${FATHOM_CCACHE})")
+endif()
+
+option(FATHOM_WARNINGS_AS_ERRORS "Treat compiler warnings in Fathom's own code as errors" OFF)
+set(FATHOM_SANITIZE "" CACHE STRING "Sanitizers to build with, e.g. address;undefined")
+
+add_library(fathom_warnings INTERFACE)
+add_library(Fathom::warnings ALIAS fathom_warnings)
+target_compile_options(fathom_warnings INTERFACE -Wall -Wextra -Wnon-virtual-dtor -Woverloaded-virtual
+                                                 -Wno-unused-parameter
+                                                 # designated initializers omit defaulted members by design
+                                                 -Wno-missing-field-initializers)
+if(FATHOM_WARNINGS_AS_ERRORS)
+  target_compile_options(fathom_warnings INTERFACE -Werror)
+endif()
+
+if(FATHOM_SANITIZE)
+  list(JOIN FATHOM_SANITIZE "," _fathom_san)
+  add_compile_options(-fsanitize=${_fathom_san} -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=${_fathom_san})
+endif()

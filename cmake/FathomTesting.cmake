@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: Apache-2.0
+# fathom_add_test(NAME SOURCES a.cpp ... [LIBS ...] [TORCH] [GUI] [TIMEOUT s] [LABELS ...])
+# One Qt Test executable per test, registered with CTest. TORCH reuses fathom_core's LibTorch precompiled
+# header (a test that includes LibTorch would otherwise spend ~20 s parsing it). GUI tests run on the
+# offscreen platform.
+function(fathom_add_test name)
+  cmake_parse_arguments(ARG "TORCH;GUI" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE Qt6::Test Fathom::warnings ${ARG_LIBS})
+  target_compile_definitions(${name} PRIVATE
+    FATHOM_SOURCE_DIR="${PROJECT_SOURCE_DIR}" FATHOM_BINARY_DIR="${PROJECT_BINARY_DIR}"
+    FATHOM_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/tests")
+  if(ARG_TORCH)
+    target_link_libraries(${name} PRIVATE Fathom::torch)
+    target_precompile_headers(${name} REUSE_FROM fathom_core)
+  endif()
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 120)
+  endif()
+  add_test(NAME ${name} COMMAND ${name})
+  set(_env "QT_QPA_PLATFORM=offscreen" "FATHOM_BIN_DIR=${PROJECT_BINARY_DIR}/bin")
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${ARG_TIMEOUT} ENVIRONMENT "${_env}" LABELS "${ARG_LABELS}")
+endfunction()

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace fathom::runtime {
+
+/// The c10d backend that carries collectives: Gloo on CPU, NCCL on CUDA devices.
+enum class CommBackend { Gloo, Nccl };
+
+/// Who runs the rendezvous TCPStore server.
+enum class StoreRole {
+  RankZeroHosts,  ///< rank 0 starts the server on masterAddr:masterPort, as torch.distributed does by default
+  ClientOnly,     ///< an agent (the launcher, a test) already runs it; every rank connects as a client
+};
+
+enum class ReduceOp { Sum, Avg, Max, Min, Product };
+
+/// How one rank joins a process group. Defaults follow torch.distributed: port 29500, 30-minute timeout.
+struct ProcessGroupOptions {
+  CommBackend backend = CommBackend::Gloo;
+  int rank = 0;
+  int worldSize = 1;
+  std::string masterAddr = "127.0.0.1";
+  std::uint16_t masterPort = 29500;
+  StoreRole storeRole = StoreRole::RankZeroHosts;
+  /// Applies to the rendezvous and to every collective.
+  std::chrono::milliseconds timeout = std::chrono::minutes(30);
+  /// Address Gloo's transport binds to; empty = masterAddr when it is a loopback address, else this
+  /// machine's host name.
+  std::string glooHostname;
+};
+
+/// One rank's membership in a c10d process group (the "world"). Construction performs the rendezvous and
+/// blocks until every rank has joined or the timeout expires. Collectives are synchronous: they return when
+/// the result is in the tensor. Not thread-safe: one thread issues collectives, in the same order on every
+/// rank, as c10d requires. Destruction leaves the group (no collective may be in flight).
+class ProcessGroup {
+public:
+  /// Joins the group. Throws ConfigError for invalid options (named in the message) and CommError when the
+  /// store cannot be reached or the rendezvous times out; the message names the rank, the address and the
+  /// step that failed.
+  static std::unique_ptr<ProcessGroup> create(const ProcessGroupOptions& options);
+
+  ~ProcessGroup();
+  ProcessGroup(const ProcessGroup&) = delete;
+  ProcessGroup& operator=(const ProcessGroup&) = delete;
+
+  int rank() const;
+  int worldSize() const;
+  CommBackend backend() const;
+  const ProcessGroupOptions& options() const;
+
+  /// In-place all-reduce of a contiguous tensor. Avg is Sum followed by division (Gloo has no AVG).
+  void allReduce(at::Tensor& tensor, ReduceOp op = ReduceOp::Sum);
+  /// In-place broadcast from `root`.
+  void broadcast(at::Tensor& tensor, int root = 0);
+  /// Blocks until every rank has reached the barrier.
+  void barrier();
+
+  /// Whether c10d's backend can be used in this process: compiled into LibTorch and, for Gloo, a one-rank
+  /// group on 127.0.0.1 actually forms. `detail` receives the reason when it cannot.
+  static bool backendAvailable(CommBackend backend, std::string* detail = nullptr);
+
+private:
+  struct Impl;
+  explicit ProcessGroup(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> m_impl;
+};
+
+/// "gloo" / "nccl".
+const char* toString(CommBackend backend);
+
+}  // namespace fathom::runtime

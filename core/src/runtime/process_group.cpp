@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <fathom/runtime/process_group.h>
+
+#include "runtime/torch_compat.h"
+
+#include <fathom/common/error.h>
+
+#include <torch/csrc/distributed/c10d/HashStore.hpp>
+
+#include <unistd.h>
+
+namespace fathom::runtime {
+
+struct ProcessGroup::Impl {
+  ProcessGroupOptions options;
+  c10::intrusive_ptr<c10d::Store> store;
+  c10::intrusive_ptr<compat::CollectiveBackend> backend;
+};
+
+namespace {
+
+std::string where(const ProcessGroupOptions& o) {
+  return detail::concat("rank ", o.rank, "/", o.worldSize, " (", toString(o.backend), ", store ", o.masterAddr, ":",
+                        o.masterPort, ")");
+}
+
+void validate(const ProcessGroupOptions& o) {
+  FATHOM_CHECK(o.worldSize >= 1, ConfigError, "world size must be >= 1, got ", o.worldSize);
+  FATHOM_CHECK(o.rank >= 0 && o.rank < o.worldSize, ConfigError, "rank must be in [0, ", o.worldSize, "), got ",
+               o.rank);
+  FATHOM_CHECK(!o.masterAddr.empty(), ConfigError, "master address must not be empty");
+  FATHOM_CHECK(o.masterPort != 0, ConfigError, "master port must be set (got 0); pick a free port before creating ",
+               "the group, e.g. with `fathom launch`");
+  FATHOM_CHECK(o.timeout.count() > 0, ConfigError, "timeout must be positive, got ", o.timeout.count(), " ms");
+}
+
+bool isLoopback(const std::string& addr) {
+  return addr == "localhost" || addr.rfind("127.", 0) == 0 || addr == "::1";
+}
+
+std::string glooHost(const ProcessGroupOptions& o) {
+  if (!o.glooHostname.empty()) {
+    return o.glooHostname;
+  }
+  if (isLoopback(o.masterAddr)) {
+    return o.masterAddr == "localhost" ? "127.0.0.1" : o.masterAddr;
+  }
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) == 0 && name[0] != '\0') {
+    return name;
+  }
+  return "127.0.0.1";
+}
+
+c10d::ReduceOp toC10d(ReduceOp op) {
+  switch (op) {
+  case ReduceOp::Sum:
+  case ReduceOp::Avg: return c10d::ReduceOp::SUM;
+  case ReduceOp::Max: return c10d::ReduceOp::MAX;
+  case ReduceOp::Min: return c10d::ReduceOp::MIN;
+  case ReduceOp::Product: return c10d::ReduceOp::PRODUCT;
+  }
+  FATHOM_ASSERT(false, "unknown ReduceOp");
+  return c10d::ReduceOp::SUM;
+}
+
+c10::intrusive_ptr<compat::CollectiveBackend> makeBackend(const c10::intrusive_ptr<c10d::Store>& store,
+                                                          const ProcessGroupOptions& o) {
+  switch (o.backend) {
+  case CommBackend::Gloo:
+#ifdef USE_C10D_GLOO
+    return compat::makeGlooBackend(store, o.rank, o.worldSize, o.timeout, glooHost(o));
+#else
+    throw ConfigError("backend gloo requested, but this LibTorch was built without c10d Gloo");
+#endif
+  case CommBackend::Nccl:
+#ifdef USE_C10D_NCCL
+    return compat::makeNcclBackend(store, o.rank, o.worldSize, o.timeout);
+#else
+    throw ConfigError("backend nccl requested, but this LibTorch was built without c10d NCCL (a CPU-only "
+                      "LibTorch); use gloo, or build against a CUDA LibTorch");
+#endif
+  }
+  FATHOM_ASSERT(false, "unknown CommBackend");
+  return {};
+}
+
+void waitFor(const c10::intrusive_ptr<c10d::Work>& work, const ProcessGroupOptions& o, const char* what) {
+  try {
+    work->wait();
+  } catch (const std::exception& e) {
+    throw CommError(detail::concat(where(o), ": ", what, " failed: ", e.what()));
+  }
+}
+
+}  // namespace
+
+ProcessGroup::ProcessGroup(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+ProcessGroup::~ProcessGroup() = default;
+
+std::unique_ptr<ProcessGroup> ProcessGroup::create(const ProcessGroupOptions& options) {
+  validate(options);
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  const bool hostsStore = options.storeRole == StoreRole::RankZeroHosts && options.rank == 0;
+  try {
+    // The server does not wait for workers here: the backend's own rendezvous waits, with the same timeout.
+    impl->store = c10::make_intrusive<c10d::TCPStore>(
+        options.masterAddr,
+        compat::tcpStoreOptions(options.masterPort, hostsStore, options.worldSize, options.timeout, false));
+  } catch (const std::exception& e) {
+    throw CommError(detail::concat(where(options), ": could not ", hostsStore ? "start" : "reach",
+                                   " the rendezvous store within ", options.timeout.count(), " ms: ", e.what()));
+  }
+  try {
+    impl->backend = makeBackend(impl->store, options);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw CommError(detail::concat(where(options), ": rendezvous of ", options.worldSize,
+                                   " ranks did not complete within ", options.timeout.count(), " ms: ", e.what()));
+  }
+  return std::unique_ptr<ProcessGroup>(new ProcessGroup(std::move(impl)));
+}
+
+int ProcessGroup::rank() const {
+  return m_impl->options.rank;
+}
+int ProcessGroup::worldSize() const {
+  return m_impl->options.worldSize;
+}
+CommBackend ProcessGroup::backend() const {
+  return m_impl->options.backend;
+}
+const ProcessGroupOptions& ProcessGroup::options() const {
+  return m_impl->options;
+}
+
+void ProcessGroup::allReduce(at::Tensor& tensor, ReduceOp op) {
+  FATHOM_CHECK(tensor.defined() && tensor.is_contiguous(), ConfigError, "allReduce needs a defined, contiguous tensor");
+  std::vector<at::Tensor> tensors{tensor};
+  c10d::AllreduceOptions opts;
+  opts.reduceOp = toC10d(op);
+  opts.timeout = m_impl->options.timeout;
+  waitFor(m_impl->backend->allreduce(tensors, opts), m_impl->options, "all_reduce");
+  if (op == ReduceOp::Avg) {
+    tensor.div_(m_impl->options.worldSize);
+  }
+}
+
+void ProcessGroup::broadcast(at::Tensor& tensor, int root) {
+  FATHOM_CHECK(root >= 0 && root < worldSize(), ConfigError, "broadcast root must be in [0, ", worldSize(), "), got ",
+               root);
+  std::vector<at::Tensor> tensors{tensor};
+  c10d::BroadcastOptions opts;
+  opts.rootRank = root;
+  opts.timeout = m_impl->options.timeout;
+  waitFor(m_impl->backend->broadcast(tensors, opts), m_impl->options, "broadcast");
+}
+
+void ProcessGroup::barrier() {
+  c10d::BarrierOptions opts;
+  opts.timeout = m_impl->options.timeout;
+  waitFor(m_impl->backend->barrier(opts), m_impl->options, "barrier");
+}
+
+bool ProcessGroup::backendAvailable(CommBackend backend, std::string* detail) {
+  auto say = [detail](std::string text) {
+    if (detail != nullptr) {
+      *detail = std::move(text);
+    }
+  };
+  if (backend == CommBackend::Nccl) {
+    if (!compat::kHasNccl) {
+      say("LibTorch was built without c10d NCCL");
+      return false;
+    }
+    say("compiled into LibTorch");
+    return true;
+  }
+  if (!compat::kHasGloo) {
+    say("LibTorch was built without c10d Gloo");
+    return false;
+  }
+#ifdef USE_C10D_GLOO
+  try {
+    // A real one-rank group over an in-memory store: proves the transport can bind on this machine.
+    auto store = c10::make_intrusive<c10d::HashStore>();
+    auto gloo = compat::makeGlooBackend(store, 0, 1, std::chrono::seconds(10), "127.0.0.1");
+    std::vector<at::Tensor> one{at::ones({1})};
+    gloo->allreduce(one)->wait();
+    say("one-rank group on 127.0.0.1 formed");
+    return true;
+  } catch (const std::exception& e) {
+    say(detail::concat("a one-rank group on 127.0.0.1 failed: ", e.what()));
+    return false;
+  }
+#else
+  return false;
+#endif
+}
+
+const char* toString(CommBackend backend) {
+  switch (backend) {
+  case CommBackend::Gloo: return "gloo";
+  case CommBackend::Nccl: return "nccl";
+  }
+  return "unknown";
+}
+
+}  // namespace fathom::runtime

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+// Drives the real `fathom` executable as a user would and checks what it prints against the machine.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <sched.h>
+#include <unistd.h>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+struct Run {
+  int exitCode = -1;
+  QByteArray out;
+  QByteArray err;
+};
+
+Run fathom(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+  QProcess p;
+  p.setProcessEnvironment(env);
+  p.start(qEnvironmentVariable("FATHOM_BIN_DIR", QStringLiteral(FATHOM_BINARY_DIR "/bin")) + u"/fathom"_s, args);
+  if (!p.waitForFinished(60'000)) {
+    p.kill();
+    p.waitForFinished();
+    return {};
+  }
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+          p.readAllStandardError()};
+}
+}  // namespace
+
+class TestCli : public QObject {
+  Q_OBJECT
+
+private slots:
+  void versionAndHelp() {
+    const Run v = fathom({u"--version"_s});
+    QCOMPARE(v.exitCode, 0);
+    QVERIFY2(v.out.startsWith("fathom 0."), v.out.constData());
+    QVERIFY(v.out.contains("LibTorch "));
+
+    const Run h = fathom({u"--help"_s});
+    QCOMPARE(h.exitCode, 0);
+    QVERIFY(h.out.contains("env"));
+    QVERIFY(h.out.contains("SUBCOMMANDS") || h.out.contains("Subcommands"));
+
+    const Run bare = fathom({});
+    QCOMPARE(bare.exitCode, 0);
+    QCOMPARE(bare.out, h.out);
+  }
+
+  void unknownCommandIsAUsageError() {
+    const Run r = fathom({u"frobnicate"_s});
+    QCOMPARE(r.exitCode, 109);  // CLI11's ExtrasError; printed with the offending word
+    QVERIFY2(r.err.contains("frobnicate"), r.err.constData());
+  }
+
+  void envJsonStatesTheMachine() {
+    QTemporaryDir cache;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert(u"XDG_CACHE_HOME"_s, cache.path());
+    const Run r = fathom({u"env"_s, u"--json"_s}, env);
+    QCOMPARE(r.exitCode, 0);
+    QJsonParseError error;
+    const auto doc = QJsonDocument::fromJson(r.out, &error);
+    QVERIFY2(doc.isObject(), qPrintable(error.errorString()));
+    const QJsonObject o = doc.object();
+
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    sched_getaffinity(0, sizeof(set), &set);
+    QCOMPARE(o.value(u"cpu_cores"_s).toInt(), CPU_COUNT(&set));
+    QCOMPARE(o.value(u"ram_bytes"_s).toDouble(), double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE)));
+    QVERIFY(o.value(u"fathom_version"_s).toString().startsWith(u"0."_s));
+    QVERIFY(!o.value(u"libtorch_version"_s).toString().isEmpty());
+    QVERIFY(o.value(u"gloo_available"_s).toBool());
+    QVERIFY(o.value(u"nccl_available"_s).isBool());
+    QVERIFY(o.value(u"cupti_available"_s).isBool());
+    QCOMPARE(o.value(u"cuda_device_count"_s).toInt(), o.value(u"cuda_devices"_s).toArray().size());
+    QCOMPARE(o.value(u"default_config_path"_s).toString(), cache.path() + u"/fathom/default_config.yaml"_s);
+    QVERIFY(o.value(u"default_config"_s).isNull());
+  }
+
+  void envTextPrintsTheConfigFile() {
+    QTemporaryDir cache;
+    QVERIFY(QDir(cache.path()).mkpath(u"fathom"_s));
+    QFile f(cache.filePath(u"fathom/default_config.yaml"_s));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("mixed_precision: bf16\n");
+    f.close();
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert(u"XDG_CACHE_HOME"_s, cache.path());
+    const Run r = fathom({u"env"_s}, env);
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.startsWith("Copy-and-paste the text below in your GitHub issue"));
+    QVERIFY(r.out.contains("\tmixed_precision: bf16\n"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Studio starts, shows its window with menus and a status bar, fills the environment page, opens the
+// About dialog, and speaks German under a German locale. Runs on the offscreen platform.
+#include "environmentcontroller.h"
+#include "mainwindow.h"
+#include "studiotranslations.h"
+
+#include <QApplication>
+#include <QDialog>
+#include <QLabel>
+#include <QMenuBar>
+#include <QTableView>
+#include <QTest>
+#include <QTranslator>
+
+using namespace Qt::StringLiterals;
+using fathom::studio::MainWindow;
+
+class TestStudioSmoke : public QObject {
+  Q_OBJECT
+
+private slots:
+  void mainWindowShowsEnvironment() {
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QCOMPARE(window.windowTitle(), u"Fathom Studio"_s);
+
+    const auto menus = window.menuBar()->actions();
+    QCOMPARE(menus.size(), 2);
+    QCOMPARE(menus.at(0)->text(), u"&File"_s);
+    QCOMPARE(menus.at(1)->text(), u"&Help"_s);
+
+    QTRY_VERIFY_WITH_TIMEOUT(window.environment()->hasReport(), 30'000);
+    const auto& report = window.environment()->report();
+    QVERIFY(window.deviceSummary().startsWith(u"LibTorch "_s + QString::fromStdString(report.libtorchVersion)));
+    QVERIFY(window.deviceSummary().contains(report.cuda.devices.empty() ? u"CPU only"_s : u"×"_s));
+    auto* view = window.findChild<QTableView*>(u"environmentView"_s);
+    QVERIFY(view != nullptr);
+    QVERIFY(view->model()->rowCount() >= 10);
+  }
+
+  void aboutDialogOpens() {
+    MainWindow window;
+    window.show();
+    window.showAbout();
+    QDialog* about = nullptr;
+    QTRY_VERIFY((about = window.findChild<QDialog*>(u"aboutDialog"_s)) != nullptr);
+    QVERIFY(about->isVisible());
+    QVERIFY(about->findChild<QLabel*>(u"aboutText"_s)->text().contains(u"LibTorch"_s));
+    about->reject();
+  }
+
+  void germanLocaleTranslatesTheWindow() {
+    QVERIFY(fathom::studio::installTranslators(*qApp, QLocale(QLocale::German, QLocale::Germany)));
+    {
+      MainWindow window;
+      const auto menus = window.menuBar()->actions();
+      QCOMPARE(menus.at(0)->text(), u"&Datei"_s);
+      QCOMPARE(menus.at(1)->text(), u"&Hilfe"_s);
+      QCOMPARE(window.deviceSummary(), u"Umgebung wird ermittelt…"_s);
+      QTRY_VERIFY_WITH_TIMEOUT(window.environment()->hasReport(), 30'000);
+      QVERIFY2(window.deviceSummary().contains(u"CPU-Kern"_s), qPrintable(window.deviceSummary()));
+    }
+    // Back to English for any later test.
+    for (QTranslator* t : qApp->findChildren<QTranslator*>()) {
+      QCoreApplication::removeTranslator(t);
+      delete t;
+    }
+  }
+
+  void englishNeedsNoCatalogue() {
+    QVERIFY(!fathom::studio::installTranslators(*qApp, QLocale(QLocale::English, QLocale::UnitedStates)));
+  }
+};
+
+QTEST_MAIN(TestStudioSmoke)
+#include "tst_studio_smoke.moc"
