@@ -69,8 +69,15 @@ private slots:
     }
   }
 
-  void englishNeedsNoCatalogue() {
-    QVERIFY(!fathom::studio::installTranslators(*qApp, QLocale(QLocale::English, QLocale::UnitedStates)));
+  void englishUsesRealPluralForms() {
+    // English ships only plural forms: "1 CPU core", "2 CPU cores", never "core(s)".
+    QVERIFY(fathom::studio::installTranslators(*qApp, QLocale(QLocale::English, QLocale::UnitedStates)));
+    MainWindow window;
+    QCOMPARE(window.menuBar()->actions().at(0)->text(), u"&File"_s);
+    QTRY_VERIFY_WITH_TIMEOUT(window.environment()->hasReport(), 30'000);
+    const int cores = window.environment()->report().system.cpuCores;
+    const QString expected = cores == 1 ? u"· 1 CPU core"_s : u"· %1 CPU cores"_s.arg(cores);
+    QVERIFY2(window.deviceSummary().endsWith(expected), qPrintable(window.deviceSummary()));
   }
 };
 
