@@ -28,3 +28,19 @@ if(FATHOM_HAVE_GLOO_HEADERS)
 else()
   message(WARNING "Fathom: gloo headers not found (Debian: libgloo-dev); c10d Gloo groups are disabled")
 endif()
+
+# c10d's NCCL backend: only in a CUDA LibTorch (2.x wheels on GPU machines; never Debian's CPU build). Wheels do
+# not export USE_C10D_NCCL either; ProcessGroupNCCL.hpp needs nccl.h, found by FathomCuda.cmake or in the
+# wheel's nvidia/nccl package next to torch.
+set(FATHOM_HAVE_C10D_NCCL OFF)
+if(TARGET torch_cuda OR TORCH_CUDA_LIBRARIES)
+  find_path(FATHOM_TORCH_NCCL_INCLUDE_DIR nccl.h
+            HINTS ${FATHOM_NCCL_INCLUDE_DIR} "${Torch_DIR}/../../../../nvidia/nccl/include")
+  find_path(FATHOM_TORCH_PG_NCCL_HEADER torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp HINTS ${TORCH_INCLUDE_DIRS})
+  if(FATHOM_TORCH_NCCL_INCLUDE_DIR AND FATHOM_TORCH_PG_NCCL_HEADER)
+    target_compile_definitions(fathom_torch INTERFACE USE_C10D_NCCL)
+    target_include_directories(fathom_torch SYSTEM INTERFACE ${FATHOM_TORCH_NCCL_INCLUDE_DIR})
+    set(FATHOM_HAVE_C10D_NCCL ON)
+  endif()
+endif()
+message(STATUS "Fathom: LibTorch ${Torch_VERSION}, c10d gloo=${FATHOM_HAVE_GLOO_HEADERS} nccl=${FATHOM_HAVE_C10D_NCCL}")
