@@ -7,6 +7,7 @@ function(fathom_add_test name)
   cmake_parse_arguments(ARG "TORCH;GUI" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE Qt6::Test Fathom::warnings ${ARG_LIBS})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests/support)
   target_compile_definitions(${name} PRIVATE
     FATHOM_SOURCE_DIR="${PROJECT_SOURCE_DIR}" FATHOM_BINARY_DIR="${PROJECT_BINARY_DIR}"
     FATHOM_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Drives the real `fathom` executable as a user would and checks what it prints against the machine.
+#include "cli_runner.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -13,24 +15,8 @@
 using namespace Qt::StringLiterals;
 
 namespace {
-struct Run {
-  int exitCode = -1;
-  QByteArray out;
-  QByteArray err;
-};
-
-Run fathom(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
-  QProcess p;
-  p.setProcessEnvironment(env);
-  p.start(qEnvironmentVariable("FATHOM_BIN_DIR", QStringLiteral(FATHOM_BINARY_DIR "/bin")) + u"/fathom"_s, args);
-  if (!p.waitForFinished(60'000)) {
-    p.kill();
-    p.waitForFinished();
-    return {};
-  }
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-          p.readAllStandardError()};
-}
+using Run = fathom::test::CliRun;
+using fathom::test::runFathom;
 }  // namespace
 
 class TestCli : public QObject {
@@ -38,23 +24,23 @@ class TestCli : public QObject {
 
 private slots:
   void versionAndHelp() {
-    const Run v = fathom({u"--version"_s});
+    const Run v = runFathom({u"--version"_s});
     QCOMPARE(v.exitCode, 0);
     QVERIFY2(v.out.startsWith("fathom 0."), v.out.constData());
     QVERIFY(v.out.contains("LibTorch "));
 
-    const Run h = fathom({u"--help"_s});
+    const Run h = runFathom({u"--help"_s});
     QCOMPARE(h.exitCode, 0);
     QVERIFY(h.out.contains("env"));
     QVERIFY(h.out.contains("SUBCOMMANDS") || h.out.contains("Subcommands"));
 
-    const Run bare = fathom({});
+    const Run bare = runFathom({});
     QCOMPARE(bare.exitCode, 0);
     QCOMPARE(bare.out, h.out);
   }
 
   void unknownCommandIsAUsageError() {
-    const Run r = fathom({u"frobnicate"_s});
+    const Run r = runFathom({u"frobnicate"_s});
     QCOMPARE(r.exitCode, 109);  // CLI11's ExtrasError; printed with the offending word
     QVERIFY2(r.err.contains("frobnicate"), r.err.constData());
   }
@@ -63,7 +49,7 @@ private slots:
     QTemporaryDir cache;
     auto env = QProcessEnvironment::systemEnvironment();
     env.insert(u"XDG_CACHE_HOME"_s, cache.path());
-    const Run r = fathom({u"env"_s, u"--json"_s}, env);
+    const Run r = runFathom({u"env"_s, u"--json"_s}, env);
     QCOMPARE(r.exitCode, 0);
     QJsonParseError error;
     const auto doc = QJsonDocument::fromJson(r.out, &error);
@@ -94,7 +80,7 @@ private slots:
     f.close();
     auto env = QProcessEnvironment::systemEnvironment();
     env.insert(u"XDG_CACHE_HOME"_s, cache.path());
-    const Run r = fathom({u"env"_s}, env);
+    const Run r = runFathom({u"env"_s}, env);
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.startsWith("Copy-and-paste the text below in your GitHub issue"));
     QVERIFY(r.out.contains("\tmixed_precision: bf16\n"));

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "env_guard.h"
+
 #include <fathom/config/config_paths.h>
 
 #include <QTest>
@@ -6,23 +8,7 @@
 #include <cstdlib>
 
 namespace {
-// Sets (or unsets, for nullptr) a variable for one scope and restores it afterwards.
-class EnvGuard {
-public:
-  EnvGuard(const char* name, const char* value) : m_name(name) {
-    if (const char* old = std::getenv(name)) {
-      m_old = old;
-      m_had = true;
-    }
-    value ? setenv(name, value, 1) : unsetenv(name);
-  }
-  ~EnvGuard() { m_had ? setenv(m_name, m_old.c_str(), 1) : unsetenv(m_name); }
-
-private:
-  const char* m_name;
-  std::string m_old;
-  bool m_had = false;
-};
+using fathom::test::EnvGuard;
 }  // namespace
 
 class TestConfigPaths : public QObject {

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// Runs the real `fathom` executable the way a user does, for the tests under tests/app/.
+#pragma once
+
+#include <QByteArray>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QString>
+#include <QStringList>
+
+namespace fathom::test {
+
+struct CliRun {
+  int exitCode = -1;  ///< -1 when the process crashed or timed out
+  QByteArray out;
+  QByteArray err;
+};
+
+/// <build>/bin/fathom, or $FATHOM_BIN_DIR/fathom (CTest sets it).
+inline QString fathomExecutable() {
+  return qEnvironmentVariable("FATHOM_BIN_DIR", QStringLiteral(FATHOM_BINARY_DIR "/bin")) + QStringLiteral("/fathom");
+}
+
+/// Runs `fathom args...` with `env`, writes `stdinText` to its standard input and closes it, and waits up to
+/// `timeoutMs`; a process still running then is killed and reported with exit code -1.
+inline CliRun runFathom(const QStringList& args,
+                        const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment(),
+                        const QByteArray& stdinText = {}, int timeoutMs = 60'000) {
+  QProcess p;
+  p.setProcessEnvironment(env);
+  p.start(fathomExecutable(), args);
+  p.write(stdinText);
+  p.closeWriteChannel();
+  if (!p.waitForFinished(timeoutMs)) {
+    p.kill();
+    p.waitForFinished();
+    return {-1, p.readAllStandardOutput(), p.readAllStandardError() + "\n[timed out]"};
+  }
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+          p.readAllStandardError()};
+}
+
+}  // namespace fathom::test
