@@ -14,5 +14,6 @@ using CommandAction = std::function<int()>;
 /// Each subcommand lives in its own file and registers itself on the root app, storing its action in
 /// `action` when it is the one selected on the command line.
 void addEnvCommand(CLI::App& root, CommandAction& action);
+void addPlanCommand(CLI::App& root, CommandAction& action);
 
 }  // namespace fathom::cli

@@ -5,7 +5,10 @@
 
 #include <fathom/common/error.h>
 
+#include <ATen/ATen.h>
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
+
+#include <algorithm>
 
 #include <unistd.h>
 
@@ -162,6 +165,40 @@ void ProcessGroup::barrier() {
   c10d::BarrierOptions opts;
   opts.timeout = m_impl->options.timeout;
   waitFor(m_impl->backend->barrier(opts), m_impl->options, "barrier");
+}
+
+std::vector<at::Tensor> ProcessGroup::allGather(const at::Tensor& tensor) {
+  FATHOM_CHECK(tensor.defined(), ConfigError, "allGather needs a defined tensor");
+  std::vector<at::Tensor> inputs{tensor.contiguous()};
+  std::vector<std::vector<at::Tensor>> outputs(1);
+  for (int r = 0; r < worldSize(); ++r) {
+    outputs[0].push_back(at::empty_like(inputs[0]));
+  }
+  c10d::AllgatherOptions opts;
+  opts.timeout = m_impl->options.timeout;
+  waitFor(m_impl->backend->allgather(outputs, inputs, opts), m_impl->options, "all_gather");
+  return std::move(outputs[0]);
+}
+
+std::vector<at::Tensor> ProcessGroup::allGatherUneven(const at::Tensor& tensor) {
+  FATHOM_CHECK(tensor.defined() && tensor.dim() >= 1, ConfigError,
+               "allGatherUneven needs a defined tensor with at least one dimension");
+  const auto sizes = allGather(at::full({1}, tensor.size(0), at::kLong));
+  std::int64_t largest = 0;
+  for (const auto& size : sizes) {
+    largest = std::max(largest, size.item<std::int64_t>());
+  }
+  at::Tensor padded = tensor.contiguous();
+  if (tensor.size(0) < largest) {
+    auto shape = tensor.sizes().vec();
+    shape[0] = largest - tensor.size(0);
+    padded = at::cat({padded, at::zeros(shape, tensor.options())}, 0);
+  }
+  auto gathered = allGather(padded);
+  for (std::size_t r = 0; r < gathered.size(); ++r) {
+    gathered[r] = gathered[r].narrow(0, 0, sizes[r].item<std::int64_t>());
+  }
+  return gathered;
 }
 
 bool ProcessGroup::backendAvailable(CommBackend backend, std::string* detail) {

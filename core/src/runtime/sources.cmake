@@ -4,3 +4,7 @@ target_sources(fathom_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/environment_format.cpp
   ${CMAKE_CURRENT_LIST_DIR}/process_group.cpp
   ${CMAKE_CURRENT_LIST_DIR}/system_info.cpp)
+target_sources(fathom_core PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/free_port.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/process_state.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/self_check.cpp)

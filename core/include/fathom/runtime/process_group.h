@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace fathom::runtime {
 
@@ -62,6 +63,13 @@ public:
   void broadcast(at::Tensor& tensor, int root = 0);
   /// Blocks until every rank has reached the barrier.
   void barrier();
+  /// All-gather of a contiguous tensor with the same shape and dtype on every rank; element r of the result is
+  /// rank r's tensor.
+  std::vector<at::Tensor> allGather(const at::Tensor& tensor);
+  /// All-gather of tensors whose first dimension differs between ranks (the other dimensions and the dtype must
+  /// agree): the sizes are exchanged first, each tensor is zero-padded to the largest, gathered, and trimmed
+  /// back, as Accelerate's pad_across_processes + gather. Element r of the result is rank r's tensor.
+  std::vector<at::Tensor> allGatherUneven(const at::Tensor& tensor);
 
   /// Whether c10d's backend can be used in this process: compiled into LibTorch and, for Gloo, a one-rank
   /// group on 127.0.0.1 actually forms. `detail` receives the reason when it cannot.
