@@ -27,6 +27,7 @@ int run(int argc, char** argv) {
   CommandAction action;
   addEnvCommand(app, action);
   addPlanCommand(app, action);
+  addConfigCommand(app, action);
 
   try {
     app.parse(argc, argv);

@@ -15,5 +15,6 @@ using CommandAction = std::function<int()>;
 /// `action` when it is the one selected on the command line.
 void addEnvCommand(CLI::App& root, CommandAction& action);
 void addPlanCommand(CLI::App& root, CommandAction& action);
+void addConfigCommand(CLI::App& root, CommandAction& action);
 
 }  // namespace fathom::cli

@@ -1,0 +1,591 @@
+// SPDX-License-Identifier: Apache-2.0
+// The key table: Accelerate's ClusterConfig (accelerate/commands/config/config_args.py), the sub-dict keys that
+// `accelerate config` writes and `accelerate launch` reads (commands/config/cluster.py, commands/launch.py), the
+// variables its launcher sets (utils/launch.py), and Fathom's own `fathom:` section. docs/config.md documents it.
+#include <fathom/config/config_schema.h>
+
+#include <fathom/common/error.h>
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+namespace fathom::config {
+namespace {
+
+using Strings = std::vector<std::string>;
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return char(std::toupper(c)); });
+  return out;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return out;
+}
+
+KeySpec key(std::string section, std::string name, ValueKind kind, std::string help) {
+  KeySpec k;
+  k.section = std::move(section);
+  k.name = std::move(name);
+  k.kind = kind;
+  k.help = std::move(help);
+  return k;
+}
+
+KeySpec enumKey(std::string section, std::string name, Strings allowed, std::string help,
+                bool caseInsensitive = false) {
+  KeySpec k = key(std::move(section), std::move(name), ValueKind::Enum, std::move(help));
+  k.allowed = std::move(allowed);
+  k.caseInsensitive = caseInsensitive;
+  return k;
+}
+
+KeySpec intKey(std::string section, std::string name, std::int64_t minimum, std::string help) {
+  KeySpec k = key(std::move(section), std::move(name), ValueKind::Int, std::move(help));
+  k.minimum = minimum;
+  return k;
+}
+
+KeySpec& env(KeySpec& k, Strings names) {
+  k.environment = std::move(names);
+  return k;
+}
+
+const Strings kDistributedTypes = {"NO",         "MULTI_CPU",  "MULTI_GPU", "MULTI_NPU",  "MULTI_MLU",
+                                   "MULTI_SDAA", "MULTI_MUSA", "MULTI_XPU", "MULTI_HPU",  "MULTI_NEURON",
+                                   "DEEPSPEED",  "FSDP",       "XLA",       "MEGATRON_LM"};
+const Strings kDynamoBackends = {
+    "no",          "eager",  "aot_eager", "inductor", "aot_ts_nvfuser",          "nvprims_nvfuser",     "cudagraphs",
+    "ofi",         "fx2trt", "onnxrt",    "tensorrt", "aot_torchxla_trace_once", "torchxla_trace_once", "tvm",
+    "hpu_backend", "neuron"};
+const Strings kTrackers = {"all",    "tensorboard", "wandb",   "trackio", "comet_ml", "aim",
+                           "mlflow", "clearml",     "dvclive", "swanlab", "sqlite"};
+
+void addTopLevel(std::vector<KeySpec>& t) {
+  {
+    auto k = enumKey("", "compute_environment", {"LOCAL_MACHINE", "AMAZON_SAGEMAKER"},
+                     "where the job runs; Fathom runs LOCAL_MACHINE configs");
+    k.defaultValue = std::string("LOCAL_MACHINE");
+    t.push_back(k);
+  }
+  {
+    auto k = enumKey("", "distributed_type", kDistributedTypes, "the distributed mode (required in a file)");
+    k.defaultValue = std::string("NO");
+    t.push_back(k);
+  }
+  {
+    auto k = enumKey("", "mixed_precision", {"no", "fp16", "bf16", "fp8"}, "mixed precision mode", true);
+    k.defaultValue = std::string("no");
+    t.push_back(env(k, {"ACCELERATE_MIXED_PRECISION"}));
+  }
+  {
+    auto k = key("", "use_cpu", ValueKind::Bool, "run on the CPU even when accelerators exist");
+    k.defaultValue = false;
+    t.push_back(env(k, {"ACCELERATE_USE_CPU"}));
+  }
+  {
+    auto k = key("", "debug", ValueKind::Bool, "check collective shapes across processes (slower)");
+    k.defaultValue = false;
+    t.push_back(env(k, {"ACCELERATE_DEBUG_MODE"}));
+  }
+  {
+    auto k = intKey("", "num_processes", -1, "total processes across all machines (-1: not set)");
+    k.defaultValue = std::int64_t{-1};
+    t.push_back(k);
+  }
+  {
+    auto k = intKey("", "machine_rank", 0, "rank of this machine, 0..num_machines-1");
+    k.defaultValue = std::int64_t{0};
+    t.push_back(k);
+  }
+  {
+    auto k = intKey("", "num_machines", 1, "number of machines");
+    k.defaultValue = std::int64_t{1};
+    t.push_back(k);
+  }
+  t.push_back(key("", "gpu_ids", ValueKind::String, "`all` or a comma-separated list of device ids"));
+  t.push_back(key("", "main_process_ip", ValueKind::String, "address of the machine with rank 0"));
+  {
+    auto k = intKey("", "main_process_port", 0, "rendezvous port (0: pick a free one; launch default 29500)");
+    k.maximum = 65535;
+    t.push_back(k);
+  }
+  {
+    auto k = enumKey("", "rdzv_backend", {"static", "c10d", "etcd", "etcd-v2"}, "torchrun rendezvous backend");
+    k.defaultValue = std::string("static");
+    t.push_back(k);
+  }
+  {
+    auto k = key("", "same_network", ValueKind::Bool, "machines share a network (MASTER_ADDR vs rdzv endpoint)");
+    k.defaultValue = false;
+    t.push_back(k);
+  }
+  {
+    auto k = key("", "main_training_function", ValueKind::String, "function launched in notebooks/TPU pods");
+    k.defaultValue = std::string("main");
+    t.push_back(k);
+  }
+  {
+    auto k = key("", "enable_cpu_affinity", ValueKind::Bool, "pin each process to the CPUs near its GPU");
+    k.defaultValue = false;
+    t.push_back(env(k, {"ACCELERATE_CPU_AFFINITY"}));
+  }
+  {
+    auto k = key("", "downcast_bf16", ValueKind::Bool, "TPU: cast float and double to bf16");
+    k.defaultValue = false;
+    t.push_back(env(k, {"ACCELERATE_DOWNCAST_BF16"}));
+  }
+  t.push_back(key("", "tpu_name", ValueKind::String, "TPU pod name"));
+  t.push_back(key("", "tpu_zone", ValueKind::String, "TPU pod zone"));
+  {
+    auto k = key("", "tpu_use_cluster", ValueKind::Bool, "TPU pod: run on every VM");
+    k.defaultValue = false;
+    t.push_back(k);
+  }
+  {
+    auto k = key("", "tpu_use_sudo", ValueKind::Bool, "TPU pod: run setup commands with sudo");
+    k.defaultValue = false;
+    t.push_back(k);
+  }
+  t.push_back(key("", "command_file", ValueKind::String, "TPU pod: file of setup commands"));
+  t.push_back(key("", "commands", ValueKind::StringList, "TPU pod: setup commands"));
+  t.push_back(key("", "tpu_vm", ValueKind::StringList, "TPU pod: VM names"));
+  t.push_back(key("", "tpu_env", ValueKind::StringList, "TPU pod: environment variables"));
+  {
+    // Not a ClusterConfig key: an Accelerator argument, a launch flag and ACCELERATE_GRADIENT_ACCUMULATION_STEPS.
+    auto k = intKey("", "gradient_accumulation_steps", 1, "micro-batches per optimizer step");
+    k.inFile = false;
+    k.defaultValue = std::int64_t{1};
+    t.push_back(env(k, {"ACCELERATE_GRADIENT_ACCUMULATION_STEPS"}));
+  }
+}
+
+void addDeepSpeed(std::vector<KeySpec>& t) {
+  const std::string s = "deepspeed_config";
+  {
+    auto k = key(s, "deepspeed_config_file", ValueKind::String, "DeepSpeed JSON config (drives the rest), or `none`");
+    t.push_back(env(k, {"ACCELERATE_DEEPSPEED_CONFIG_FILE"}));
+  }
+  {
+    auto k = key(s, "zero_stage", ValueKind::Int, "ZeRO stage 0..3");
+    k.allowed = {"0", "1", "2", "3"};
+    t.push_back(env(k, {"ACCELERATE_DEEPSPEED_ZERO_STAGE"}));
+  }
+  for (const char* what : {"optimizer", "param"}) {
+    auto dev = enumKey(
+        s, std::string("offload_") + what + "_device", {"none", "cpu", "nvme"},
+        std::string("where ZeRO offloads ") + what + (std::string(what) == "param" ? "eters" : " states"), true);
+    t.push_back(env(dev, {"ACCELERATE_DEEPSPEED_OFFLOAD_" + upper(what) + "_DEVICE"}));
+    auto path = key(s, std::string("offload_") + what + "_nvme_path", ValueKind::String, "NVMe path for offload");
+    t.push_back(env(path, {"ACCELERATE_DEEPSPEED_OFFLOAD_" + upper(what) + "_NVME_PATH"}));
+  }
+  {
+    auto k = intKey(s, "gradient_accumulation_steps", 1, "DeepSpeed gradient accumulation steps");
+    t.push_back(k);
+  }
+  {
+    auto k = key(s, "gradient_clipping", ValueKind::Float, "DeepSpeed gradient clipping");
+    t.push_back(env(k, {"ACCELERATE_GRADIENT_CLIPPING"}));
+  }
+  {
+    auto k = key(s, "zero3_init_flag", ValueKind::Bool, "build huge models with deepspeed.zero.Init (ZeRO-3)");
+    t.push_back(env(k, {"ACCELERATE_DEEPSPEED_ZERO3_INIT"}));
+  }
+  {
+    auto k = key(s, "zero3_save_16bit_model", ValueKind::Bool, "save 16-bit weights under ZeRO-3");
+    t.push_back(env(k, {"ACCELERATE_DEEPSPEED_ZERO3_SAVE_16BIT_MODEL"}));
+  }
+  {
+    auto k = key(s, "deepspeed_moe_layer_cls_names", ValueKind::String, "comma-separated MoE layer classes");
+    t.push_back(env(k, {"ACCELERATE_DEEPSPEED_MOE_LAYER_CLS_NAMES"}));
+  }
+  t.push_back(enumKey(s, "deepspeed_multinode_launcher",
+                      {"pdsh", "standard", "openmpi", "mvapich", "mpich", "nossh", "slurm"}, "multi-node launcher"));
+  t.push_back(key(s, "deepspeed_hostfile", ValueKind::String, "DeepSpeed hostfile"));
+  t.push_back(key(s, "deepspeed_exclusion_filter", ValueKind::String, "hosts to exclude"));
+  t.push_back(key(s, "deepspeed_inclusion_filter", ValueKind::String, "hosts to include"));
+}
+
+void addFsdp(std::vector<KeySpec>& t) {
+  const std::string s = "fsdp_config";
+  auto fsdpEnv = [](KeySpec& k) -> KeySpec& { return env(k, {"FSDP_" + upper(k.name.substr(5))}); };
+  {
+    auto k = key(s, "fsdp_version", ValueKind::Int, "FSDP 1 or 2");
+    k.allowed = {"1", "2"};
+    t.push_back(fsdpEnv(k));
+  }
+  const Strings strategies = {"FULL_SHARD", "SHARD_GRAD_OP", "NO_SHARD", "HYBRID_SHARD", "HYBRID_SHARD_ZERO2"};
+  const std::vector<std::pair<std::string, std::string>> strategyNumbers = {{"1", "FULL_SHARD"},
+                                                                            {"2", "SHARD_GRAD_OP"},
+                                                                            {"3", "NO_SHARD"},
+                                                                            {"4", "HYBRID_SHARD"},
+                                                                            {"5", "HYBRID_SHARD_ZERO2"}};
+  {
+    auto k =
+        enumKey(s, "fsdp_sharding_strategy", strategies, "FSDP1 sharding strategy (legacy; FSDP2 uses reshard)", true);
+    k.valueAliases = strategyNumbers;
+    t.push_back(fsdpEnv(k));
+  }
+  {
+    auto k = key(s, "fsdp_reshard_after_forward", ValueKind::BoolOrEnum, "FSDP2: bool; FSDP1: a sharding strategy");
+    k.allowed = strategies;
+    k.caseInsensitive = true;
+    k.valueAliases = strategyNumbers;
+    t.push_back(fsdpEnv(k));
+  }
+  {
+    auto k = key(s, "fsdp_offload_params", ValueKind::Bool, "offload parameters and gradients to the CPU");
+    t.push_back(fsdpEnv(k));
+  }
+  {
+    auto k = enumKey(s, "fsdp_auto_wrap_policy", {"TRANSFORMER_BASED_WRAP", "SIZE_BASED_WRAP", "NO_WRAP"},
+                     "how modules are wrapped", true);
+    t.push_back(fsdpEnv(k));
+  }
+  {
+    auto k = key(s, "fsdp_transformer_layer_cls_to_wrap", ValueKind::String, "comma-separated block classes");
+    t.push_back(env(k, {"FSDP_TRANSFORMER_CLS_TO_WRAP"}));
+  }
+  {
+    auto k = intKey(s, "fsdp_min_num_params", 0, "SIZE_BASED_WRAP threshold (default 1e8)");
+    t.push_back(fsdpEnv(k));
+  }
+  {
+    auto k = enumKey(s, "fsdp_backward_prefetch", {"BACKWARD_PRE", "BACKWARD_POST", "NO_PREFETCH"},
+                     "FSDP1 backward prefetch", true);
+    k.valueAliases = {{"1", "BACKWARD_PRE"}, {"2", "BACKWARD_POST"}};
+    t.push_back(fsdpEnv(k));
+  }
+  {
+    auto k = enumKey(s, "fsdp_state_dict_type", {"FULL_STATE_DICT", "LOCAL_STATE_DICT", "SHARDED_STATE_DICT"},
+                     "checkpoint layout", true);
+    k.valueAliases = {{"1", "FULL_STATE_DICT"}, {"2", "LOCAL_STATE_DICT"}, {"3", "SHARDED_STATE_DICT"}};
+    t.push_back(fsdpEnv(k));
+  }
+  for (const char* name : {"fsdp_forward_prefetch", "fsdp_use_orig_params", "fsdp_cpu_ram_efficient_loading",
+                           "fsdp_sync_module_states", "fsdp_activation_checkpointing"}) {
+    auto k = key(s, name, ValueKind::Bool, "");
+    k.help = std::string(name) == "fsdp_forward_prefetch"            ? "prefetch the next all-gather in forward"
+             : std::string(name) == "fsdp_use_orig_params"           ? "allow mixed requires_grad (FSDP1)"
+             : std::string(name) == "fsdp_cpu_ram_efficient_loading" ? "only rank 0 loads weights (needs sync)"
+             : std::string(name) == "fsdp_sync_module_states"        ? "broadcast rank 0's parameters"
+                                                                     : "recompute activations in backward";
+    t.push_back(fsdpEnv(k));
+  }
+  {
+    auto k = key(s, "fsdp_ignored_modules", ValueKind::String, "modules FSDP leaves alone");
+    t.push_back(fsdpEnv(k));
+  }
+}
+
+void addOthers(std::vector<KeySpec>& t) {
+  {
+    const std::string s = "megatron_lm_config";
+    auto m = [&](std::string name, ValueKind kind, std::string help) {
+      auto k = key(s, name, kind, std::move(help));
+      if (kind == ValueKind::Int) {
+        k.minimum = 1;
+      }
+      k.environment = {upper(name)};
+      t.push_back(k);
+    };
+    m("megatron_lm_tp_degree", ValueKind::Int, "tensor-parallel degree");
+    m("megatron_lm_pp_degree", ValueKind::Int, "pipeline-parallel degree");
+    m("megatron_lm_num_micro_batches", ValueKind::Int, "micro-batches when pp_degree > 1");
+    m("megatron_lm_sequence_parallelism", ValueKind::Bool, "sequence parallelism (tp_degree > 1)");
+    m("megatron_lm_recompute_activations", ValueKind::Bool, "selective activation recomputation");
+    m("megatron_lm_use_distributed_optimizer", ValueKind::Bool, "shard optimizer state across DP ranks");
+    m("megatron_lm_gradient_clipping", ValueKind::Float, "global L2 clip (0 disables)");
+  }
+  {
+    const std::string s = "dynamo_config";
+    auto backend = enumKey(s, "dynamo_backend", kDynamoBackends, "torch.compile backend", true);
+    t.push_back(env(backend, {"ACCELERATE_DYNAMO_BACKEND"}));
+    auto mode = enumKey(s, "dynamo_mode", {"default", "reduce-overhead", "max-autotune"}, "torch.compile mode");
+    t.push_back(env(mode, {"ACCELERATE_DYNAMO_MODE"}));
+    for (const char* name : {"dynamo_use_fullgraph", "dynamo_use_dynamic", "dynamo_use_regional_compilation"}) {
+      auto k = key(s, name, ValueKind::Bool, std::string("torch.compile ") + (name + 10));
+      t.push_back(env(k, {"ACCELERATE_" + upper(name)}));
+    }
+  }
+  {
+    const std::string s = "fp8_config";
+    auto f = [&](KeySpec k) {
+      k.environment = {"ACCELERATE_FP8_" + upper(k.name)};
+      t.push_back(k);
+    };
+    f(enumKey(s, "backend", {"AO", "TE", "MSAMP"}, "FP8 backend", true));
+    f(key(s, "use_autocast_during_eval", ValueKind::Bool, "TE: FP8 autocast in eval"));
+    f(intKey(s, "margin", 0, "TE: scaling margin"));
+    f(intKey(s, "interval", 1, "TE: scaling-factor update interval"));
+    f(enumKey(s, "fp8_format", {"HYBRID", "E4M3", "E5M2"}, "TE: FP8 format", true));
+    f(intKey(s, "amax_history_len", 1, "TE: amax history length"));
+    f(enumKey(s, "amax_compute_algo", {"max", "most_recent"}, "TE: amax algorithm", true));
+    {
+      auto k = key(s, "override_linear_precision", ValueKind::BoolList, "TE: fprop, dgrad, wgrad in higher precision");
+      k.listSize = 3;
+      f(k);
+    }
+    f(key(s, "use_mxfp8_block_scaling", ValueKind::Bool, "TE: MXFP8 block scaling"));
+    f(enumKey(s, "opt_level", {"O1", "O2"}, "MS-AMP optimisation level"));
+    f(key(s, "enable_fsdp_float8_all_gather", ValueKind::Bool, "AO: FP8 all-gather under FSDP2"));
+    f(key(s, "pad_inner_dim", ValueKind::Bool, "AO: pad inner dimensions to multiples of 16"));
+  }
+  {
+    const std::string s = "parallelism_config";
+    auto p = [&](KeySpec k) {
+      k.environment = {upper(k.name)};
+      t.push_back(k);
+    };
+    p(intKey(s, "parallelism_config_dp_replicate_size", 1, "replicated data-parallel size"));
+    p(intKey(s, "parallelism_config_dp_shard_size", 1, "sharded data-parallel size (FSDP2)"));
+    p(intKey(s, "parallelism_config_tp_size", 1, "tensor-parallel size"));
+    p(intKey(s, "parallelism_config_cp_size", 1, "context-parallel size"));
+    p(enumKey(s, "parallelism_config_cp_comm_strategy", {"allgather", "alltoall"}, "context-parallel exchange"));
+    p(key(s, "parallelism_config_cp_backend", ValueKind::String, "context-parallel backend (torch)"));
+    p(intKey(s, "parallelism_config_sp_size", 1, "sequence-parallel size"));
+    p(key(s, "parallelism_config_sp_backend", ValueKind::String, "sequence-parallel backend (deepspeed)"));
+    p(intKey(s, "parallelism_config_sp_seq_length", 1, "sequence-parallel sequence length"));
+    p(key(s, "parallelism_config_sp_seq_length_is_variable", ValueKind::Bool, "variable sequence length"));
+    p(key(s, "parallelism_config_sp_attn_implementation", ValueKind::String, "sequence-parallel attention"));
+  }
+  {
+    const std::string s = "mpirun_config";
+    t.push_back(key(s, "mpirun_hostfile", ValueKind::String, "MPI hostfile (MULTI_CPU)"));
+    t.push_back(intKey(s, "mpirun_ccl", 1, "oneCCL worker threads"));
+  }
+}
+
+void addFathom(std::vector<KeySpec>& t) {
+  {
+    auto k = key("fathom", "trackers", ValueKind::EnumList, "experiment trackers (Accelerate's log_with)");
+    k.allowed = kTrackers;
+    k.caseInsensitive = true;
+    t.push_back(k);
+  }
+  t.push_back(key("fathom", "project_dir", ValueKind::String, "project directory (checkpoints, logs)"));
+  t.push_back(key("fathom", "logging_dir", ValueKind::String, "tracker output directory (default project_dir)"));
+  t.push_back(key("fathom", "workspace", ValueKind::String, "SQLite workspace file (fathom.sqlite)"));
+  t.push_back(key("fathom", "hosts", ValueKind::StringList, "machines for a multi-node launch, rank order"));
+  t.push_back(key("fathom", "hostfile", ValueKind::String, "file with one host per line"));
+  t.push_back(enumKey("fathom", "launcher", {"local", "ssh", "slurm"}, "how agents start on the hosts"));
+  t.push_back(key("fathom", "ssh_user", ValueKind::String, "user for ssh launches"));
+  const std::string p = "fathom.profiler";
+  t.push_back(key(p, "enabled", ValueKind::Bool, "profile the run"));
+  {
+    auto k = key(p, "activities", ValueKind::EnumList, "what to record");
+    k.allowed = {"cpu", "cuda"};
+    k.caseInsensitive = true;
+    t.push_back(k);
+  }
+  for (const char* name : {"record_shapes", "profile_memory", "with_stack", "with_flops", "with_modules"}) {
+    t.push_back(key(p, name, ValueKind::Bool, "as ProfileKwargs"));
+  }
+  for (const char* name :
+       {"schedule_skip_first", "schedule_wait", "schedule_warmup", "schedule_active", "schedule_repeat"}) {
+    t.push_back(intKey(p, name, 0, "profiler schedule (torch.profiler.schedule)"));
+  }
+  t.push_back(key(p, "output_trace_dir", ValueKind::String, "where Chrome traces are written"));
+  const std::string pl = "fathom.planner";
+  t.push_back(key(pl, "model", ValueKind::String, "model to plan for (built-in name or spec file)"));
+  t.push_back(intKey(pl, "micro_batch_size", 1, "per-process batch size"));
+  t.push_back(intKey(pl, "sequence_length", 1, "tokens per sample"));
+  t.push_back(intKey(pl, "gpus_per_node", 1, "accelerators per machine"));
+  t.push_back(key(pl, "gpu_memory_gib", ValueKind::Float, "memory per accelerator"));
+  t.push_back(key(pl, "intra_node_bandwidth_gbps", ValueKind::Float, "bandwidth between GPUs of a node"));
+  t.push_back(key(pl, "inter_node_bandwidth_gbps", ValueKind::Float, "bandwidth between nodes"));
+  t.push_back(enumKey(pl, "optimizer", {"adam", "adamw", "sgd"}, "optimizer whose state is planned", true));
+}
+
+std::vector<KeySpec> buildTable() {
+  std::vector<KeySpec> t;
+  addTopLevel(t);
+  addDeepSpeed(t);
+  addFsdp(t);
+  addOthers(t);
+  addFathom(t);
+  return t;
+}
+
+}  // namespace
+
+std::string_view describe(ValueKind kind) {
+  switch (kind) {
+  case ValueKind::Bool: return "a boolean";
+  case ValueKind::Int: return "an integer";
+  case ValueKind::Float: return "a number";
+  case ValueKind::String: return "a string";
+  case ValueKind::Enum: return "one of the allowed values";
+  case ValueKind::StringList: return "a list of strings";
+  case ValueKind::EnumList: return "a list of allowed values";
+  case ValueKind::BoolList: return "a list of booleans";
+  case ValueKind::BoolOrEnum: return "a boolean or one of the allowed values";
+  }
+  return "a value";
+}
+
+const std::vector<KeySpec>& allKeys() {
+  static const std::vector<KeySpec> table = buildTable();
+  return table;
+}
+
+const std::vector<SectionSpec>& allSections() {
+  static const std::vector<SectionSpec> sections = {
+      {"", "Accelerate's ClusterConfig"},
+      {"deepspeed_config", "DeepSpeed plugin"},
+      {"fsdp_config", "FullyShardedDataParallel plugin"},
+      {"megatron_lm_config", "Megatron-LM plugin"},
+      {"dynamo_config", "torch.compile"},
+      {"fp8_config", "FP8 recipe"},
+      {"parallelism_config", "N-D parallelism (FSDP2)"},
+      {"mpirun_config", "mpirun (MULTI_CPU)"},
+      {"fathom", "what Accelerate lacks: trackers, hosts, workspace"},
+      {"fathom.profiler", "profiler"},
+      {"fathom.planner", "planner inputs"},
+  };
+  return sections;
+}
+
+const KeySpec* findKey(std::string_view path) {
+  for (const auto& k : allKeys()) {
+    if (k.path() == path) {
+      return &k;
+    }
+  }
+  return nullptr;
+}
+
+const KeySpec* findKeyInSection(std::string_view section, std::string_view name) {
+  for (const auto& k : allKeys()) {
+    if (k.section == section && k.name == name) {
+      return &k;
+    }
+  }
+  // Legacy spellings. launch.py prefixes fsdp_config keys lacking "fsdp" with "fsdp_".
+  if (section == "fsdp_config" && name.find("fsdp") == std::string_view::npos) {
+    return findKeyInSection(section, "fsdp_" + std::string(name));
+  }
+  if (section == "fp8_config") {
+    // The questionnaire (cluster.py) writes these; launch.py and TERecipeKwargs read the short names.
+    if (name == "amax_history_length") {
+      return findKeyInSection(section, "amax_history_len");
+    }
+    if (name == "amax_compute_algorithm") {
+      return findKeyInSection(section, "amax_compute_algo");
+    }
+    if (name == "optimization_level") {
+      return findKeyInSection(section, "opt_level");
+    }
+  }
+  return nullptr;
+}
+
+bool isSection(std::string_view section) {
+  for (const auto& s : allSections()) {
+    if (s.name == section) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<std::string> allowedKeysIn(std::string_view section) {
+  std::set<std::string> names;
+  for (const auto& k : allKeys()) {
+    if (k.section == section && k.inFile) {
+      names.insert(k.name);
+    }
+  }
+  const std::string prefix = section.empty() ? "" : std::string(section) + ".";
+  for (const auto& s : allSections()) {
+    if (!s.name.empty() && s.name.rfind(prefix, 0) == 0 && s.name.find('.', prefix.size()) == std::string::npos) {
+      names.insert(s.name.substr(prefix.size()));
+    }
+  }
+  return {names.begin(), names.end()};
+}
+
+std::string fathomEnvironmentName(const KeySpec& key) {
+  std::string path = key.path();
+  if (path.rfind("fathom.", 0) == 0) {
+    path = path.substr(7);
+  }
+  std::string out = "FATHOM_";
+  for (char c : path) {
+    if (c == '.') {
+      out += "__";
+    } else if (c == '-') {
+      out += '_';
+    } else {
+      out += char(std::toupper(static_cast<unsigned char>(c)));
+    }
+  }
+  return out;
+}
+
+std::optional<bool> parseBool(std::string_view text) {
+  const std::string v = lower(text);
+  if (v == "y" || v == "yes" || v == "t" || v == "true" || v == "on" || v == "1") {
+    return true;
+  }
+  if (v == "n" || v == "no" || v == "f" || v == "false" || v == "off" || v == "0") {
+    return false;
+  }
+  return std::nullopt;
+}
+
+std::optional<LaunchFlagTarget> configKeyForLaunchFlag(std::string_view flag) {
+  std::string f(flag);
+  while (!f.empty() && f.front() == '-') {
+    f.erase(f.begin());
+  }
+  std::replace(f.begin(), f.end(), '-', '_');
+  if (f == "cpu") {
+    return LaunchFlagTarget{"use_cpu", "true"};
+  }
+  static const std::vector<std::pair<std::string, std::string>> modes = {{"multi_gpu", "MULTI_GPU"},
+                                                                         {"use_deepspeed", "DEEPSPEED"},
+                                                                         {"use_fsdp", "FSDP"},
+                                                                         {"use_megatron_lm", "MEGATRON_LM"},
+                                                                         {"tpu", "XLA"}};
+  for (const auto& [name, value] : modes) {
+    if (f == name) {
+      return LaunchFlagTarget{"distributed_type", value};
+    }
+  }
+  if (f == "fp8_backend") {
+    return LaunchFlagTarget{"fp8_config.backend", std::nullopt};
+  }
+  for (const auto& k : allKeys()) {
+    if (k.section.rfind("fathom", 0) == 0) {
+      continue;
+    }
+    if (launchFlagForKey(k.path()) == "--" + f) {
+      return LaunchFlagTarget{k.path(), std::nullopt};
+    }
+  }
+  return std::nullopt;
+}
+
+std::string launchFlagForKey(std::string_view path) {
+  const KeySpec* k = findKey(path);
+  if (k == nullptr) {
+    return "--" + std::string(path);
+  }
+  if (k->section == "fp8_config") {
+    return "--fp8_" + k->name;
+  }
+  if (k->section == "deepspeed_config" && k->name == "gradient_accumulation_steps") {
+    return "--gradient_accumulation_steps";
+  }
+  if (k->path() == "use_cpu") {
+    return "--cpu";
+  }
+  return "--" + k->name;
+}
+
+}  // namespace fathom::config
