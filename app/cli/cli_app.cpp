@@ -27,6 +27,8 @@ int run(int argc, char** argv) {
   CommandAction action;
   addEnvCommand(app, action);
   addPlanCommand(app, action);
+  addLaunchCommand(app, action);
+  addTestCommand(app, action);
   addConfigCommand(app, action);
 
   try {

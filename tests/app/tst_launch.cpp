@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: Apache-2.0
+// Drives `fathom launch` and `fathom test` as a user would: real processes, real signals. Every worker records
+// its PID, and each test checks afterwards that none survived (kill(pid, 0) fails with ESRCH).
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QMap>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cerrno>
+#include <csignal>
+
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+struct Run {
+  int exitCode = -1;
+  QByteArray out;
+  QByteArray err;
+  qint64 elapsedMs = 0;
+};
+
+QString fathomPath() {
+  return qEnvironmentVariable("FATHOM_BIN_DIR", QStringLiteral(FATHOM_BINARY_DIR "/bin")) + u"/fathom"_s;
+}
+
+/// The test's environment without anything that would change what the launcher sets.
+QProcessEnvironment cleanEnvironment() {
+  auto env = QProcessEnvironment::systemEnvironment();
+  for (const QString& name : env.keys()) {
+    if (name.startsWith(u"ACCELERATE_"_s) || name.startsWith(u"FATHOM_NUM"_s) || name == u"OMP_NUM_THREADS"_s ||
+        name == u"RANK"_s || name == u"WORLD_SIZE"_s || name == u"LOCAL_RANK"_s || name == u"MASTER_PORT"_s) {
+      env.remove(name);
+    }
+  }
+  // No default config file: neither Fathom's nor Accelerate's fallback.
+  env.insert(u"XDG_CACHE_HOME"_s, QDir::tempPath() + u"/fathom-tst-launch-no-config"_s);
+  env.insert(u"HF_HOME"_s, QDir::tempPath() + u"/fathom-tst-launch-no-config/hf"_s);
+  return env;
+}
+
+void start(QProcess& p, const QStringList& args, const QMap<QString, QString>& extraEnv = {}) {
+  auto env = cleanEnvironment();
+  for (auto it = extraEnv.begin(); it != extraEnv.end(); ++it) {
+    env.insert(it.key(), it.value());
+  }
+  p.setProcessEnvironment(env);
+  p.start(fathomPath(), args);
+}
+
+Run finish(QProcess& p, const QElapsedTimer& timer, int timeoutMs = 60'000) {
+  if (!p.waitForFinished(timeoutMs)) {
+    ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
+    p.waitForFinished();
+    return {-2, p.readAllStandardOutput(), p.readAllStandardError(), timer.elapsed()};
+  }
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+          p.readAllStandardError(), timer.elapsed()};
+}
+
+Run fathom(const QStringList& args, int timeoutMs = 60'000, const QMap<QString, QString>& extraEnv = {}) {
+  QProcess p;
+  QElapsedTimer timer;
+  timer.start();
+  start(p, args, extraEnv);
+  return finish(p, timer, timeoutMs);
+}
+
+bool writeFile(const QString& path, const QByteArray& text) {
+  QDir().mkpath(QFileInfo(path).path());
+  QFile f(path);
+  return f.open(QIODevice::WriteOnly) && f.write(text) == text.size();
+}
+
+QStringList sortedLines(const QByteArray& text) {
+  QStringList lines = QString::fromUtf8(text).split(u'\n', Qt::SkipEmptyParts);
+  lines.sort();
+  return lines;
+}
+
+/// A TCP port nobody listens on now (bind port 0 on 127.0.0.1, read it back, close).
+std::uint16_t freePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(addr);
+  std::uint16_t port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  ::close(fd);
+  return port;
+}
+
+/// PIDs the workers wrote into `dir` as pid.* files.
+QList<pid_t> recordedPids(const QString& dir) {
+  QList<pid_t> pids;
+  for (const QString& name : QDir(dir).entryList({u"pid.*"_s}, QDir::Files)) {
+    QFile f(dir + u'/' + name);
+    if (f.open(QIODevice::ReadOnly)) {
+      pids << static_cast<pid_t>(f.readAll().trimmed().toLongLong());
+    }
+  }
+  return pids;
+}
+
+bool waitForFiles(const QString& dir, const QString& pattern, int count, int timeoutMs = 20'000) {
+  QElapsedTimer timer;
+  timer.start();
+  while (QDir(dir).entryList({pattern}, QDir::Files).size() < count) {
+    if (timer.elapsed() > timeoutMs) {
+      return false;
+    }
+    QTest::qWait(20);
+  }
+  return true;
+}
+
+/// Whether `pid` still runs: kill(pid, 0) succeeds and it is not a zombie waiting for whoever adopted it.
+bool running(pid_t pid) {
+  if (pid <= 0 || (::kill(pid, 0) != 0 && errno == ESRCH)) {
+    return false;
+  }
+  QFile stat(u"/proc/%1/stat"_s.arg(pid));
+  if (!stat.open(QIODevice::ReadOnly)) {
+    return false;
+  }
+  const QByteArray text = stat.readAll();
+  const auto close = text.lastIndexOf(')');
+  return close < 0 || text.mid(close + 2, 1) != "Z";
+}
+
+/// The recorded processes that still run, waiting up to a second for the kernel to finish delivering SIGKILLs.
+QString survivors(const QList<pid_t>& pids) {
+  QString alive;
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    alive.clear();
+    for (pid_t pid : pids) {
+      if (running(pid)) {
+        alive += QString::number(pid) + u' ';
+      }
+    }
+    if (alive.isEmpty()) {
+      break;
+    }
+    QTest::qWait(20);
+  }
+  return alive;
+}
+
+}  // namespace
+
+class TestLaunch : public QObject {
+  Q_OBJECT
+
+private slots:
+  void threeRanksSeeTheirVariables() {
+    const Run r = fathom({u"launch"_s, u"--num_processes"_s, u"3"_s, u"sh"_s, u"-c"_s,
+                          u"echo $RANK/$WORLD_SIZE/$LOCAL_RANK/$MASTER_PORT"_s});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QStringList lines = sortedLines(r.out);
+    QCOMPARE(lines.size(), 3);
+    static const QRegularExpression pattern(u"^\\[rank(\\d)\\]: (\\d)/3/(\\d)/(\\d+)$"_s);
+    QString port;
+    for (int rank = 0; rank < 3; ++rank) {
+      const auto m = pattern.match(lines[rank]);
+      QVERIFY2(m.hasMatch(), qPrintable(lines[rank]));
+      QCOMPARE(m.captured(1).toInt(), rank);
+      QCOMPARE(m.captured(2).toInt(), rank);
+      QCOMPARE(m.captured(3).toInt(), rank);
+      const int p = m.captured(4).toInt();
+      QVERIFY2(p > 0 && p < 65536, qPrintable(lines[rank]));
+      QVERIFY(port.isEmpty() || port == m.captured(4));  // one group, one port
+      port = m.captured(4);
+    }
+  }
+
+  void acceleratorVariablesAndDashedFlags() {
+    const Run r = fathom({u"launch"_s, u"--num-processes"_s, u"2"_s, u"--mixed-precision"_s, u"bf16"_s,
+                          u"--gradient_accumulation_steps"_s, u"4"_s, u"--use_fsdp"_s, u"--fsdp_offload_params"_s,
+                          u"True"_s, u"--main_process_port"_s, u"0"_s, u"sh"_s, u"-c"_s,
+                          u"echo $LOCAL_WORLD_SIZE $MASTER_ADDR $OMP_NUM_THREADS $ACCELERATE_MIXED_PRECISION "
+                          "$ACCELERATE_GRADIENT_ACCUMULATION_STEPS $ACCELERATE_USE_FSDP $FSDP_OFFLOAD_PARAMS "
+                          "$FSDP_SHARDING_STRATEGY $TORCHELASTIC_RESTART_COUNT"_s});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(sortedLines(r.out), (QStringList{u"[rank0]: 2 127.0.0.1 1 bf16 4 true true FULL_SHARD 0"_s,
+                                              u"[rank1]: 2 127.0.0.1 1 bf16 4 true true FULL_SHARD 0"_s}));
+    QVERIFY2(r.err.contains("OMP_NUM_THREADS is not set: setting it to 1"), r.err.constData());
+  }
+
+  void precedenceFlagOverEnvironmentOverFile() {
+    QTemporaryDir dir;
+    const QString file = dir.filePath(u"run.yaml"_s);
+    QVERIFY(writeFile(file, "distributed_type: MULTI_CPU\nnum_processes: 2\nmixed_precision: fp16\n"));
+    const QStringList show{u"sh"_s, u"-c"_s, u"echo $WORLD_SIZE $ACCELERATE_MIXED_PRECISION"_s};
+    const QStringList withFile{u"launch"_s, u"--config_file"_s, file};
+    Run r = fathom(withFile + show);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(sortedLines(r.out), (QStringList{u"[rank0]: 2 fp16"_s, u"[rank1]: 2 fp16"_s}));
+    r = fathom(withFile + show, 60'000, {{u"ACCELERATE_MIXED_PRECISION"_s, u"bf16"_s}});
+    QCOMPARE(sortedLines(r.out), (QStringList{u"[rank0]: 2 bf16"_s, u"[rank1]: 2 bf16"_s}));
+    r = fathom(withFile + QStringList{u"--mixed_precision"_s, u"no"_s, u"--num_processes"_s, u"1"_s} + show, 60'000,
+               {{u"ACCELERATE_MIXED_PRECISION"_s, u"bf16"_s}});
+    QCOMPARE(sortedLines(r.out), (QStringList{u"[rank0]: 1 no"_s}));
+
+    // The default file is read when no --config_file is given; FSDP settings become FSDP_* variables.
+    QTemporaryDir cache;
+    QVERIFY(writeFile(cache.filePath(u"fathom/default_config.yaml"_s),
+                      "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_offload_params: true\n"
+                      "  fsdp_state_dict_type: SHARDED_STATE_DICT\n"));
+    r = fathom({u"launch"_s, u"sh"_s, u"-c"_s,
+                u"echo $WORLD_SIZE $ACCELERATE_USE_FSDP $FSDP_OFFLOAD_PARAMS $FSDP_STATE_DICT_TYPE"_s},
+               60'000, {{u"XDG_CACHE_HOME"_s, cache.path()}});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(sortedLines(r.out),
+             (QStringList{u"[rank0]: 2 true true SHARDED_STATE_DICT"_s, u"[rank1]: 2 true true SHARDED_STATE_DICT"_s}));
+    // ... but not under --cpu (Accelerate's rule).
+    r = fathom({u"launch"_s, u"--cpu"_s, u"sh"_s, u"-c"_s, u"echo $WORLD_SIZE $ACCELERATE_USE_CPU"_s}, 60'000,
+               {{u"XDG_CACHE_HOME"_s, cache.path()}});
+    QCOMPARE(sortedLines(r.out), (QStringList{u"[rank0]: 1 True"_s}));
+
+    // A bad file stops the launch before anything runs, naming the file.
+    QVERIFY(writeFile(file, "distributed_type: MULTI_CPU\nnum_processes: two\n"));
+    r = fathom(withFile + show);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(file.toUtf8() + ":2:"), r.err.constData());
+    QVERIFY(r.out.isEmpty());
+  }
+
+  void stderrIsPrefixedAndTeedToLogFiles() {
+    QTemporaryDir logs;
+    const Run r = fathom({u"launch"_s, u"--num_processes"_s, u"2"_s, u"--log_dir"_s, logs.path(), u"sh"_s, u"-c"_s,
+                          u"echo out $RANK; echo err $RANK >&2; printf 'no newline'"_s});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(r.out.contains("[rank1]: out 1\n"));
+    QVERIFY(r.out.contains("[rank0]: no newline\n"));
+    QVERIFY(r.err.contains("[rank1]: err 1\n"));
+    QFile out(logs.filePath(u"attempt_0/rank_1/stdout.log"_s));
+    QVERIFY(out.open(QIODevice::ReadOnly));
+    QCOMPARE(out.readAll(), QByteArray("out 1\nno newline\n"));
+    QFile err(logs.filePath(u"attempt_0/rank_1/stderr.log"_s));
+    QVERIFY(err.open(QIODevice::ReadOnly));
+    QCOMPARE(err.readAll(), QByteArray("err 1\n"));
+
+    QTemporaryDir onlyOut;
+    QCOMPARE(fathom({u"launch"_s, u"--log_dir"_s, onlyOut.path(), u"--tee"_s, u"1"_s, u"sh"_s, u"-c"_s,
+                     u"echo x; echo y >&2"_s})
+                 .exitCode,
+             0);
+    QVERIFY(QFile::exists(onlyOut.filePath(u"attempt_0/rank_0/stdout.log"_s)));
+    QVERIFY(!QFile::exists(onlyOut.filePath(u"attempt_0/rank_0/stderr.log"_s)));
+  }
+
+  void failingRankStopsTheGroup() {
+    // Rank 1 exits 7 once every rank is up; the others would sleep a minute, rank 0 also in a grandchild.
+    QTemporaryDir dir;
+    const QString script = uR"(cd '%1'; echo $$ > pid.$RANK
+if [ "$RANK" = 0 ]; then sleep 60 & echo $! > pid.child; fi
+if [ "$RANK" = 1 ]; then while [ $(ls pid.* | wc -l) -lt 4 ]; do sleep 0.05; done; echo "about to fail"; exit 7; fi
+exec sleep 60)"_s.arg(dir.path());
+    const Run r = fathom({u"launch"_s, u"--num_processes"_s, u"3"_s, u"sh"_s, u"-c"_s, script});
+    QCOMPARE(r.exitCode, 7);
+    QVERIFY2(r.elapsedMs < 10'000, qPrintable(u"took %1 ms"_s.arg(r.elapsedMs)));
+    QVERIFY2(r.err.contains("rank 1 (local rank 1, pid "), r.err.constData());
+    QVERIFY2(r.err.contains(") failed with exit code 7"), r.err.constData());
+    QVERIFY2(r.err.contains("last 1 lines of rank 1:\n    about to fail"), r.err.constData());
+    const auto pids = recordedPids(dir.path());
+    QCOMPARE(pids.size(), 4);
+    QVERIFY2(survivors(pids).isEmpty(), qPrintable(u"still alive: "_s + survivors(pids)));
+    static const QRegularExpression stopped(u"stopped the other processes in (\\d+) ms"_s);
+    const auto m = stopped.match(QString::fromUtf8(r.err));
+    QVERIFY2(m.hasMatch(), r.err.constData());
+    qInfo("launch with a failing rank: exit after %lld ms in total, group torn down in %s ms", r.elapsedMs,
+          qPrintable(m.captured(1)));
+  }
+
+  void rankIgnoringSigtermIsKilled() {
+    QTemporaryDir dir;
+    // Rank 0 ignores SIGTERM (and so do its children) before it announces itself; rank 1 then fails.
+    const QString script = uR"(cd '%1'
+if [ "$RANK" = 1 ]; then echo $$ > pid.1; while [ ! -f pid.0 ]; do sleep 0.05; done; exit 3; fi
+trap '' TERM; echo $$ > pid.0; while :; do sleep 0.1; done)"_s.arg(dir.path());
+    const Run r = fathom(
+        {u"launch"_s, u"--num_processes"_s, u"2"_s, u"--terminate_grace_period"_s, u"1"_s, u"sh"_s, u"-c"_s, script});
+    QCOMPARE(r.exitCode, 3);
+    QVERIFY2(r.elapsedMs < 10'000, qPrintable(u"took %1 ms"_s.arg(r.elapsedMs)));
+    QVERIFY2(r.err.contains("sending SIGKILL"), r.err.constData());
+    QVERIFY(survivors(recordedPids(dir.path())).isEmpty());
+  }
+
+  void killedRankReportsTheSignal() {
+    const Run r = fathom({u"launch"_s, u"--num_processes"_s, u"2"_s, u"sh"_s, u"-c"_s,
+                          u"if [ $RANK = 0 ]; then kill -9 $$; fi; sleep 30"_s});
+    QCOMPARE(r.exitCode, 137);
+    QVERIFY2(r.err.contains("rank 0 (local rank 0, pid "), r.err.constData());
+    QVERIFY2(r.err.contains("failed with signal 9 (SIGKILL)"), r.err.constData());
+    QVERIFY(r.elapsedMs < 10'000);
+  }
+
+  void maxRestartsRestartsTheWholeGroup() {
+    QTemporaryDir dir;
+    // Rank 1 fails on the first two attempts; every rank counts its starts.
+    const QString script = uR"(cd '%1'; echo $TORCHELASTIC_RESTART_COUNT >> starts.$RANK
+if [ $RANK = 1 ] && [ $TORCHELASTIC_RESTART_COUNT -lt 2 ]; then exit 5; fi; echo done)"_s.arg(dir.path());
+    const Run ok =
+        fathom({u"launch"_s, u"--num_processes"_s, u"2"_s, u"--max_restarts"_s, u"2"_s, u"sh"_s, u"-c"_s, script});
+    QVERIFY2(ok.exitCode == 0, ok.err.constData());
+    QVERIFY2(ok.err.contains("restarting the whole group (restart 1 of 2)"), ok.err.constData());
+    QVERIFY2(ok.err.contains("restarting the whole group (restart 2 of 2)"), ok.err.constData());
+    QFile starts(dir.filePath(u"starts.0"_s));
+    QVERIFY(starts.open(QIODevice::ReadOnly));
+    QCOMPARE(starts.readAll(), QByteArray("0\n1\n2\n"));
+
+    QTemporaryDir again;
+    const Run fail = fathom({u"launch"_s, u"--num_processes"_s, u"2"_s, u"--max-restarts"_s, u"1"_s, u"sh"_s, u"-c"_s,
+                             QString(script).replace(dir.path(), again.path())});
+    QCOMPARE(fail.exitCode, 5);
+    QFile starts1(again.filePath(u"starts.1"_s));
+    QVERIFY(starts1.open(QIODevice::ReadOnly));
+    QCOMPARE(starts1.readAll(), QByteArray("0\n1\n"));
+  }
+
+  void signalsToTheLauncherStopTheGroup_data() {
+    QTest::addColumn<int>("signal");
+    QTest::newRow("SIGTERM") << int(SIGTERM);
+    QTest::newRow("SIGINT") << int(SIGINT);
+  }
+
+  void signalsToTheLauncherStopTheGroup() {
+    QFETCH(int, signal);
+    QTemporaryDir dir;
+    // Each rank notes the signal it receives, then exits 0: the launcher still reports the interruption.
+    const QString script = uR"(cd '%1'
+trap 'echo TERM > got.$RANK; exit 0' TERM; trap 'echo INT > got.$RANK; exit 0' INT
+echo $$ > pid.$RANK; while :; do sleep 0.1; done)"_s.arg(dir.path());
+    QProcess p;
+    QElapsedTimer timer;
+    timer.start();
+    start(p, {u"launch"_s, u"--num_processes"_s, u"2"_s, u"sh"_s, u"-c"_s, script});
+    QVERIFY(waitForFiles(dir.path(), u"pid.*"_s, 2));
+    QElapsedTimer stopTimer;
+    stopTimer.start();
+    QCOMPARE(::kill(static_cast<pid_t>(p.processId()), signal), 0);
+    const Run r = finish(p, timer);
+    QCOMPARE(r.exitCode, 128 + signal);
+    QVERIFY2(stopTimer.elapsed() < 10'000, "the group did not stop in time");
+    const QByteArray name = signal == SIGTERM ? "TERM" : "INT";
+    QVERIFY2(r.err.contains("received SIG" + name + ": stopping all 2 processes"), r.err.constData());
+    for (int rank = 0; rank < 2; ++rank) {
+      QFile got(dir.filePath(u"got.%1"_s.arg(rank)));
+      QVERIFY2(got.open(QIODevice::ReadOnly), "the signal was not forwarded");
+      QCOMPARE(got.readAll().trimmed(), name);
+    }
+    QVERIFY(survivors(recordedPids(dir.path())).isEmpty());
+  }
+
+  void secondSignalKillsAtOnce() {
+    // The workers ignore SIGTERM and the grace period is long: only the second signal's SIGKILL ends them.
+    QTemporaryDir dir;
+    const QString script =
+        uR"(cd '%1'; trap '' TERM; echo $$ > pid.$RANK; while :; do sleep 0.1; done)"_s.arg(dir.path());
+    QProcess p;
+    QElapsedTimer timer;
+    timer.start();
+    start(p, {u"launch"_s, u"--num_processes"_s, u"2"_s, u"--terminate_grace_period"_s, u"60"_s, u"sh"_s, u"-c"_s,
+              script});
+    QVERIFY(waitForFiles(dir.path(), u"pid.*"_s, 2));
+    QElapsedTimer stopTimer;
+    stopTimer.start();
+    QCOMPARE(::kill(static_cast<pid_t>(p.processId()), SIGTERM), 0);
+    QTest::qWait(300);
+    QCOMPARE(::kill(static_cast<pid_t>(p.processId()), SIGTERM), 0);
+    const Run r = finish(p, timer);
+    QCOMPARE(r.exitCode, 128 + SIGTERM);
+    QVERIFY2(stopTimer.elapsed() < 10'000, "the second signal did not kill the group");
+    QVERIFY2(r.err.contains("received SIGTERM again: killing all processes"), r.err.constData());
+    QVERIFY(survivors(recordedPids(dir.path())).isEmpty());
+  }
+
+  void badInvocationsAreUsageErrors() {
+    Run r = fathom({u"launch"_s, u"--num_processes"_s, u"0"_s, u"true"_s});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("fathom: error: num_processes must be >= 1, got 0 (--num_processes)"), r.err.constData());
+    r = fathom({u"launch"_s, u"no-such-program-for-fathom"_s});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("program `no-such-program-for-fathom` was not found in PATH"), r.err.constData());
+    r = fathom({u"launch"_s, u"--tee"_s, u"3"_s, u"true"_s});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--tee 3 needs --log_dir"), r.err.constData());
+    r = fathom({u"launch"_s, u"--mixed_precision"_s, u"fp64"_s, u"true"_s});
+    QVERIFY(r.exitCode != 0);
+    QVERIFY2(r.err.contains("fp64"), r.err.constData());
+    r = fathom({u"launch"_s, u"--num_procs"_s, u"2"_s, u"true"_s});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("unknown flag --num_procs for `fathom launch`"), r.err.constData());
+    r = fathom({u"launch"_s});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("no program given"), r.err.constData());
+  }
+
+  void twoMachinesOnOneHost() {
+    // Two launchers as machine 0 and 1 of a 4-process group, meeting at one free port on 127.0.0.1; every rank
+    // runs the self-check, so RANK arithmetic and the cross-launcher rendezvous are both exercised.
+    const QString port = QString::number(freePort());
+    QProcess machines[2];
+    QElapsedTimer timer;
+    timer.start();
+    for (int m = 0; m < 2; ++m) {
+      start(machines[m], {u"launch"_s, u"--num_processes"_s, u"4"_s, u"--num_machines"_s, u"2"_s, u"--machine_rank"_s,
+                          QString::number(m), u"--main_process_ip"_s, u"127.0.0.1"_s, u"--main_process_port"_s, port,
+                          fathomPath(), u"test-worker"_s, u"--timeout"_s, u"60"_s});
+    }
+    for (int m = 0; m < 2; ++m) {
+      const Run r = finish(machines[m], timer, 120'000);
+      QVERIFY2(r.exitCode == 0, (r.out + r.err).constData());
+      for (int local = 0; local < 2; ++local) {
+        const int rank = 2 * m + local;
+        const QByteArray line = "[rank" + QByteArray::number(rank) + "]: self-check passed on rank " +
+                                QByteArray::number(rank) + " of 4 (gloo, cpu)";
+        QVERIFY2(r.out.contains(line), r.out.constData());
+      }
+    }
+  }
+
+  void selfCheckWithFourProcesses() {
+    const Run r = fathom({u"test"_s, u"--num_processes"_s, u"4"_s}, 120'000);
+    QVERIFY2(r.exitCode == 0, (r.out + r.err).constData());
+    QVERIFY2(r.out.contains("Test is a success! You are ready for your distributed training!"), r.out.constData());
+    for (int rank = 0; rank < 4; ++rank) {
+      const QByteArray line = "[rank" + QByteArray::number(rank) + "]: self-check passed on rank " +
+                              QByteArray::number(rank) + " of 4 (gloo, cpu): rendezvous ok (";
+      QVERIFY2(r.out.contains(line), r.out.constData());
+    }
+    QVERIFY(r.out.contains("gather (uneven sizes) ok"));
+    qInfo("fathom test --num_processes 4: %lld ms", r.elapsedMs);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestLaunch)
+#include "tst_launch.moc"
