@@ -20,6 +20,7 @@ std::string versionText() {
 }  // namespace
 
 int run(int argc, char** argv) {
+  CLI::App app{"Fathom: distributed PyTorch training for C++ programs, with a planner and a profiler.", "fathom"};
   app.require_subcommand(0, 1);
   app.set_version_flag("--version", versionText(), "Print the version and exit");
   app.footer("Run `fathom <command> --help` for a command's flags. Docs: docs/cli.md");
@@ -27,6 +28,7 @@ int run(int argc, char** argv) {
   CommandAction action;
   addEnvCommand(app, action);
   addPlanCommand(app, action);
+  addEstimateMemoryCommand(app, action);
   addLaunchCommand(app, action);
   addTestCommand(app, action);
   addConfigCommand(app, action);

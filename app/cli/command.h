@@ -15,6 +15,7 @@ using CommandAction = std::function<int()>;
 /// `action` when it is the one selected on the command line.
 void addEnvCommand(CLI::App& root, CommandAction& action);
 void addPlanCommand(CLI::App& root, CommandAction& action);
+void addEstimateMemoryCommand(CLI::App& root, CommandAction& action);
 void addLaunchCommand(CLI::App& root, CommandAction& action);
 void addTestCommand(CLI::App& root, CommandAction& action);
 void addConfigCommand(CLI::App& root, CommandAction& action);

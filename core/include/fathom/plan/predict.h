@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <fathom/plan/hardware.h>
+#include <fathom/plan/model_spec.h>
+#include <fathom/plan/prediction.h>
+#include <fathom/plan/training_plan.h>
+
+namespace fathom::plan {
+
+/// Knobs of the model that are not part of a plan: framework defaults and efficiency assumptions.
+struct PredictOptions {
+  bool explain = false;                          ///< fill Prediction::explanations (slower: builds strings)
+  double computeEfficiency = 0.5;                ///< achieved fraction of dense peak (Megatron 41-56% MFU, FSDP 55-60%)
+  int prefetchUnits = 2;                         ///< gathered FSDP/ZeRO-3 units in flight (FSDP rate limiter: 2)
+  double ddpBucketBytes = 25.0 * (1 << 20);      ///< PyTorch DDP bucket_cap_mb = 25
+  double ddpFirstBucketBytes = 1.0 * (1 << 20);  ///< PyTorch DDP's first bucket (1 MiB)
+  bool ddpGradientAsBucketView = false;          ///< PyTorch DDP default: buckets hold a copy of every gradient
+  double deepspeedBucketElements = 5e8;          ///< DeepSpeed reduce_bucket_size / allgather_bucket_size defaults
+  bool overlapGradReduce = true;                 ///< gradient reduction and prefetched gathers overlap compute
+  bool activationExtras = true;                  ///< Korthikanti §4.3 embedding/output terms
+};
+
+/// Validates the inputs together (ConfigError naming the bad value): degrees divide the GPU count, the strategy
+/// supports the requested offload, tp divides heads, pp <= layers, the device has a peak for the precision, ...
+void validatePlan(const ModelSpec& model, const HardwareSpec& hw, const Plan& plan);
+
+/// The sequence length a prediction uses: plan.seqLen, or 2048 capped at the model's learned position table
+/// (gpt, bert) when the plan leaves it at 0.
+std::int64_t sequenceLength(const ModelSpec& model, const Plan& plan);
+
+/// Predicts per-rank memory, communication per optimizer step and step time. Pure; validates first.
+/// Cost: a few hundred floating-point operations when options.explain is false.
+Prediction predict(const ModelSpec& model, const HardwareSpec& hw, const Plan& plan,
+                   const PredictOptions& options = {});
+
+}  // namespace fathom::plan

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <fathom/plan/hardware.h>
+#include <fathom/plan/model_spec.h>
+#include <fathom/plan/prediction.h>
+#include <fathom/plan/search.h>
+#include <fathom/plan/training_plan.h>
+
+#include <string>
+
+namespace fathom::plan {
+
+/// "31.41 GB (29.25 GiB)": decimal and binary units side by side, since the sources mix them.
+std::string formatBytes(double bytes);
+
+/// One JSON object (the `fathom plan --json` contract): model {total_params, largest_unit_params, ...},
+/// memory {per_rank_bytes {parameters, gradients, optimizer_states, master_weights, activations,
+/// gathered_parameters, comm_buffers, framework_overhead, total}, cpu_bytes_per_node, fits, headroom_bytes},
+/// communication {collectives [...], bytes_per_rank_per_step}, compute {model_flops_per_step,
+/// hardware_flops_per_step}, time {step_s, tokens_per_s, mfu, ...}, plan, hardware, notes, explanations.
+std::string formatPredictionJson(const ModelSpec& model, const HardwareSpec& hw, const Plan& plan,
+                                 const Prediction& prediction);
+
+/// The readable table `fathom plan` prints.
+std::string formatPredictionTable(const ModelSpec& model, const HardwareSpec& hw, const Plan& plan,
+                                  const Prediction& prediction);
+
+/// `fathom plan search --json`: {evaluated, fitting, results: [prediction objects as above]}.
+std::string formatSearchJson(const ModelSpec& model, const HardwareSpec& hw, const SearchOutcome& outcome);
+
+/// `--explain`: one block per explained number (formula, inputs, source).
+std::string formatExplanations(const Prediction& prediction);
+
+}  // namespace fathom::plan

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace fathom::plan {
+
+/// Data-parallel strategy. FSDP's flavour is Plan::fsdpSharding.
+enum class Strategy { Ddp, Fsdp, Zero1, Zero2, Zero3 };
+/// torch.distributed.fsdp.ShardingStrategy.
+enum class FsdpSharding { FullShard, ShardGradOp, HybridShard, NoShard };
+/// Compute precision of matmuls and activations.
+enum class Precision { Fp32, Fp16, Bf16, Fp8 };
+/// Where the fp32 copy of the weights lives in mixed precision.
+enum class MasterWeights {
+  Fp32Copy,  ///< low-precision params + a separate fp32 master copy (Megatron, DeepSpeed, Apex O2)
+  None,      ///< pure low-precision training: params, grads and optimizer states in the low dtype
+  Autocast,  ///< params stay fp32, matmuls run in the low dtype (torch.autocast, Accelerate's mixed_precision)
+};
+/// Optimizer; decides the per-parameter state.
+enum class Optimizer { Adam, AdamW, Sgd, SgdMomentum, Adafactor };
+/// Activation recomputation (Korthikanti et al. 2022).
+enum class Recompute { None, Selective, Full };
+/// Bytes per parameter for model states: the literature disagrees, so the convention is explicit.
+enum class BytesConvention {
+  Zero,       ///< ZeRO paper §3.1: 2 param + 2 grad + 12 optimizer (4 master + 8 Adam) = 16
+  Megatron,   ///< Megatron-LM / HF anatomy: bf16 params, fp32 main grads: 18 (20 for fp16)
+  DeepSpeed,  ///< DeepSpeed's estimate_zero{2,3}_model_states_mem_needs (grads 2+4, 1.5x host buffers)
+};
+/// When gradients are reduced under gradient accumulation.
+enum class GradSync {
+  Auto,            ///< DeepSpeed ZeRO: every micro-step; DDP and FSDP: once per step (Accelerate's accumulate()
+                   ///< wraps the other micro-steps in no_sync)
+  EveryMicroStep,  ///< reduce after every backward
+  OncePerStep,     ///< no_sync on all but the last micro-step (keeps unsharded gradients for sharded strategies)
+};
+
+/// One training configuration to evaluate. Defaults: DDP on 1 GPU, bf16 with an fp32 master copy, AdamW, no
+/// recomputation, Megatron bytes convention (18 B/param). Accelerate's own DDP mixed precision is
+/// MasterWeights::Autocast (fp32 parameters): use it to compare with a `fathom train` run.
+struct Plan {
+  Strategy strategy = Strategy::Ddp;                    ///< data-parallel strategy
+  FsdpSharding fsdpSharding = FsdpSharding::FullShard;  ///< only for Strategy::Fsdp
+  int numGpus = 1;                                      ///< world size
+  int gpusPerNode = 0;                                  ///< 0 = the hardware preset's value
+  bool offloadOptimizer = false;                        ///< optimizer states (and fp32 grads/master) on the CPU
+  bool offloadParams = false;                           ///< parameters on the CPU (ZeRO-3 / FSDP)
+  int tp = 1;                                           ///< tensor-parallel degree (Megatron)
+  int pp = 1;                                           ///< pipeline-parallel degree (1F1B schedule)
+  bool sequenceParallel = false;                        ///< Megatron sequence parallelism (needs tp > 1 to matter)
+  int microBatch = 1;                                   ///< sequences per micro-batch per data-parallel rank
+  int gradAccum = 1;                                    ///< micro-batches per optimizer step
+  std::int64_t seqLen = 0;  ///< tokens per sequence; 0 = 2048, capped at a learned position table (gpt, bert)
+  Precision precision = Precision::Bf16;                  ///< compute precision
+  MasterWeights masterWeights = MasterWeights::Fp32Copy;  ///< ignored for fp32
+  Optimizer optimizer = Optimizer::AdamW;                 ///< optimizer
+  Recompute recompute = Recompute::None;                  ///< activation recomputation
+  bool flashAttention = false;                            ///< fused attention: the s² softmax terms are never stored
+  BytesConvention bytes = BytesConvention::Megatron;      ///< model-state bytes convention
+  GradSync gradSync = GradSync::Auto;                     ///< gradient-reduction timing under accumulation
+};
+
+/// Data-parallel degree: numGpus / (tp·pp).
+int dataParallel(const Plan& plan);
+
+/// Parsers for the CLI and plan files; each throws ConfigError naming the value and the accepted ones.
+Strategy parseStrategy(std::string_view text);
+FsdpSharding parseFsdpSharding(std::string_view text);  ///< full_shard, shard_grad_op, hybrid_shard, no_shard (or 1-4)
+Precision parsePrecision(std::string_view text);        ///< fp32/no, fp16, bf16, fp8
+MasterWeights parseMasterWeights(std::string_view text);      ///< fp32/yes, none/no, autocast
+Optimizer parseOptimizer(std::string_view text);              ///< adam, adamw, sgd, sgd-momentum, adafactor
+Recompute parseRecompute(std::string_view text);              ///< none, selective, full
+BytesConvention parseBytesConvention(std::string_view text);  ///< zero, megatron, deepspeed
+GradSync parseGradSync(std::string_view text);                ///< auto, every_micro_step, once_per_step
+
+std::string_view toString(Strategy v);  ///< canonical names, as the parsers accept them
+std::string_view toString(FsdpSharding v);
+std::string_view toString(Precision v);
+std::string_view toString(MasterWeights v);
+std::string_view toString(Optimizer v);
+std::string_view toString(Recompute v);
+std::string_view toString(BytesConvention v);
+std::string_view toString(GradSync v);
+
+/// "fsdp/full_shard", "zero2", "ddp": the strategy as one label.
+std::string strategyLabel(const Plan& plan);
+
+}  // namespace fathom::plan

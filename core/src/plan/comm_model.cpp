@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: Apache-2.0
+// Collectives per optimizer step for each strategy (ZeRO §7, FSDP §3.2, Megatron TP/SP/PP) and their alpha-beta
+// time. A collective's bytes are the whole buffer it operates on, summed over its calls.
+#include <fathom/plan/comm_model.h>
+
+#include "context.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fathom::plan {
+
+double ringBytesSent(CollectiveKind kind, double bytes, int group) {
+  if (group <= 1) {
+    return 0.0;
+  }
+  const double n = group;
+  switch (kind) {
+  case CollectiveKind::AllReduce: return 2.0 * (n - 1) / n * bytes;
+  case CollectiveKind::AllGather:
+  case CollectiveKind::ReduceScatter:
+  case CollectiveKind::Broadcast: return (n - 1) / n * bytes;
+  case CollectiveKind::SendRecv: return bytes;
+  }
+  return 0.0;
+}
+
+double collectiveTime(CollectiveKind kind, double bytes, int group, const LinkSpec& link) {
+  if (group <= 1) {
+    return 0.0;
+  }
+  const double n = group;
+  const double a = link.latency;
+  const double bw = link.bandwidth;
+  switch (kind) {
+  case CollectiveKind::AllReduce: {
+    const double ring = 2 * (n - 1) * a + 2 * (n - 1) / n * bytes / bw;
+    const double tree = 2 * std::ceil(std::log2(n)) * a + 2 * bytes / bw;
+    return std::min(ring, tree);
+  }
+  case CollectiveKind::AllGather:
+  case CollectiveKind::ReduceScatter: return (n - 1) * a + (n - 1) / n * bytes / bw;
+  case CollectiveKind::Broadcast: return (n - 1) * a + bytes / bw;
+  case CollectiveKind::SendRecv: return a + bytes / bw;
+  }
+  return 0.0;
+}
+
+const char* toString(CollectiveKind kind) {
+  switch (kind) {
+  case CollectiveKind::AllReduce: return "all_reduce";
+  case CollectiveKind::AllGather: return "all_gather";
+  case CollectiveKind::ReduceScatter: return "reduce_scatter";
+  case CollectiveKind::Broadcast: return "broadcast";
+  case CollectiveKind::SendRecv: return "send_recv";
+  }
+  return "all_reduce";
+}
+
+const char* toString(Scope scope) {
+  return scope == Scope::IntraNode ? "intra_node" : "inter_node";
+}
+
+namespace detail {
+namespace {
+
+class Builder {
+public:
+  Builder(const Context& ctx, Prediction& out) : m_ctx(ctx), m_out(out.communication) {}
+
+  // Adds `calls` calls moving `bytesPerCall` each (whole buffer) in a group of `group` ranks.
+  void add(CollectiveKind kind, const char* purpose, double bytesPerCall, double calls, int group, Scope scope,
+           bool overlapped, bool perMicroStep, const char* source) {
+    if (group <= 1 || calls <= 0 || bytesPerCall <= 0) {
+      return;
+    }
+    const LinkSpec& link = scope == Scope::IntraNode ? m_ctx.hw.intraNode : m_ctx.hw.interNode;
+    Collective c;
+    c.kind = kind;
+    c.purpose = purpose;
+    c.count = static_cast<std::int64_t>(std::llround(calls));
+    c.bytes = bytesPerCall * calls;
+    c.groupSize = group;
+    c.scope = scope;
+    c.bytesSentPerRank = ringBytesSent(kind, bytesPerCall, group) * calls;
+    c.timeS = collectiveTime(kind, bytesPerCall, group, link) * calls;
+    c.overlapped = overlapped && m_ctx.opt.overlapGradReduce;
+    c.perMicroStep = perMicroStep;
+    m_out.bytesPerRankPerStep += c.bytesSentPerRank;
+    m_out.timeS += c.timeS;
+    if (m_ctx.ex != nullptr) {
+      std::string key = std::string("communication.") + toString(kind) + "." + purpose;
+      m_ctx.explain(key.c_str(), c.bytes,
+                    "bytes = whole buffer per call · calls; sent per rank (ring): AR 2(N-1)/N·S, "
+                    "AG/RS (N-1)/N·S, P2P S; time alpha-beta",
+                    source, "bytes_per_call=", bytesPerCall, ", calls=", calls, ", N=", group,
+                    ", scope=", toString(scope), ", bandwidth=", link.bandwidth, ", latency=", link.latency,
+                    ", time_s=", c.timeS);
+    }
+    m_out.collectives.push_back(std::move(c));
+  }
+
+private:
+  const Context& m_ctx;
+  CommunicationPrediction& m_out;
+};
+
+}  // namespace
+
+void predictCommunication(const Context& ctx, Prediction& out) {
+  const Plan& p = ctx.plan;
+  Builder b(ctx, out);
+  const double psi = ctx.stageParams;
+  const double m = ctx.microSteps;
+  const double syncs = ctx.gradsReducedEachMicroStep ? m : 1.0;
+  const bool each = ctx.gradsReducedEachMicroStep;
+  const double gradBuf = psi * ctx.reduceBytes;
+  const double paramBuf = psi * ctx.gatherBytes;
+  const int rpn = std::min(ctx.gpusPerNode, p.numGpus);
+  // Megatron rank order: tensor-parallel ranks are adjacent, then data-parallel, then pipeline stages.
+  const Scope dpScope = p.tp * ctx.dp <= rpn ? Scope::IntraNode : Scope::InterNode;
+  const Scope tpScope = p.tp <= rpn ? Scope::IntraNode : Scope::InterNode;
+  const Scope ppScope = p.numGpus <= rpn ? Scope::IntraNode : Scope::InterNode;
+  const double units = ctx.units;
+
+  switch (p.strategy) {
+  case Strategy::Ddp: {
+    // PyTorch DDP buckets: the first holds 1 MiB, the rest bucket_cap_mb (25 MiB) each.
+    const double rest = std::max(0.0, gradBuf - ctx.opt.ddpFirstBucketBytes);
+    const double buckets = 1.0 + std::ceil(rest / ctx.opt.ddpBucketBytes);
+    b.add(CollectiveKind::AllReduce, "gradients", gradBuf / buckets, buckets * syncs, ctx.dp, dpScope, true, each,
+          "zero-7");
+    break;
+  }
+  case Strategy::Zero1:
+  case Strategy::Zero2: {
+    const double buckets = std::ceil(psi / ctx.opt.deepspeedBucketElements);
+    b.add(CollectiveKind::ReduceScatter, "gradients", gradBuf / buckets, buckets * syncs, ctx.dp, dpScope, true, each,
+          "zero-7");
+    b.add(CollectiveKind::AllGather, "parameters (after step)", paramBuf / buckets, buckets, ctx.dp, dpScope, false,
+          false, "zero-7");
+    break;
+  }
+  case Strategy::Zero3:
+    b.add(CollectiveKind::AllGather, "parameters (forward)", paramBuf / units, units * m, ctx.dp, dpScope, true, true,
+          "zero-7");
+    b.add(CollectiveKind::AllGather, "parameters (backward)", paramBuf / units, units * m, ctx.dp, dpScope, true, true,
+          "zero-7");
+    b.add(CollectiveKind::ReduceScatter, "gradients", gradBuf / units, units * syncs, ctx.dp, dpScope, true, each,
+          "zero-7");
+    break;
+  case Strategy::Fsdp: {
+    const FsdpSharding s = p.fsdpSharding;
+    if (s == FsdpSharding::NoShard) {
+      b.add(CollectiveKind::AllReduce, "gradients", gradBuf / units, units * syncs, ctx.dp, dpScope, true, each,
+            "fsdp-api");
+      break;
+    }
+    const int group = ctx.shardGroup;
+    const Scope scope = s == FsdpSharding::HybridShard ? Scope::IntraNode : dpScope;
+    b.add(CollectiveKind::AllGather, "parameters (forward)", paramBuf / units, units * m, group, scope, true, true,
+          "fsdp-3.2");
+    if (s != FsdpSharding::ShardGradOp) {
+      // The root unit is not resharded after forward, so backward re-gathers every unit but the root.
+      const double backwardParams = psi - ctx.rootParams;
+      const double calls = std::max(1.0, units - 1.0);
+      b.add(CollectiveKind::AllGather, "parameters (backward)", backwardParams * ctx.gatherBytes / calls, calls * m,
+            group, scope, true, true, "fsdp-3.2");
+    }
+    b.add(CollectiveKind::ReduceScatter, "gradients", gradBuf / units, units * syncs, group, scope, true, each,
+          "fsdp-3.2");
+    if (s == FsdpSharding::HybridShard && ctx.replicas > 1) {
+      b.add(CollectiveKind::AllReduce, "gradient shards (replicas)", gradBuf / group / units, units * syncs,
+            ctx.replicas, Scope::InterNode, true, each, "fsdp-3.2");
+    }
+    break;
+  }
+  }
+
+  if (p.tp > 1 && ctx.model.hasDims()) {
+    // Megatron: two all-reduces of the s·b·h activation per layer in forward and two in backward (f/g operators);
+    // full recomputation repeats the forward pair. Sequence parallelism turns each into all-gather + reduce-scatter.
+    const double act = ctx.seq * p.microBatch * static_cast<double>(ctx.model.dims.hidden) * ctx.actBytes;
+    const double perLayer = 4.0 + (p.recompute == Recompute::Full ? 2.0 : 0.0);
+    const double layers =
+        ctx.model.dims.decoderLayers > 0 ? static_cast<double>(ctx.model.totalLayers()) : ctx.layersPerStage;
+    const double calls = perLayer * layers * m + m;  // + the vocab-parallel embedding's forward all-reduce
+    if (p.sequenceParallel) {
+      b.add(CollectiveKind::AllGather, "tp activations", act, calls, p.tp, tpScope, false, true, "korthikanti-4.2.2");
+      b.add(CollectiveKind::ReduceScatter, "tp activations", act, calls, p.tp, tpScope, false, true,
+            "korthikanti-4.2.2");
+    } else {
+      b.add(CollectiveKind::AllReduce, "tp activations", act, calls, p.tp, tpScope, false, true, "megatron-tp");
+    }
+  }
+  if (p.pp > 1 && ctx.model.hasDims()) {
+    // 1F1B: a middle stage sends one activation forward and one gradient backward per micro-batch. Megatron's
+    // scatter/gather optimisation sends 1/t of the tensor.
+    const double act = ctx.seq * p.microBatch * static_cast<double>(ctx.model.dims.hidden) * ctx.actBytes / p.tp;
+    const double calls = (p.pp > 2 ? 2.0 : 1.0) * m;
+    b.add(CollectiveKind::SendRecv, "pipeline activations", act, calls, 2, ppScope, false, true, "narayanan-2021");
+    if (ctx.model.dims.tiedEmbeddings && ctx.model.arch != Arch::Bert) {
+      const double emb = static_cast<double>(ctx.model.dims.vocab * ctx.model.dims.hidden) / p.tp * ctx.reduceBytes;
+      b.add(CollectiveKind::AllReduce, "tied embedding gradients", emb, 1, 2, ppScope, false, false, "megatron-tp");
+    }
+  }
+}
+
+}  // namespace detail
+}  // namespace fathom::plan

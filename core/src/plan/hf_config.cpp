@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+// Hugging Face config.json -> TransformerDims. Key names and defaults are those of the transformers configuration
+// classes (GPT2Config, LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config, BertConfig, T5Config).
+#include <fathom/plan/hf_config.h>
+
+#include <fathom/common/error.h>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
+namespace fathom::plan {
+namespace {
+
+using nlohmann::json;
+
+class Reader {
+public:
+  Reader(const json& j, const std::string& name) : m_j(j), m_name(name) {}
+
+  std::int64_t required(const char* key) const {
+    const auto it = m_j.find(key);
+    FATHOM_CHECK(it != m_j.end() && !it->is_null(), ConfigError, m_name, ": config.json has no '", key, "'");
+    return number(key, *it);
+  }
+  std::int64_t optional(const char* key, std::int64_t fallback) const {
+    const auto it = m_j.find(key);
+    return it == m_j.end() || it->is_null() ? fallback : number(key, *it);
+  }
+  bool flag(const char* key, bool fallback) const {
+    const auto it = m_j.find(key);
+    if (it == m_j.end() || it->is_null()) {
+      return fallback;
+    }
+    FATHOM_CHECK(it->is_boolean(), ConfigError, m_name, ": '", key, "' must be true or false, got ", it->dump());
+    return it->get<bool>();
+  }
+  std::string text(const char* key, const std::string& fallback) const {
+    const auto it = m_j.find(key);
+    if (it == m_j.end() || it->is_null()) {
+      return fallback;
+    }
+    FATHOM_CHECK(it->is_string(), ConfigError, m_name, ": '", key, "' must be a string, got ", it->dump());
+    return it->get<std::string>();
+  }
+
+private:
+  std::int64_t number(const char* key, const json& value) const {
+    FATHOM_CHECK(value.is_number_integer() && value.get<std::int64_t>() >= 0, ConfigError, m_name, ": '", key,
+                 "' must be a non-negative integer, got ", value.dump());
+    return value.get<std::int64_t>();
+  }
+  const json& m_j;
+  const std::string& m_name;
+};
+
+TransformerDims llamaFamily(const Reader& r, bool qkvBias) {
+  TransformerDims d;
+  d.arch = Arch::Llama;
+  d.layers = r.required("num_hidden_layers");
+  d.hidden = r.required("hidden_size");
+  d.heads = r.required("num_attention_heads");
+  d.kvHeads = r.optional("num_key_value_heads", d.heads);
+  d.headDim = r.optional("head_dim", 0);
+  d.ffnHidden = r.required("intermediate_size");
+  d.vocab = r.required("vocab_size");
+  d.maxPositions = r.optional("max_position_embeddings", 2048);
+  d.tiedEmbeddings = r.flag("tie_word_embeddings", false);
+  d.attentionBias = r.flag("attention_bias", qkvBias);
+  d.numExperts = r.optional("num_local_experts", 0);
+  d.expertsPerToken = r.optional("num_experts_per_tok", d.numExperts > 1 ? 2 : 0);
+  return d;
+}
+
+}  // namespace
+
+ModelSpec modelFromHfConfigText(std::string_view text, const std::string& name) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw ConfigError(detail::concat(name, ": not valid JSON: ", e.what()));
+  }
+  FATHOM_CHECK(j.is_object(), ConfigError, name, ": config.json must hold a JSON object");
+  const Reader r(j, name);
+  const std::string type = r.text("model_type", "");
+  FATHOM_CHECK(!type.empty(), ConfigError, name, ": config.json has no 'model_type'");
+
+  TransformerDims d;
+  if (type == "gpt2") {
+    d.arch = Arch::Gpt;
+    d.layers = r.required("n_layer");
+    d.hidden = r.required("n_embd");
+    d.heads = r.required("n_head");
+    d.ffnHidden = r.optional("n_inner", 0);
+    d.vocab = r.required("vocab_size");
+    d.maxPositions = r.optional("n_positions", 1024);
+    d.tiedEmbeddings = r.flag("tie_word_embeddings", true);
+  } else if (type == "llama" || type == "mistral" || type == "mixtral") {
+    d = llamaFamily(r, false);
+  } else if (type == "qwen2") {
+    d = llamaFamily(r, true);  // Qwen2 always has q/k/v biases
+  } else if (type == "bert" || type == "roberta") {
+    d.arch = Arch::Bert;
+    d.layers = r.required("num_hidden_layers");
+    d.hidden = r.required("hidden_size");
+    d.heads = r.required("num_attention_heads");
+    d.ffnHidden = r.required("intermediate_size");
+    d.vocab = r.required("vocab_size");
+    d.maxPositions = r.optional("max_position_embeddings", 512);
+    d.typeVocab = r.optional("type_vocab_size", 2);
+  } else if (type == "t5" || type == "mt5") {
+    d.arch = Arch::T5;
+    d.layers = r.required("num_layers");
+    d.decoderLayers = r.optional("num_decoder_layers", d.layers);
+    d.hidden = r.required("d_model");
+    d.heads = r.required("num_heads");
+    d.headDim = r.required("d_kv");
+    d.ffnHidden = r.required("d_ff");
+    d.vocab = r.required("vocab_size");
+    d.relativeBuckets = r.optional("relative_attention_num_buckets", 32);
+    const std::string proj = r.text("feed_forward_proj", "relu");
+    FATHOM_CHECK(proj == "relu" || proj == "gated-gelu" || proj == "gated-relu" || proj == "gelu", ConfigError, name,
+                 ": unsupported feed_forward_proj '", proj, "'");
+    d.gatedMlp = proj.rfind("gated-", 0) == 0;
+    d.tiedEmbeddings = r.flag("tie_word_embeddings", type == "t5");
+  } else {
+    throw ConfigError(detail::concat(name, ": unsupported model_type '", type,
+                                     "' (supported: gpt2, llama, mistral, mixtral, qwen2, bert, roberta, t5, mt5)"));
+  }
+  return modelFromDims(d, name);
+}
+
+ModelSpec modelFromHfConfig(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  FATHOM_CHECK(in.good(), ConfigError, "cannot read Hugging Face config '", path.string(), "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string name = path.parent_path().filename().string();
+  if (name.empty() || path.filename() != "config.json") {
+    name = path.stem().string();
+  }
+  return modelFromHfConfigText(text.str(), name);
+}
+
+}  // namespace fathom::plan

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: Apache-2.0
+// Drives `fathom plan`, `fathom plan search` and `fathom estimate-memory` as a user would: JSON keys, flag
+// spellings, plan files, and clear errors for bad input.
+#include "cli_runner.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+using Run = fathom::test::CliRun;
+using fathom::test::runFathom;
+QJsonObject json(const Run& r) {
+  QJsonParseError error;
+  const auto doc = QJsonDocument::fromJson(r.out, &error);
+  if (!doc.isObject()) {
+    qWarning("not JSON (%s): %s", qPrintable(error.errorString()), r.out.constData());
+  }
+  return doc.object();
+}
+
+QString config(const char* name) {
+  return QStringLiteral(FATHOM_TEST_DATA_DIR "/hf_configs/") + QLatin1String(name) + u"/config.json"_s;
+}
+}  // namespace
+
+class TestPlanCli : public QObject {
+  Q_OBJECT
+
+private slots:
+  void jsonKeys() {
+    const Run r = runFathom({u"plan"_s, u"--hf_config"_s, config("llama-2-7b"), u"--num_gpus"_s, u"16"_s,
+                             u"--strategy"_s, u"fsdp"_s, u"--fsdp_sharding_strategy"_s, u"full_shard"_s,
+                             u"--micro_batch"_s, u"2"_s, u"--seq"_s, u"4096"_s, u"--json"_s});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject o = json(r);
+    QCOMPARE(o[u"model"_s][u"total_params"_s].toDouble(), 6738415616.0);
+    QCOMPARE(o[u"model"_s][u"largest_unit_params"_s].toDouble(), 202383360.0);
+    const QJsonObject mem = o[u"memory"_s].toObject();
+    const QJsonObject perRank = mem[u"per_rank_bytes"_s].toObject();
+    double sum = 0;
+    for (const char* key : {"parameters", "gradients", "optimizer_states", "master_weights", "activations",
+                            "gathered_parameters", "comm_buffers", "framework_overhead"}) {
+      QVERIFY2(perRank.contains(QLatin1String(key)), key);
+      sum += perRank[QLatin1String(key)].toDouble();
+    }
+    QVERIFY(std::abs(perRank[u"total"_s].toDouble() - sum) <= 8);
+    QVERIFY(mem.contains(u"cpu_bytes_per_node"_s));
+    QVERIFY(mem[u"fits"_s].isBool());
+    const QJsonObject comm = o[u"communication"_s].toObject();
+    QVERIFY(comm[u"bytes_per_rank_per_step"_s].toDouble() > 0);
+    const QJsonArray collectives = comm[u"collectives"_s].toArray();
+    QCOMPARE(collectives.size(), 3);  // all-gather forward, all-gather backward, reduce-scatter
+    for (const auto& c : collectives) {
+      for (const char* key : {"kind", "bytes", "count", "group_size", "scope"}) {
+        QVERIFY2(c.toObject().contains(QLatin1String(key)), key);
+      }
+      QCOMPARE(c.toObject()[u"group_size"_s].toInt(), 16);
+    }
+    QVERIFY(o[u"compute"_s][u"model_flops_per_step"_s].toDouble() > 0);
+    QVERIFY(o[u"compute"_s][u"hardware_flops_per_step"_s].toDouble() > 0);
+    for (const char* key : {"step_s", "tokens_per_s", "mfu"}) {
+      QVERIFY2(o[u"time"_s][QLatin1String(key)].toDouble() > 0, key);
+    }
+  }
+
+  void zeroFigureFromTheCommandLine() {
+    // Dashed spellings; ZeRO Figure 1's P_os+g+p value in the JSON.
+    const Run r = runFathom({u"plan"_s, u"--params"_s, u"7500000000"_s, u"--num-gpus"_s, u"64"_s, u"--strategy"_s,
+                             u"zero3"_s, u"--precision"_s, u"fp16"_s, u"--optimizer"_s, u"adam"_s,
+                             u"--bytes-convention"_s, u"zero"_s, u"--json"_s});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject m = json(r)[u"memory"_s][u"per_rank_bytes"_s].toObject();
+    QCOMPARE(m[u"parameters"_s].toDouble() + m[u"gradients"_s].toDouble() + m[u"optimizer_states"_s].toDouble() +
+                 m[u"master_weights"_s].toDouble(),
+             1.875e9);
+  }
+
+  void tableAndExplain() {
+    const Run r = runFathom({u"plan"_s, u"--arch"_s, u"gpt"_s, u"--layers"_s, u"12"_s, u"--hidden"_s, u"768"_s,
+                             u"--heads"_s, u"12"_s, u"--vocab"_s, u"50257"_s, u"--max_positions"_s, u"1024"_s,
+                             u"--num_gpus"_s, u"2"_s, u"--hardware"_s, u"a100-40gb"_s, u"--explain"_s});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("124439808 parameters"), r.out.constData());
+    QVERIFY(r.out.contains("Memory per rank"));
+    QVERIFY(r.out.contains("all_reduce"));
+    QVERIFY(r.out.contains("formula:"));
+    QVERIFY(r.out.contains("source:  korthikanti-t2"));
+  }
+
+  void planFileWithOverride() {
+    QTemporaryDir dir;
+    QFile f(dir.filePath(u"plan.yaml"_s));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("params: 1000000000\nstrategy: zero2\nnum_gpus: 8\nhardware: h100\n");
+    f.close();
+    const Run r = runFathom({u"plan"_s, u"--plan"_s, f.fileName(), u"--num_gpus"_s, u"16"_s, u"--json"_s});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject o = json(r);
+    QCOMPARE(o[u"plan"_s][u"strategy"_s].toString(), u"zero2"_s);
+    QCOMPARE(o[u"plan"_s][u"num_gpus"_s].toInt(), 16);
+    QCOMPARE(o[u"hardware"_s][u"name"_s].toString(), u"h100-sxm-80gb"_s);
+  }
+
+  void search() {
+    const Run r = runFathom({u"plan"_s, u"search"_s, u"--hf_config"_s, config("llama-2-7b"), u"--num_gpus"_s, u"8"_s,
+                             u"--seq"_s, u"4096"_s, u"--top"_s, u"5"_s, u"--json"_s});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject o = json(r);
+    QVERIFY(o[u"evaluated"_s].toInt() > o[u"fitting"_s].toInt());
+    const QJsonArray results = o[u"results"_s].toArray();
+    QCOMPARE(results.size(), 5);
+    double previous = 1e300;
+    for (const auto& v : results) {
+      QVERIFY(v.toObject()[u"memory"_s][u"fits"_s].toBool());
+      const double tps = v.toObject()[u"time"_s][u"tokens_per_s"_s].toDouble();
+      QVERIFY(tps <= previous);
+      previous = tps;
+    }
+    const Run table = runFathom({u"plan"_s, u"search"_s, u"--params"_s, u"1000000000"_s, u"--num_gpus"_s, u"4"_s});
+    QCOMPARE(table.exitCode, 0);
+    QVERIFY2(table.out.contains("tokens/s"), table.out.constData());
+  }
+
+  void estimateMemory() {
+    const Run r = runFathom({u"estimate-memory"_s, config("bert-base-uncased"), u"--json"_s});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject o = json(r);
+    QCOMPARE(o[u"total_params"_s].toDouble(), 109482240.0);
+    const QJsonArray rows = o[u"rows"_s].toArray();
+    QCOMPARE(rows.size(), 4);
+    QCOMPARE(rows[0].toObject()[u"dtype"_s].toString(), u"float32"_s);
+    QCOMPARE(rows[0].toObject()[u"total_size_bytes"_s].toDouble(), 4.0 * 109482240);
+    QCOMPARE(rows[0].toObject()[u"training_adam_bytes"_s].toDouble(), 16.0 * 109482240);
+    QCOMPARE(rows[3].toObject()[u"total_size_bytes"_s].toDouble(), 0.5 * 109482240);
+    // accelerate's convert_bytes: 437,928,960 B = 417.64 MB (binary), largest layer 23,440,896 x 4 B = 89.42 MB.
+    QCOMPARE(rows[0].toObject()[u"total_size"_s].toString(), u"417.64 MB"_s);
+    QCOMPARE(rows[0].toObject()[u"largest_layer"_s].toString(), u"89.42 MB"_s);
+    const Run table = runFathom({u"estimate-memory"_s, QStringLiteral(FATHOM_TEST_DATA_DIR "/hf_configs/gpt2")});
+    QCOMPARE(table.exitCode, 0);
+    QVERIFY2(table.out.contains("Training using Adam"), table.out.constData());
+    QVERIFY(table.out.contains("float16"));
+    QVERIFY(table.out.contains("int4"));
+  }
+
+  void badInputs() {
+    Run r = runFathom({u"plan"_s, u"--params"_s, u"1000"_s, u"--strategy"_s, u"zero4"_s});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("invalid strategy 'zero4'"), r.err.constData());
+    r = runFathom({u"plan"_s, u"--params"_s, u"1000"_s, u"--hardware"_s, u"tpu-v9"_s});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("unknown hardware 'tpu-v9'"), r.err.constData());
+    r = runFathom({u"plan"_s});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("no model"), r.err.constData());
+    r = runFathom({u"plan"_s, u"--params"_s, u"1000"_s, u"--num_gpus"_s, u"4"_s, u"--tp"_s, u"2"_s});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("tensor and pipeline parallelism need transformer dimensions"), r.err.constData());
+    r = runFathom({u"estimate-memory"_s, u"/no/such/model"_s});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("/no/such/model"), r.err.constData());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestPlanCli)
+#include "tst_plan_cli.moc"

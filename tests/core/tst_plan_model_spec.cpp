@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: Apache-2.0
+// Parameter counts from transformer dimensions and Hugging Face config.json files, checked against the counts
+// the transformers implementations produce (sum of p.numel(), shared parameters once).
+#include <fathom/common/error.h>
+#include <fathom/plan/hf_config.h>
+#include <fathom/plan/model_spec.h>
+
+#include <QTest>
+
+using namespace fathom::plan;
+
+namespace {
+std::string fixture(const char* name) {
+  return std::string(FATHOM_TEST_DATA_DIR) + "/hf_configs/" + name + "/config.json";
+}
+}  // namespace
+
+class TestPlanModelSpec : public QObject {
+  Q_OBJECT
+
+private slots:
+  void hfConfigCounts_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<qlonglong>("params");
+    QTest::addColumn<qlonglong>("largestUnit");
+    // GPT2LMHeadModel (tied): 124,439,808; largest unit = wte (50257 x 768).
+    QTest::newRow("gpt2") << "gpt2" << 124'439'808LL << 38'597'376LL;
+    // LlamaForCausalLM 7B: 6,738,415,616; largest unit = one decoder layer.
+    QTest::newRow("llama-2-7b") << "llama-2-7b" << 6'738'415'616LL << 202'383'360LL;
+    // MistralForCausalLM 7B (GQA 8 kv heads, ffn 14336): 7,241,732,096.
+    QTest::newRow("mistral-7b") << "mistral-7b" << 7'241'732'096LL << 218'112'000LL;
+    // MixtralForCausalLM 8x7B: 46,702,792,704.
+    QTest::newRow("mixtral-8x7b") << "mixtral-8x7b" << 46'702'792'704LL << 1'451'270'144LL;
+    // BertModel (with pooler), bert-base-uncased: 109,482,240; largest = word embeddings.
+    QTest::newRow("bert-base-uncased") << "bert-base-uncased" << 109'482'240LL << 23'440'896LL;
+    // T5ForConditionalGeneration t5-small (shared, tied): 60,506,624; largest = shared embedding.
+    QTest::newRow("t5-small") << "t5-small" << 60'506'624LL << 16'449'536LL;
+    // Qwen2-0.5B (q/k/v biases, GQA 14/2, tied): 494,032,768.
+    QTest::newRow("qwen2-0.5b") << "qwen2-0.5b" << 494'032'768LL << 136'134'656LL;
+    // google/t5-v1_1-small (gated-GeLU, untied lm_head, 8+8 layers): 76,961,152.
+    QTest::newRow("t5-v1_1-small") << "t5-v1_1-small" << 76'961'152LL << 16'449'536LL;
+  }
+
+  void hfConfigCounts() {
+    QFETCH(QString, name);
+    QFETCH(qlonglong, params);
+    QFETCH(qlonglong, largestUnit);
+    const ModelSpec m = modelFromHfConfig(fixture(name.toUtf8().constData()));
+    QCOMPARE(m.totalParams, params);
+    QCOMPARE(m.largestUnitParams, largestUnit);
+    QCOMPARE(QString::fromStdString(m.name), name);
+  }
+
+  void dimensionsMatchConfigs() {
+    // The same Llama-2-7B from flags: llama derives ffn = 8h/3 rounded up to 256 = 11008 and unties embeddings.
+    TransformerDims d;
+    d.arch = Arch::Llama;
+    d.layers = 32;
+    d.hidden = 4096;
+    d.heads = 32;
+    d.vocab = 32000;
+    d.tiedEmbeddings = false;
+    const ModelSpec m = modelFromDims(d);
+    QCOMPARE(m.dims.ffnHidden, 11008LL);
+    QCOMPARE(m.totalParams, 6'738'415'616LL);
+    // GPT-2 medium from dimensions: 354,823,168 (GPT2LMHeadModel).
+    TransformerDims g;
+    g.arch = Arch::Gpt;
+    g.layers = 24;
+    g.hidden = 1024;
+    g.heads = 16;
+    g.vocab = 50257;
+    g.maxPositions = 1024;
+    QCOMPARE(modelFromDims(g).totalParams, 354'823'168LL);
+  }
+
+  void matmulWeightsFollowEq7() {
+    // Korthikanti Eq. 7 counts 12h² matmul weights per GPT layer plus the h·v output layer.
+    TransformerDims g;
+    g.arch = Arch::Gpt;
+    g.layers = 48;
+    g.hidden = 6144;
+    g.heads = 64;
+    g.vocab = 51200;
+    const ModelSpec m = modelFromDims(g);
+    QCOMPARE(m.matmulParamsPerToken, 12LL * 6144 * 6144 * 48 + 6144LL * 51200);
+  }
+
+  void paramsOnly() {
+    const ModelSpec m = modelFromParams(7'500'000'000LL);
+    QVERIFY(!m.hasDims());
+    QCOMPARE(m.totalParams, 7'500'000'000LL);
+    QVERIFY_THROWS_EXCEPTION(fathom::ConfigError, modelFromParams(0));
+  }
+
+  void badInputsNameTheValue() {
+    TransformerDims d;
+    d.arch = Arch::Gpt;
+    d.layers = 12;
+    d.hidden = 770;
+    d.heads = 12;
+    d.vocab = 100;
+    try {
+      modelFromDims(d);
+      QFAIL("hidden not divisible by heads was accepted");
+    } catch (const fathom::ConfigError& e) {
+      QVERIFY2(std::string(e.what()).find("770") != std::string::npos, e.what());
+    }
+    d.hidden = 768;
+    d.kvHeads = 5;
+    QVERIFY_THROWS_EXCEPTION(fathom::ConfigError, modelFromDims(d));
+    QVERIFY_THROWS_EXCEPTION(fathom::ConfigError, parseArch("rnn"));
+  }
+
+  void badConfigsAreClearErrors() {
+    const auto message = [](const std::string& json) {
+      try {
+        modelFromHfConfigText(json, "cfg");
+      } catch (const fathom::ConfigError& e) {
+        return std::string(e.what());
+      }
+      return std::string("no error");
+    };
+    QVERIFY(message("{").find("not valid JSON") != std::string::npos);
+    QVERIFY(message(R"({"model_type": "rwkv"})").find("unsupported model_type 'rwkv'") != std::string::npos);
+    QVERIFY(message(R"({"model_type": "gpt2", "n_embd": 8, "n_head": 2, "vocab_size": 10})").find("'n_layer'") !=
+            std::string::npos);
+    QVERIFY(message(R"({"model_type": "llama", "num_hidden_layers": -1})").find("num_hidden_layers") !=
+            std::string::npos);
+    QVERIFY_THROWS_EXCEPTION(fathom::ConfigError, modelFromHfConfig("/nonexistent/config.json"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestPlanModelSpec)
+#include "tst_plan_model_spec.moc"
