@@ -61,6 +61,11 @@ private slots:
     const QJsonObject o = QJsonDocument::fromJson(env.output.toUtf8()).object();
     QVERIFY2(o.contains(u"qt_version"_s) && o.value(u"qt_version"_s).isNull(), qPrintable(env.output));
 
+    // The distributed self-check works without Qt too (issue: "the same self-check passes in a CLI-only build").
+    const Run selfCheck = run(fathom, {u"test"_s, u"--num_processes"_s, u"2"_s}, 120'000);
+    QVERIFY2(selfCheck.exitCode == 0, qPrintable(selfCheck.output));
+    QVERIFY2(selfCheck.output.contains(u"Test is a success!"_s), qPrintable(selfCheck.output));
+
     // Direct dependencies only: Debian's libtorch itself pulls Qt 5 in through OpenCV's highgui.
     const Run needed = run(u"readelf"_s, {u"-d"_s, fathom}, 30'000);
     QCOMPARE(needed.exitCode, 0);
