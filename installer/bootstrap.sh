@@ -19,7 +19,10 @@ case "$mode" in
     installer/install-deps.sh
     step "configure + build (build/default)"
     cmake --preset default
-    cmake --build --preset default -j "$jobs"
+    # Only the programs: the test suite is the other command's job.
+    targets="fathom"
+    grep -q '^FATHOM_BUILD_STUDIO:BOOL=ON' build/default/CMakeCache.txt && targets="$targets fathom-studio"
+    cmake --build --preset default -j "$jobs" --target $targets
     if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
       step "starting Fathom Studio"
       exec build/default/bin/fathom-studio
