@@ -32,6 +32,7 @@ int run(int argc, char** argv) {
   addLaunchCommand(app, action);
   addTestCommand(app, action);
   addConfigCommand(app, action);
+  addShardCommand(app, action);
 
   try {
     app.parse(argc, argv);

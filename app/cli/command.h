@@ -19,5 +19,6 @@ void addEstimateMemoryCommand(CLI::App& root, CommandAction& action);
 void addLaunchCommand(CLI::App& root, CommandAction& action);
 void addTestCommand(CLI::App& root, CommandAction& action);
 void addConfigCommand(CLI::App& root, CommandAction& action);
+void addShardCommand(CLI::App& root, CommandAction& action);
 
 }  // namespace fathom::cli

@@ -9,6 +9,7 @@
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 
 #include <algorithm>
+#include <string_view>
 
 #include <unistd.h>
 
@@ -18,6 +19,7 @@ struct ProcessGroup::Impl {
   ProcessGroupOptions options;
   c10::intrusive_ptr<c10d::Store> store;
   c10::intrusive_ptr<compat::CollectiveBackend> backend;
+  bool nativeReduceScatter = true;  ///< cleared once the backend reports it has no reduce_scatter
 };
 
 namespace {
@@ -199,6 +201,50 @@ std::vector<at::Tensor> ProcessGroup::allGatherUneven(const at::Tensor& tensor) 
     gathered[r] = gathered[r].narrow(0, 0, sizes[r].item<std::int64_t>());
   }
   return gathered;
+}
+
+ReduceScatterPath ProcessGroup::reduceScatter(const at::Tensor& input, at::Tensor& output, ReduceOp op) {
+  FATHOM_CHECK(input.defined() && input.is_contiguous() && output.defined() && output.is_contiguous(), ConfigError,
+               "reduceScatter needs defined, contiguous input and output tensors");
+  FATHOM_CHECK(input.scalar_type() == output.scalar_type(), ConfigError, "reduceScatter input dtype ",
+               input.scalar_type(), " differs from output dtype ", output.scalar_type());
+  const std::int64_t world = worldSize();
+  FATHOM_CHECK(input.numel() == world * output.numel(), ConfigError, "reduceScatter input has ", input.numel(),
+               " elements, expected world size ", world, " x output ", output.numel(), " = ", world * output.numel());
+  ReduceScatterPath path = ReduceScatterPath::AllReduceSlice;
+  if (m_impl->nativeReduceScatter) {
+    std::vector<at::Tensor> outputs{output.view({-1})};
+    std::vector<std::vector<at::Tensor>> inputs{input.view({-1}).chunk(world)};
+    c10d::ReduceScatterOptions opts;
+    opts.reduceOp = toC10d(op);
+    opts.timeout = m_impl->options.timeout;
+    c10::intrusive_ptr<c10d::Work> work;
+    try {
+      work = m_impl->backend->reduce_scatter(outputs, inputs, opts);
+    } catch (const std::exception& e) {
+      // Raised while issuing, before any byte moves, identically on every rank: safe to fall back.
+      if (std::string_view(e.what()).find("does not support reduce_scatter") == std::string_view::npos) {
+        throw CommError(detail::concat(where(m_impl->options), ": reduce_scatter failed: ", e.what()));
+      }
+      m_impl->nativeReduceScatter = false;
+    }
+    if (work) {
+      waitFor(work, m_impl->options, "reduce_scatter");
+      path = ReduceScatterPath::Native;
+    }
+  }
+  if (path == ReduceScatterPath::AllReduceSlice) {
+    std::vector<at::Tensor> tensors{input.clone()};
+    c10d::AllreduceOptions opts;
+    opts.reduceOp = toC10d(op);
+    opts.timeout = m_impl->options.timeout;
+    waitFor(m_impl->backend->allreduce(tensors, opts), m_impl->options, "all_reduce (for reduce_scatter)");
+    output.view({-1}).copy_(tensors[0].view({-1}).narrow(0, rank() * output.numel(), output.numel()));
+  }
+  if (op == ReduceOp::Avg) {
+    output.div_(m_impl->options.worldSize);
+  }
+  return path;
 }
 
 bool ProcessGroup::backendAvailable(CommBackend backend, std::string* detail) {

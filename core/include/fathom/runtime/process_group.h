@@ -22,6 +22,10 @@ enum class StoreRole {
 
 enum class ReduceOp { Sum, Avg, Max, Min, Product };
 
+/// How ProcessGroup::reduceScatter ran: c10d's own reduce_scatter, or (where the backend lacks one, as Gloo in
+/// LibTorch 1.13) an all_reduce of the whole input followed by keeping this rank's slice.
+enum class ReduceScatterPath { Native, AllReduceSlice };
+
 /// How one rank joins a process group. Defaults follow torch.distributed: port 29500, 30-minute timeout.
 struct ProcessGroupOptions {
   CommBackend backend = CommBackend::Gloo;
@@ -70,6 +74,12 @@ public:
   /// agree): the sizes are exchanged first, each tensor is zero-padded to the largest, gathered, and trimmed
   /// back, as Accelerate's pad_across_processes + gather. Element r of the result is rank r's tensor.
   std::vector<at::Tensor> allGatherUneven(const at::Tensor& tensor);
+  /// Reduce-scatter: the contiguous `input` (world × output.numel() elements, same dtype as `output`) is reduced
+  /// element-wise across ranks and rank r receives the r-th of `world` equal slices in the contiguous `output`.
+  /// Uses the backend's reduce_scatter; a backend that does not support it (Gloo in LibTorch 1.13 says so before
+  /// communicating, on every rank alike) is remembered and the call runs as all_reduce + slice. Returns the path
+  /// that ran. Throws ConfigError naming the sizes when they do not fit.
+  ReduceScatterPath reduceScatter(const at::Tensor& input, at::Tensor& output, ReduceOp op = ReduceOp::Sum);
 
   /// Whether c10d's backend can be used in this process: compiled into LibTorch and, for Gloo, a one-rank
   /// group on 127.0.0.1 actually forms. `detail` receives the reason when it cannot.

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <fathom/parallel/comm_record.h>
+#include <fathom/parallel/comm_recorder.h>
+#include <fathom/runtime/process_group.h>
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace fathom::parallel {
+
+/// The one layer every collective Fathom issues goes through. It runs the call on a runtime::ProcessGroup and
+/// records what actually ran (kind, whole-buffer bytes as the planner defines them, elements, dtype, group size,
+/// rank, start, duration, label) in a bounded CommRecorder, with per-step totals cut by markStep(). See
+/// docs/comm.md for the definitions and how they map to plan::Collective.
+///
+/// Collectives have ProcessGroup's contract: synchronous, issued from one thread in the same order on every rank.
+/// The record accessors (records, stepTotals, ...) are thread-safe and may be read from another thread while
+/// collectives run. A collective that throws is not recorded.
+class Comm {
+public:
+  /// Wraps `group`, which must outlive this Comm. Throws ConfigError for invalid recorder capacities.
+  explicit Comm(runtime::ProcessGroup& group, const CommRecorderOptions& options = {});
+
+  /// This rank in the group.
+  int rank() const;
+  /// Ranks in the group.
+  int worldSize() const;
+
+  /// In-place all-reduce of a contiguous tensor. Recorded as all_reduce; bytes = the tensor.
+  void allReduce(at::Tensor& tensor, runtime::ReduceOp op = runtime::ReduceOp::Sum, std::string_view label = {});
+  /// In-place broadcast from `root`. Recorded as broadcast; bytes = the tensor.
+  void broadcast(at::Tensor& tensor, int root = 0, std::string_view label = {});
+  /// All-gather of equally shaped tensors; element r of the result is rank r's. Recorded as all_gather;
+  /// bytes = the gathered output (world × the input).
+  std::vector<at::Tensor> allGather(const at::Tensor& tensor, std::string_view label = {});
+  /// All-gather into one flat buffer: `output` must hold world × input.numel() elements of input's dtype (a
+  /// ConfigError names both sizes otherwise); rank r's elements land at [r·n, (r+1)·n). Recorded as all_gather.
+  void allGatherInto(const at::Tensor& input, at::Tensor& output, std::string_view label = {});
+  /// All-gather of tensors whose first dimension differs by rank (as ProcessGroup::allGatherUneven). Runs, and
+  /// records, two all_gathers: the sizes (label + ".sizes", int64 × world) and the padded tensors (bytes =
+  /// world × the largest rank's tensor, padding included, because that is what moves).
+  std::vector<at::Tensor> allGatherUneven(const at::Tensor& tensor, std::string_view label = {});
+  /// Reduce-scatter (see ProcessGroup::reduceScatter): `input` holds world × output.numel() elements. bytes = the
+  /// full input. `requested` is reduce_scatter; `kind` is reduce_scatter when the backend ran one and all_reduce
+  /// when it was emulated by all_reduce + slice (Gloo in LibTorch 1.13): the record says what actually ran.
+  void reduceScatter(const at::Tensor& input, at::Tensor& output, runtime::ReduceOp op = runtime::ReduceOp::Sum,
+                     std::string_view label = {});
+  /// Blocks until every rank has reached it. Recorded as barrier with 0 bytes.
+  void barrier(std::string_view label = {});
+
+  /// Starts step `step` (see CommRecorder::markStep); later calls are totalled under it.
+  void markStep(std::int64_t step);
+  /// The records kept, oldest first.
+  std::vector<CommRecord> records() const;
+  /// Per-kind totals of one step, or std::nullopt when it was never marked or has been dropped.
+  std::optional<StepTotals> stepTotals(std::int64_t step) const;
+  /// Totals of every step kept, oldest first.
+  std::vector<StepTotals> allStepTotals() const;
+  /// Forgets records and totals (see CommRecorder::reset).
+  void reset();
+  /// The store itself, for capacity, drops and the begin/finish handle API.
+  CommRecorder& recorder() { return m_recorder; }
+  /// The store itself.
+  const CommRecorder& recorder() const { return m_recorder; }
+
+private:
+  PendingCall begin(CommKind kind, const at::Tensor& buffer, std::int64_t elements, std::string_view label,
+                    std::optional<runtime::ReduceOp> op = std::nullopt);
+
+  runtime::ProcessGroup& m_group;
+  CommRecorder m_recorder;
+};
+
+}  // namespace fathom::parallel

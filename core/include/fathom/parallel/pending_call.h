@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <fathom/parallel/comm_record.h>
+
+namespace fathom::parallel {
+
+class CommRecorder;
+
+/// A collective that has started and not yet finished: the handle that separates issuing a call from
+/// completing it, so asynchronous (overlapped) collectives record the same way as synchronous ones. Created
+/// by CommRecorder::begin, which stamps the start time, sequence number and current step. finish() stamps the
+/// duration and stores the record; a handle destroyed unfinished (the collective threw) records nothing.
+/// Move-only; not thread-safe itself (finish it on one thread), while the recorder it feeds is.
+class PendingCall {
+public:
+  PendingCall() = default;
+  PendingCall(PendingCall&& other) noexcept;
+  PendingCall& operator=(PendingCall&& other) noexcept;
+  PendingCall(const PendingCall&) = delete;
+  PendingCall& operator=(const PendingCall&) = delete;
+  ~PendingCall() = default;
+
+  /// The record being built; callers may amend what ran (kind, bytes) before finish().
+  CommRecord& record() { return m_record; }
+  /// The record being built.
+  const CommRecord& record() const { return m_record; }
+  /// Whether finish() may still be called (begun and not yet finished).
+  bool active() const { return m_recorder != nullptr; }
+  /// Stamps the duration (now - start) and stores the record. No effect on an inactive handle.
+  void finish();
+
+private:
+  friend class CommRecorder;
+  PendingCall(CommRecorder* recorder, CommRecord record) : m_recorder(recorder), m_record(std::move(record)) {}
+
+  CommRecorder* m_recorder = nullptr;
+  CommRecord m_record;
+};
+
+}  // namespace fathom::parallel

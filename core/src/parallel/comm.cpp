@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <fathom/parallel/comm.h>
+
+#include <fathom/common/error.h>
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <string>
+
+namespace fathom::parallel {
+
+Comm::Comm(runtime::ProcessGroup& group, const CommRecorderOptions& options) : m_group(group), m_recorder(options) {}
+
+int Comm::rank() const {
+  return m_group.rank();
+}
+
+int Comm::worldSize() const {
+  return m_group.worldSize();
+}
+
+PendingCall Comm::begin(CommKind kind, const at::Tensor& buffer, std::int64_t elements, std::string_view label,
+                        std::optional<runtime::ReduceOp> op) {
+  CommRecord draft;
+  draft.kind = kind;
+  draft.requested = kind;
+  draft.op = op;
+  draft.elements = elements;
+  if (buffer.defined()) {
+    draft.dtype = buffer.scalar_type();
+    draft.bytes = elements * static_cast<std::int64_t>(buffer.element_size());
+  }
+  draft.groupSize = m_group.worldSize();
+  draft.rank = m_group.rank();
+  draft.label.assign(label.data(), label.size());
+  return m_recorder.begin(std::move(draft));
+}
+
+void Comm::allReduce(at::Tensor& tensor, runtime::ReduceOp op, std::string_view label) {
+  FATHOM_CHECK(tensor.defined(), ConfigError, "all_reduce needs a defined tensor");
+  PendingCall call = begin(CommKind::AllReduce, tensor, tensor.numel(), label, op);
+  m_group.allReduce(tensor, op);
+  call.finish();
+}
+
+void Comm::broadcast(at::Tensor& tensor, int root, std::string_view label) {
+  FATHOM_CHECK(tensor.defined(), ConfigError, "broadcast needs a defined tensor");
+  PendingCall call = begin(CommKind::Broadcast, tensor, tensor.numel(), label);
+  m_group.broadcast(tensor, root);
+  call.finish();
+}
+
+std::vector<at::Tensor> Comm::allGather(const at::Tensor& tensor, std::string_view label) {
+  FATHOM_CHECK(tensor.defined(), ConfigError, "all_gather needs a defined tensor");
+  PendingCall call = begin(CommKind::AllGather, tensor, tensor.numel() * worldSize(), label);
+  auto gathered = m_group.allGather(tensor);
+  call.finish();
+  return gathered;
+}
+
+void Comm::allGatherInto(const at::Tensor& input, at::Tensor& output, std::string_view label) {
+  FATHOM_CHECK(input.defined() && output.defined(), ConfigError, "all_gather needs defined input and output tensors");
+  FATHOM_CHECK(input.scalar_type() == output.scalar_type(), ConfigError, "all_gather input dtype ", input.scalar_type(),
+               " differs from output dtype ", output.scalar_type());
+  const std::int64_t world = worldSize();
+  FATHOM_CHECK(output.numel() == world * input.numel(), ConfigError, "all_gather output has ", output.numel(),
+               " elements, expected world size ", world, " x input ", input.numel(), " = ", world * input.numel());
+  PendingCall call = begin(CommKind::AllGather, input, output.numel(), label);
+  const auto gathered = m_group.allGather(input);
+  std::vector<at::Tensor> flat;
+  flat.reserve(gathered.size());
+  for (const auto& part : gathered) {
+    flat.push_back(part.reshape({-1}));
+  }
+  output.view({-1}).copy_(at::cat(flat, 0));
+  call.finish();
+}
+
+std::vector<at::Tensor> Comm::allGatherUneven(const at::Tensor& tensor, std::string_view label) {
+  FATHOM_CHECK(tensor.defined() && tensor.dim() >= 1, ConfigError,
+               "all_gather of uneven sizes needs a defined tensor with at least one dimension, got ",
+               tensor.defined() ? tensor.dim() : -1, " dimensions");
+  const std::string sizesLabel = label.empty() ? std::string() : std::string(label) + ".sizes";
+  const auto sizes = allGather(at::full({1}, tensor.size(0), at::kLong), sizesLabel);
+  std::int64_t largest = 0;
+  for (const auto& size : sizes) {
+    largest = std::max(largest, size.item<std::int64_t>());
+  }
+  at::Tensor padded = tensor.contiguous();
+  if (tensor.size(0) < largest) {
+    auto shape = tensor.sizes().vec();
+    shape[0] = largest - tensor.size(0);
+    padded = at::cat({padded, at::zeros(shape, tensor.options())}, 0);
+  }
+  auto gathered = allGather(padded, label);
+  for (std::size_t r = 0; r < gathered.size(); ++r) {
+    gathered[r] = gathered[r].narrow(0, 0, sizes[r].item<std::int64_t>());
+  }
+  return gathered;
+}
+
+void Comm::reduceScatter(const at::Tensor& input, at::Tensor& output, runtime::ReduceOp op, std::string_view label) {
+  FATHOM_CHECK(input.defined() && output.defined(), ConfigError,
+               "reduce_scatter needs defined input and output tensors");
+  PendingCall call = begin(CommKind::ReduceScatter, input, input.numel(), label, op);
+  const auto path = m_group.reduceScatter(input, output, op);
+  if (path == runtime::ReduceScatterPath::AllReduceSlice) {
+    call.record().kind = CommKind::AllReduce;  // what ran; bytes (the full input) are the same either way
+  }
+  call.finish();
+}
+
+void Comm::barrier(std::string_view label) {
+  PendingCall call = begin(CommKind::Barrier, at::Tensor(), 0, label);
+  m_group.barrier();
+  call.finish();
+}
+
+void Comm::markStep(std::int64_t step) {
+  m_recorder.markStep(step);
+}
+
+std::vector<CommRecord> Comm::records() const {
+  return m_recorder.records();
+}
+
+std::optional<StepTotals> Comm::stepTotals(std::int64_t step) const {
+  return m_recorder.stepTotals(step);
+}
+
+std::vector<StepTotals> Comm::allStepTotals() const {
+  return m_recorder.allStepTotals();
+}
+
+void Comm::reset() {
+  m_recorder.reset();
+}
+
+}  // namespace fathom::parallel
