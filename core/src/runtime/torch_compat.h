@@ -154,4 +154,17 @@ inline void autocastClearCache() {
   at::autocast::clear_cache();
 }
 
+/// Whether autocast keeps the low-precision copies of leaf tensors (weights) for the rest of the region
+/// (torch.is_autocast_cache_enabled / torch.set_autocast_cache_enabled; same names in 1.13 and 2.x).
+inline bool isAutocastCacheEnabled() {
+  return at::autocast::is_autocast_cache_enabled();
+}
+inline void setAutocastCacheEnabled(bool enabled) {
+  at::autocast::set_autocast_cache_enabled(enabled);
+}
+
+/// CPU autocast to float16: LibTorch 1.13's CPU autocast knows only bfloat16 (set_autocast_cpu_dtype throws
+/// "AutocastCPU only support Bfloat16" for anything else); float16 was added to CPU autocast in 2.3.
+inline constexpr bool kCpuAutocastSupportsFp16 = FATHOM_TORCH_AT_LEAST(2, 3);
+
 }  // namespace fathom::compat

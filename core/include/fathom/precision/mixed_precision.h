@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <c10/core/DeviceType.h>
+#include <c10/core/ScalarType.h>
+
+#include <optional>
+#include <string_view>
+
+namespace fathom::precision {
+
+/// Accelerate's PrecisionType (utils/dataclasses.py), spelled as its `mixed_precision` values.
+enum class MixedPrecision { No, Fp16, Bf16, Fp8 };
+
+/// "no", "fp16", "bf16", "fp8".
+const char* toString(MixedPrecision precision);
+
+/// Parses a `mixed_precision` value case-insensitively, as AcceleratorState lower-cases it. Throws
+/// fathom::ConfigError naming the value and the accepted spellings for anything else.
+MixedPrecision parseMixedPrecision(std::string_view text);
+
+/// The autocast dtype for `precision` on `device`: std::nullopt for `no` (no autocast region), kHalf for fp16,
+/// kBFloat16 for bf16. Throws fathom::ConfigError for fp8 (Accelerate runs fp8 through TransformerEngine,
+/// torchao or MS-AMP on CUDA devices; Fathom has no fp8 backend) and for a device type autocast does not
+/// support. Does not check that the device exists; AutocastGuard does.
+std::optional<c10::ScalarType> autocastDtype(MixedPrecision precision, c10::DeviceType device);
+
+}  // namespace fathom::precision
