@@ -51,16 +51,6 @@ std::span<const FsdpFlag> fsdpFlags() {
   return kFsdpFlags;
 }
 
-const char* toString(MixedPrecision precision) {
-  switch (precision) {
-  case MixedPrecision::No: return "no";
-  case MixedPrecision::Fp16: return "fp16";
-  case MixedPrecision::Bf16: return "bf16";
-  case MixedPrecision::Fp8: return "fp8";
-  }
-  return "no";
-}
-
 std::optional<MixedPrecision> mixedPrecisionFromString(std::string_view text) {
   const std::string t = lower(text);
   for (auto p : {MixedPrecision::No, MixedPrecision::Fp16, MixedPrecision::Bf16, MixedPrecision::Fp8}) {

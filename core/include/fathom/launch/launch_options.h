@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <fathom/precision/mixed_precision.h>
+
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -13,10 +15,9 @@
 
 namespace fathom::launch {
 
-/// Accelerate's PrecisionType, spelled as its flag values: "no", "fp16", "bf16", "fp8".
-enum class MixedPrecision { No, Fp16, Bf16, Fp8 };
-/// "no", "fp16", "bf16", "fp8".
-const char* toString(MixedPrecision precision);
+/// Accelerate's PrecisionType; one definition for the whole core (fathom/precision/mixed_precision.h).
+using precision::MixedPrecision;
+using precision::toString;
 /// Case-insensitive, as `accelerate launch` lower-cases the value; std::nullopt for anything else.
 std::optional<MixedPrecision> mixedPrecisionFromString(std::string_view text);
 
