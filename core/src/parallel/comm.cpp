@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/parallel/comm.h>
 
+#include "runtime/uneven_gather.h"
+
 #include <fathom/common/error.h>
 
 #include <ATen/ATen.h>
@@ -82,22 +84,9 @@ std::vector<at::Tensor> Comm::allGatherUneven(const at::Tensor& tensor, std::str
                "all_gather of uneven sizes needs a defined tensor with at least one dimension, got ",
                tensor.defined() ? tensor.dim() : -1, " dimensions");
   const std::string sizesLabel = label.empty() ? std::string() : std::string(label) + ".sizes";
-  const auto sizes = allGather(at::full({1}, tensor.size(0), at::kLong), sizesLabel);
-  std::int64_t largest = 0;
-  for (const auto& size : sizes) {
-    largest = std::max(largest, size.item<std::int64_t>());
-  }
-  at::Tensor padded = tensor.contiguous();
-  if (tensor.size(0) < largest) {
-    auto shape = tensor.sizes().vec();
-    shape[0] = largest - tensor.size(0);
-    padded = at::cat({padded, at::zeros(shape, tensor.options())}, 0);
-  }
-  auto gathered = allGather(padded, label);
-  for (std::size_t r = 0; r < gathered.size(); ++r) {
-    gathered[r] = gathered[r].narrow(0, 0, sizes[r].item<std::int64_t>());
-  }
-  return gathered;
+  return detail::allGatherUneven(
+      tensor, [&](const at::Tensor& t) { return allGather(t, sizesLabel); },
+      [&](const at::Tensor& t) { return allGather(t, label); });
 }
 
 void Comm::reduceScatter(const at::Tensor& input, at::Tensor& output, runtime::ReduceOp op, std::string_view label) {

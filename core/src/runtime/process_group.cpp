@@ -2,6 +2,7 @@
 #include <fathom/runtime/process_group.h>
 
 #include "runtime/torch_compat.h"
+#include "runtime/uneven_gather.h"
 
 #include <fathom/common/error.h>
 
@@ -185,22 +186,9 @@ std::vector<at::Tensor> ProcessGroup::allGather(const at::Tensor& tensor) {
 std::vector<at::Tensor> ProcessGroup::allGatherUneven(const at::Tensor& tensor) {
   FATHOM_CHECK(tensor.defined() && tensor.dim() >= 1, ConfigError,
                "allGatherUneven needs a defined tensor with at least one dimension");
-  const auto sizes = allGather(at::full({1}, tensor.size(0), at::kLong));
-  std::int64_t largest = 0;
-  for (const auto& size : sizes) {
-    largest = std::max(largest, size.item<std::int64_t>());
-  }
-  at::Tensor padded = tensor.contiguous();
-  if (tensor.size(0) < largest) {
-    auto shape = tensor.sizes().vec();
-    shape[0] = largest - tensor.size(0);
-    padded = at::cat({padded, at::zeros(shape, tensor.options())}, 0);
-  }
-  auto gathered = allGather(padded);
-  for (std::size_t r = 0; r < gathered.size(); ++r) {
-    gathered[r] = gathered[r].narrow(0, 0, sizes[r].item<std::int64_t>());
-  }
-  return gathered;
+  return detail::allGatherUneven(
+      tensor, [this](const at::Tensor& t) { return allGather(t); },
+      [this](const at::Tensor& t) { return allGather(t); });
 }
 
 ReduceScatterPath ProcessGroup::reduceScatter(const at::Tensor& input, at::Tensor& output, ReduceOp op) {
