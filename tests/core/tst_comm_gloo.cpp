@@ -4,15 +4,15 @@
 // (`--worker RANK WORLD PORT TIMEOUT_MS`). Each rank runs every collective, checks the results, then checks what
 // Comm recorded: kinds, whole-buffer bytes as the planner defines them, elements, dtypes, group size, rank,
 // labels, timestamps, per-step totals, and the capacity bound. A rank exits 0 only when everything matched.
+#include "worker_group.h"
+
 #include <fathom/common/error.h>
 #include <fathom/parallel/comm.h>
 
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/torch.h>
 #include <torch/version.h>
 
 #include <QCoreApplication>
-#include <QProcess>
 #include <QTest>
 
 #include <iostream>
@@ -215,39 +215,14 @@ int runWorker(int rank, int world, int port, int timeoutMs) {
 class TestCommGloo : public QObject {
   Q_OBJECT
 
-  struct Result {
-    int exitCode = -1;
-    QString out;
-    QString err;
-  };
+  using Result = fathom::test::WorkerResult;
 
   static QList<Result> runGroup(int world, int timeoutMs) {
-    c10d::TCPStoreOptions opts;
-    opts.port = 0;
-    opts.isServer = true;
-    opts.waitWorkers = false;
-    opts.timeout = std::chrono::milliseconds(timeoutMs);
-    c10d::TCPStore store("127.0.0.1", opts);
-    const int port = store.getPort();
-    QList<QProcess*> procs;
+    QList<int> ranks;
     for (int rank = 0; rank < world; ++rank) {
-      auto* p = new QProcess;
-      p->start(QCoreApplication::applicationFilePath(), {u"--worker"_s, QString::number(rank), QString::number(world),
-                                                         QString::number(port), QString::number(timeoutMs)});
-      procs << p;
+      ranks << rank;
     }
-    QList<Result> results;
-    for (QProcess* p : procs) {
-      const bool finished = p->waitForFinished(timeoutMs + 30'000);
-      if (!finished) {
-        p->kill();
-        p->waitForFinished();
-      }
-      results << Result{finished && p->exitStatus() == QProcess::NormalExit ? p->exitCode() : -1,
-                        QString::fromUtf8(p->readAllStandardOutput()), QString::fromUtf8(p->readAllStandardError())};
-      delete p;
-    }
-    return results;
+    return fathom::test::runWorkerGroup(world, ranks, timeoutMs);
   }
 
   static void checkGroup(int world) {

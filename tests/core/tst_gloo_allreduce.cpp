@@ -2,15 +2,15 @@
 // Real multi-process c10d: the test hosts a TCPStore on 127.0.0.1 (free port chosen by the kernel), starts two
 // copies of this executable as ranks 0 and 1, and each joins a Gloo group through fathom::runtime::ProcessGroup
 // and runs collectives. The worker mode is selected by `--worker RANK WORLD PORT TIMEOUT_MS`.
+#include "worker_group.h"
+
 #include <fathom/common/error.h>
 #include <fathom/runtime/process_group.h>
 
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/torch.h>
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
-#include <QProcess>
 #include <QTest>
 
 #include <iostream>
@@ -59,41 +59,10 @@ int runWorker(int rank, int world, int port, int timeoutMs) {
 class TestGlooAllReduce : public QObject {
   Q_OBJECT
 
-  struct Result {
-    int exitCode = -1;
-    QString out;
-    QString err;
-  };
+  using Result = fathom::test::WorkerResult;
 
-  // Starts `world` worker processes (only the ranks in `ranks`) against a store hosted here.
   static QList<Result> runGroup(int world, const QList<int>& ranks, int timeoutMs) {
-    c10d::TCPStoreOptions opts;
-    opts.port = 0;  // the kernel picks a free port; getPort() tells which
-    opts.isServer = true;
-    opts.waitWorkers = false;
-    opts.timeout = std::chrono::milliseconds(timeoutMs);
-    c10d::TCPStore store("127.0.0.1", opts);
-    const int port = store.getPort();
-
-    QList<QProcess*> procs;
-    for (int rank : ranks) {
-      auto* p = new QProcess;
-      p->start(QCoreApplication::applicationFilePath(), {u"--worker"_s, QString::number(rank), QString::number(world),
-                                                         QString::number(port), QString::number(timeoutMs)});
-      procs << p;
-    }
-    QList<Result> results;
-    for (QProcess* p : procs) {
-      const bool finished = p->waitForFinished(timeoutMs + 30'000);
-      if (!finished) {
-        p->kill();
-        p->waitForFinished();
-      }
-      results << Result{finished && p->exitStatus() == QProcess::NormalExit ? p->exitCode() : -1,
-                        QString::fromUtf8(p->readAllStandardOutput()), QString::fromUtf8(p->readAllStandardError())};
-      delete p;
-    }
-    return results;
+    return fathom::test::runWorkerGroup(world, ranks, timeoutMs);
   }
 
 private slots:

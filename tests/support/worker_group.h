@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// Multi-process c10d tests: the test plays the launcher. It hosts the rendezvous TCPStore on 127.0.0.1 (port
+// chosen by the kernel) and starts copies of its own executable as `--worker RANK WORLD PORT TIMEOUT_MS`.
+#pragma once
+
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <QCoreApplication>
+#include <QList>
+#include <QProcess>
+#include <QString>
+
+#include <chrono>
+#include <memory>
+
+namespace fathom::test {
+
+struct WorkerResult {
+  int exitCode = -1;  ///< -1 when the worker crashed or had to be killed
+  QString out;
+  QString err;
+};
+
+/// Runs the ranks in `ranks` of a `world`-rank group (a rank left out simulates a missing worker) and returns
+/// their results in the order of `ranks`. Each worker gets `timeoutMs + 30 s` before it is killed.
+inline QList<WorkerResult> runWorkerGroup(int world, const QList<int>& ranks, int timeoutMs) {
+  c10d::TCPStoreOptions opts;
+  opts.port = 0;  // the kernel picks a free port; getPort() tells which
+  opts.isServer = true;
+  opts.waitWorkers = false;
+  opts.timeout = std::chrono::milliseconds(timeoutMs);
+  c10d::TCPStore store("127.0.0.1", opts);
+  const int port = store.getPort();
+
+  QList<std::shared_ptr<QProcess>> procs;
+  for (int rank : ranks) {
+    auto p = std::make_shared<QProcess>();
+    p->start(QCoreApplication::applicationFilePath(),
+             {QStringLiteral("--worker"), QString::number(rank), QString::number(world), QString::number(port),
+              QString::number(timeoutMs)});
+    procs << p;
+  }
+  QList<WorkerResult> results;
+  for (const auto& p : procs) {
+    const bool finished = p->waitForFinished(timeoutMs + 30'000);
+    if (!finished) {
+      p->kill();
+      p->waitForFinished();
+    }
+    results << WorkerResult{finished && p->exitStatus() == QProcess::NormalExit ? p->exitCode() : -1,
+                            QString::fromUtf8(p->readAllStandardOutput()),
+                            QString::fromUtf8(p->readAllStandardError())};
+  }
+  return results;
+}
+
+}  // namespace fathom::test
