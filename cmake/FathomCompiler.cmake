@@ -32,3 +32,12 @@ if(FATHOM_SANITIZE)
   add_compile_options(-fsanitize=${_fathom_san} -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=${_fathom_san})
 endif()
+
+# fathom_core's precompiled header is built with -fPIC (the library is position independent). GCC refuses a PCH
+# built with other -fpic/-fpie settings, and executables default to -fPIE, so a target that reuses the header
+# (REUSE_FROM fathom_core) compiles with -fPIC too. Qt builds add -fPIC anyway; CLI-only and GPU builds need this.
+function(fathom_match_pch_flags target)
+  if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    target_compile_options(${target} PRIVATE -fPIC)
+  endif()
+endfunction()
