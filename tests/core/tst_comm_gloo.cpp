@@ -4,6 +4,7 @@
 // (`--worker RANK WORLD PORT TIMEOUT_MS`). Each rank runs every collective, checks the results, then checks what
 // Comm recorded: kinds, whole-buffer bytes as the planner defines them, elements, dtypes, group size, rank,
 // labels, timestamps, per-step totals, and the capacity bound. A rank exits 0 only when everything matched.
+#include "rank_checker.h"
 #include "worker_group.h"
 
 #include <fathom/common/error.h>
@@ -37,28 +38,7 @@ struct Expected {
   std::int64_t step;
 };
 
-class Checker {
-public:
-  explicit Checker(int rank) : m_rank(rank) {}
-  template <typename... Parts> void check(bool ok, Parts&&... parts) {
-    if (!ok) {
-      std::ostringstream line;
-      line << "rank " << m_rank << ": ";
-      (line << ... << parts);
-      m_failures.push_back(line.str());
-    }
-  }
-  bool ok() const { return m_failures.empty(); }
-  void report() const {
-    for (const auto& f : m_failures) {
-      std::cerr << f << '\n';
-    }
-  }
-
-private:
-  int m_rank;
-  std::vector<std::string> m_failures;
-};
+using Checker = fathom::test::RankChecker;
 
 void checkTotals(Checker& c, const Comm& comm, std::int64_t step, CommKind kind, KindTotals expected) {
   const auto totals = comm.stepTotals(step);

@@ -22,6 +22,10 @@ int Comm::worldSize() const {
   return m_group.worldSize();
 }
 
+runtime::CommBackend Comm::backend() const {
+  return m_group.backend();
+}
+
 PendingCall Comm::begin(CommKind kind, const at::Tensor& buffer, std::int64_t elements, std::string_view label,
                         std::optional<runtime::ReduceOp> op) {
   CommRecord draft;
@@ -44,6 +48,20 @@ void Comm::allReduce(at::Tensor& tensor, runtime::ReduceOp op, std::string_view 
   PendingCall call = begin(CommKind::AllReduce, tensor, tensor.numel(), label, op);
   m_group.allReduce(tensor, op);
   call.finish();
+}
+
+CommWork Comm::allReduceAsync(at::Tensor& tensor, runtime::ReduceOp op, std::string_view label) {
+  FATHOM_CHECK(tensor.defined(), ConfigError, "all_reduce needs a defined tensor");
+  PendingCall call = begin(CommKind::AllReduce, tensor, tensor.numel(), label, op);
+  runtime::AsyncWork work = m_group.allReduceAsync(tensor, op);
+  return CommWork(std::move(call), std::move(work));
+}
+
+CommWork Comm::broadcastAsync(at::Tensor& tensor, int root, std::string_view label) {
+  FATHOM_CHECK(tensor.defined(), ConfigError, "broadcast needs a defined tensor");
+  PendingCall call = begin(CommKind::Broadcast, tensor, tensor.numel(), label);
+  runtime::AsyncWork work = m_group.broadcastAsync(tensor, root);
+  return CommWork(std::move(call), std::move(work));
 }
 
 void Comm::broadcast(at::Tensor& tensor, int root, std::string_view label) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/runtime/process_group.h>
 
+#include "runtime/async_work_impl.h"
 #include "runtime/torch_compat.h"
 #include "runtime/uneven_gather.h"
 
@@ -94,6 +95,20 @@ c10::intrusive_ptr<compat::CollectiveBackend> makeBackend(const c10::intrusive_p
 void waitFor(const c10::intrusive_ptr<c10d::Work>& work, const ProcessGroupOptions& o, const char* what) {
   try {
     work->wait();
+  } catch (const c10::Error& e) {
+    throw CommError(detail::concat(where(o), ": ", what, " failed: ", e.what_without_backtrace()));
+  } catch (const std::exception& e) {
+    throw CommError(detail::concat(where(o), ": ", what, " failed: ", e.what()));
+  }
+}
+
+/// Issues a collective; a backend that refuses it while issuing (bad arguments, a broken group) raises CommError.
+template <typename Issue>
+c10::intrusive_ptr<c10d::Work> issue(Issue&& call, const ProcessGroupOptions& o, const char* what) {
+  try {
+    return call();
+  } catch (const c10::Error& e) {
+    throw CommError(detail::concat(where(o), ": ", what, " failed: ", e.what_without_backtrace()));
   } catch (const std::exception& e) {
     throw CommError(detail::concat(where(o), ": ", what, " failed: ", e.what()));
   }
@@ -143,25 +158,48 @@ const ProcessGroupOptions& ProcessGroup::options() const {
 }
 
 void ProcessGroup::allReduce(at::Tensor& tensor, ReduceOp op) {
+  allReduceAsync(tensor, op).wait();
+}
+
+AsyncWork ProcessGroup::allReduceAsync(at::Tensor& tensor, ReduceOp op) {
   FATHOM_CHECK(tensor.defined() && tensor.is_contiguous(), ConfigError, "allReduce needs a defined, contiguous tensor");
   std::vector<at::Tensor> tensors{tensor};
   c10d::AllreduceOptions opts;
   opts.reduceOp = toC10d(op);
   opts.timeout = m_impl->options.timeout;
-  waitFor(m_impl->backend->allreduce(tensors, opts), m_impl->options, "all_reduce");
-  if (op == ReduceOp::Avg) {
-    tensor.div_(m_impl->options.worldSize);
-  }
+  auto impl = std::make_unique<AsyncWork::Impl>();
+  impl->work = issue([&] { return m_impl->backend->allreduce(tensors, opts); }, m_impl->options, "all_reduce");
+  impl->tensor = tensor;
+  impl->divisor = op == ReduceOp::Avg ? m_impl->options.worldSize : 1;
+  impl->where = where(m_impl->options);
+  impl->what = "all_reduce";
+  return AsyncWork(std::move(impl));
 }
 
 void ProcessGroup::broadcast(at::Tensor& tensor, int root) {
+  broadcastAsync(tensor, root).wait();
+}
+
+AsyncWork ProcessGroup::broadcastAsync(at::Tensor& tensor, int root) {
   FATHOM_CHECK(root >= 0 && root < worldSize(), ConfigError, "broadcast root must be in [0, ", worldSize(), "), got ",
                root);
-  std::vector<at::Tensor> tensors{tensor};
+  FATHOM_CHECK(tensor.defined(), ConfigError, "broadcast needs a defined tensor");
+  // Gloo rejects bfloat16 tensors in every collective ("Invalid scalar type"). A broadcast only moves bits, so a
+  // contiguous bfloat16 tensor travels as its bytes, which is exactly equivalent.
+  at::Tensor wire = tensor;
+  if (backend() == CommBackend::Gloo && tensor.scalar_type() == at::kBFloat16 && tensor.is_contiguous()) {
+    wire = tensor.view({-1}).view(at::kByte);
+  }
+  std::vector<at::Tensor> tensors{wire};
   c10d::BroadcastOptions opts;
   opts.rootRank = root;
   opts.timeout = m_impl->options.timeout;
-  waitFor(m_impl->backend->broadcast(tensors, opts), m_impl->options, "broadcast");
+  auto impl = std::make_unique<AsyncWork::Impl>();
+  impl->work = issue([&] { return m_impl->backend->broadcast(tensors, opts); }, m_impl->options, "broadcast");
+  impl->tensor = wire;
+  impl->where = where(m_impl->options);
+  impl->what = "broadcast";
+  return AsyncWork(std::move(impl));
 }
 
 void ProcessGroup::barrier() {

@@ -3,6 +3,7 @@
 
 #include <fathom/parallel/comm_record.h>
 #include <fathom/parallel/comm_recorder.h>
+#include <fathom/parallel/comm_work.h>
 #include <fathom/runtime/process_group.h>
 
 #include <ATen/core/Tensor.h>
@@ -19,7 +20,8 @@ namespace fathom::parallel {
 /// rank, start, duration, label) in a bounded CommRecorder, with per-step totals cut by markStep(). See
 /// docs/comm.md for the definitions and how they map to plan::Collective.
 ///
-/// Collectives have ProcessGroup's contract: synchronous, issued from one thread in the same order on every rank.
+/// Collectives have ProcessGroup's contract: issued one at a time in the same order on every rank. They are
+/// synchronous except allReduceAsync / broadcastAsync, which return a CommWork whose wait() finishes the record.
 /// The record accessors (records, stepTotals, ...) are thread-safe and may be read from another thread while
 /// collectives run. A collective that throws is not recorded.
 class Comm {
@@ -31,11 +33,19 @@ public:
   int rank() const;
   /// Ranks in the group.
   int worldSize() const;
+  /// The group's backend (what dtypes a reduction may use depends on it: Gloo cannot sum bfloat16).
+  runtime::CommBackend backend() const;
 
   /// In-place all-reduce of a contiguous tensor. Recorded as all_reduce; bytes = the tensor.
   void allReduce(at::Tensor& tensor, runtime::ReduceOp op = runtime::ReduceOp::Sum, std::string_view label = {});
+  /// Issues an in-place all-reduce and returns at once (ProcessGroup::allReduceAsync). The record is begun now
+  /// (start = issue time) and finished by CommWork::wait(): kind all_reduce, bytes = the tensor, as allReduce.
+  CommWork allReduceAsync(at::Tensor& tensor, runtime::ReduceOp op = runtime::ReduceOp::Sum,
+                          std::string_view label = {});
   /// In-place broadcast from `root`. Recorded as broadcast; bytes = the tensor.
   void broadcast(at::Tensor& tensor, int root = 0, std::string_view label = {});
+  /// Issues an in-place broadcast from `root` and returns at once; recorded as broadcast when waited for.
+  CommWork broadcastAsync(at::Tensor& tensor, int root = 0, std::string_view label = {});
   /// All-gather of equally shaped tensors; element r of the result is rank r's. Recorded as all_gather;
   /// bytes = the gathered output (world × the input).
   std::vector<at::Tensor> allGather(const at::Tensor& tensor, std::string_view label = {});

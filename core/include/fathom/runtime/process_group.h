@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <fathom/runtime/async_work.h>
+
 #include <ATen/core/Tensor.h>
 
 #include <chrono>
@@ -42,9 +44,10 @@ struct ProcessGroupOptions {
 };
 
 /// One rank's membership in a c10d process group (the "world"). Construction performs the rendezvous and
-/// blocks until every rank has joined or the timeout expires. Collectives are synchronous: they return when
-/// the result is in the tensor. Not thread-safe: one thread issues collectives, in the same order on every
-/// rank, as c10d requires. Destruction leaves the group (no collective may be in flight).
+/// blocks until every rank has joined or the timeout expires. Collectives are synchronous (they return when
+/// the result is in the tensor) except the *Async ones, which return an AsyncWork to wait for. Not thread-safe:
+/// collectives are issued one at a time (one thread, or callers that serialize, as DDP's autograd hooks do), in
+/// the same order on every rank, as c10d requires. Destruction leaves the group (no collective may be in flight).
 class ProcessGroup {
 public:
   /// Joins the group. Throws ConfigError for invalid options (named in the message) and CommError when the
@@ -63,8 +66,16 @@ public:
 
   /// In-place all-reduce of a contiguous tensor. Avg is Sum followed by division (Gloo has no AVG).
   void allReduce(at::Tensor& tensor, ReduceOp op = ReduceOp::Sum);
-  /// In-place broadcast from `root`.
+  /// Issues an in-place all-reduce of a contiguous tensor and returns at once; the backend's threads carry it
+  /// while the caller goes on. The result is in `tensor` when the returned work's wait() returns (Avg divides
+  /// there). `tensor` must stay alive and unmodified until then. Throws ConfigError for an undefined or
+  /// non-contiguous tensor and CommError when the backend refuses the call.
+  AsyncWork allReduceAsync(at::Tensor& tensor, ReduceOp op = ReduceOp::Sum);
+  /// In-place broadcast from `root`. On Gloo, which has no bfloat16, a contiguous bfloat16 tensor is sent as its
+  /// bytes (a broadcast moves bits, so the result is the same).
   void broadcast(at::Tensor& tensor, int root = 0);
+  /// Issues an in-place broadcast from `root` and returns at once (see allReduceAsync).
+  AsyncWork broadcastAsync(at::Tensor& tensor, int root = 0);
   /// Blocks until every rank has reached the barrier.
   void barrier();
   /// All-gather of a contiguous tensor with the same shape and dtype on every rank; element r of the result is

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+// The state behind runtime::AsyncWork, shared by process_group.cpp (which fills it) and async_work.cpp.
+#pragma once
+
+#include <fathom/runtime/async_work.h>
+
+#include "runtime/torch_compat.h"
+
+#include <ATen/core/Tensor.h>
+
+#include <string>
+
+namespace fathom::runtime {
+
+struct AsyncWork::Impl {
+  c10::intrusive_ptr<c10d::Work> work;
+  at::Tensor tensor;         ///< the result tensor, for post-processing
+  std::int64_t divisor = 1;  ///< > 1: divide `tensor` by it after the wait (ReduceOp::Avg on a SUM-only backend)
+  std::string where;         ///< "rank 1/2 (gloo, store 127.0.0.1:29500)", for error messages
+  const char* what = "";     ///< the operation, e.g. "all_reduce"
+};
+
+}  // namespace fathom::runtime
