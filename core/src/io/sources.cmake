@@ -1,0 +1,3 @@
+# SPDX-License-Identifier: Apache-2.0
+# core/io: tensor file formats (safetensors).
+target_sources(fathom_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/safetensors.cpp)
