@@ -33,6 +33,7 @@ int run(int argc, char** argv) {
   addTestCommand(app, action);
   addConfigCommand(app, action);
   addShardCommand(app, action);
+  addTrainCommand(app, action);
 
   try {
     app.parse(argc, argv);

@@ -20,5 +20,6 @@ void addLaunchCommand(CLI::App& root, CommandAction& action);
 void addTestCommand(CLI::App& root, CommandAction& action);
 void addConfigCommand(CLI::App& root, CommandAction& action);
 void addShardCommand(CLI::App& root, CommandAction& action);
+void addTrainCommand(CLI::App& root, CommandAction& action);
 
 }  // namespace fathom::cli

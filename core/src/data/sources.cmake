@@ -10,5 +10,7 @@ set(_fathom_data_sources
   ${CMAKE_CURRENT_LIST_DIR}/sharding_options.cpp)
 target_sources(fathom_core PRIVATE ${_fathom_data_sources})
 set_source_files_properties(${_fathom_data_sources} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+# The loader itself uses LibTorch (collating tensors), so it keeps the precompiled header.
+target_sources(fathom_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/data_loader.cpp)
 # dataset.cpp (collate) uses LibTorch, so it keeps the precompiled header.
 target_sources(fathom_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/dataset.cpp)

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+// `fathom train`: trains a built-in model (MLP or GPT) on a built-in dataset with fathom::Accelerator, alone or
+// under `fathom launch` (DDP over Gloo/NCCL). The loop itself is in train_loop.cpp. docs/train.md.
+#include "command.h"
+#include "train_loop.h"
+
+#include <fathom/common/error.h>
+#include <fathom/parallel/ddp_options.h>
+#include <fathom/precision/mixed_precision.h>
+
+#include <iostream>
+#include <memory>
+
+namespace fathom::cli {
+
+namespace {
+struct TrainFlags {
+  TrainOptions options;
+  std::string mixedPrecision;
+  std::string commHook = "no";
+  std::string saveFinal;
+  std::string evenBatches = "true";
+  std::string dispatchBatches;
+  std::string textPath;
+  std::int64_t hidden = 256, layers = 2;
+  std::int64_t nLayer = 0, nHead = 0, nEmbd = 0, blockSize = 0, vocabSize = 0;
+  int gradientAccumulationSteps = 0;
+};
+
+bool parseBool(const std::string& flag, const std::string& value) {
+  if (value == "true" || value == "True" || value == "1" || value == "yes")
+    return true;
+  if (value == "false" || value == "False" || value == "0" || value == "no")
+    return false;
+  throw ConfigError(detail::concat(flag, " '", value, "' is not a boolean (true or false)"));
+}
+}  // namespace
+
+void addTrainCommand(CLI::App& root, CommandAction& action) {
+  auto flags = std::make_shared<TrainFlags>();
+  TrainOptions& o = flags->options;
+  CLI::App* cmd = root.add_subcommand(
+      "train", "Train a built-in model (mlp, gpt, gpt-tiny, gpt-small) with fathom::Accelerator: alone, or under "
+               "`fathom launch --num_processes N` as DDP");
+  cmd->footer("Examples:\n"
+              "  fathom train --model mlp --steps 100\n"
+              "  fathom launch --num_processes 2 fathom train --model gpt-tiny --dataset text --steps 200\n"
+              "  fathom train --model mlp --gradient_accumulation_steps 4 --batch_size 4 --save_final w.safetensors\n"
+              "See docs/train.md.");
+  cmd->add_option("--model", o.model.name, "mlp | gpt | gpt-tiny | gpt-small")->capture_default_str();
+  CLI::Option* hidden =
+      cmd->add_option("--hidden", flags->hidden, "MLP width (and regression data dimension)")->capture_default_str();
+  CLI::Option* layers =
+      cmd->add_option("--layers", flags->layers, "MLP blocks of Linear(hidden, hidden) + ReLU")->capture_default_str();
+  CLI::Option* nLayer = cmd->add_option("--n_layer,--n-layer", flags->nLayer, "GPT blocks (overrides the preset)");
+  CLI::Option* nHead = cmd->add_option("--n_head,--n-head", flags->nHead, "GPT attention heads");
+  CLI::Option* nEmbd = cmd->add_option("--n_embd,--n-embd", flags->nEmbd, "GPT width");
+  CLI::Option* blockSize = cmd->add_option("--block_size,--block-size", flags->blockSize, "GPT context length");
+  CLI::Option* vocabSize = cmd->add_option("--vocab_size,--vocab-size", flags->vocabSize, "GPT vocabulary size");
+  CLI::Option* dataset =
+      cmd->add_option("--dataset", o.dataset.name,
+                      "regression (synthetic, for mlp) | text (character-level corpus, for gpt); default: the "
+                      "model's");
+  cmd->add_option("--num_samples,--num-samples", o.dataset.numSamples, "Rows of the regression dataset")
+      ->capture_default_str();
+  cmd->add_option("--data_path,--data-path", flags->textPath,
+                  "Text file for --dataset text (default: the shipped corpus)");
+  cmd->add_option("--steps", o.steps, "Optimizer steps to run")->capture_default_str();
+  cmd->add_option("--batch_size,--batch-size", o.batchSize,
+                  "Batch size per process (the global batch with --split_batches), as Accelerate")
+      ->capture_default_str();
+  cmd->add_option("--lr", o.lr, "Learning rate")->capture_default_str();
+  cmd->add_option("--optimizer", o.optimizer, "adamw | sgd")->capture_default_str();
+  cmd->add_option("--weight_decay,--weight-decay", o.weightDecay, "AdamW weight decay")->capture_default_str();
+  cmd->add_option("--seed", o.seed, "Seed for the weights and the shuffle order")->capture_default_str();
+  cmd->add_option("--gradient_accumulation_steps,--gradient-accumulation-steps", flags->gradientAccumulationSteps,
+                  "Batches per optimizer step (default: ACCELERATE_GRADIENT_ACCUMULATION_STEPS, else 1)");
+  cmd->add_option("--mixed_precision,--mixed-precision", flags->mixedPrecision,
+                  "no | fp16 | bf16 (default: ACCELERATE_MIXED_PRECISION, else no)");
+  cmd->add_flag("--shuffle", o.shuffle, "Shuffle every epoch with the seeded sampler");
+  cmd->add_flag("--drop_last,--drop-last", o.dropLast, "Drop the last incomplete batch");
+  cmd->add_flag("--split_batches,--split-batches", o.accelerator.dataLoader.splitBatches,
+                "--batch_size is the global batch, split across the processes");
+  cmd->add_option("--even_batches,--even-batches", flags->evenBatches,
+                  "true: top the last round up from the start so every process gets as many batches")
+      ->capture_default_str();
+  cmd->add_option("--dispatch_batches,--dispatch-batches", flags->dispatchBatches,
+                  "true: rank 0 reads every batch and sends each process its slice");
+  cmd->add_option("--max_grad_norm,--max-grad-norm", o.maxGradNorm, "Clip the gradient norm on sync steps (0: off)");
+  cmd->add_option("--bucket_cap_mb,--bucket-cap-mb", o.accelerator.ddp.bucketCapMb, "DDP bucket size in MiB")
+      ->capture_default_str();
+  cmd->add_flag("--find_unused_parameters,--find-unused-parameters", o.accelerator.ddp.findUnusedParameters,
+                "Tolerate parameters without a gradient (DDP)");
+  cmd->add_option("--comm_hook,--comm-hook", flags->commHook, "DDP gradient compression: no | fp16 | bf16")
+      ->capture_default_str();
+  cmd->add_flag("--cpu", o.accelerator.cpu, "Run on the CPU even when a GPU is present");
+  cmd->add_option("--save_final,--save-final", flags->saveFinal,
+                  "Write the final parameters to PATH.safetensors (names as in named_parameters())");
+  cmd->add_option("--log_every,--log-every", o.logEvery, "Log every N optimizer steps (0: summary only)")
+      ->capture_default_str();
+  cmd->add_flag("--json", o.json, "Print JSON lines: {\"event\":\"log\",...} and a final {\"event\":\"summary\",...}");
+
+  cmd->callback([flags, dataset, hidden, layers, nLayer, nHead, nEmbd, blockSize, vocabSize, &action] {
+    TrainOptions& opts = flags->options;
+    const bool gpt = opts.model.name.rfind("gpt", 0) == 0;
+    if (gpt && (hidden->count() > 0 || layers->count() > 0)) {
+      throw CLI::ValidationError("--hidden/--layers", "apply to --model mlp; use --n_embd/--n_layer for gpt");
+    }
+    if (!gpt && (nLayer->count() + nHead->count() + nEmbd->count() + blockSize->count() + vocabSize->count()) > 0) {
+      throw CLI::ValidationError("--n_layer/--n_head/--n_embd/--block_size/--vocab_size", "apply to the gpt models");
+    }
+    opts.model.mlp.hidden = flags->hidden;
+    opts.model.mlp.layers = flags->layers;
+    if (nLayer->count() > 0)
+      opts.model.gpt.nLayer = flags->nLayer;
+    if (nHead->count() > 0)
+      opts.model.gpt.nHead = flags->nHead;
+    if (nEmbd->count() > 0)
+      opts.model.gpt.nEmbd = flags->nEmbd;
+    if (blockSize->count() > 0)
+      opts.model.gpt.blockSize = flags->blockSize;
+    if (vocabSize->count() > 0)
+      opts.model.gpt.vocabSize = flags->vocabSize;
+    if (dataset->count() == 0)
+      opts.dataset.name = gpt ? "text" : "regression";
+    opts.dataset.seed = opts.seed;
+    if (!flags->textPath.empty())
+      opts.dataset.textPath = flags->textPath;
+    if (!flags->saveFinal.empty())
+      opts.saveFinal = flags->saveFinal;
+    if (flags->gradientAccumulationSteps != 0) {
+      opts.accelerator.gradientAccumulationSteps = flags->gradientAccumulationSteps;
+    }
+    if (!flags->mixedPrecision.empty()) {
+      opts.accelerator.mixedPrecision = precision::parseMixedPrecision(flags->mixedPrecision);
+    }
+    const auto hook = parallel::gradCompressionFromString(flags->commHook);
+    if (!hook)
+      throw CLI::ValidationError("--comm_hook", "'" + flags->commHook + "' is not one of: no, fp16, bf16");
+    opts.accelerator.ddp.commHook = *hook;
+    opts.accelerator.dataLoader.evenBatches = parseBool("--even_batches", flags->evenBatches);
+    if (!flags->dispatchBatches.empty()) {
+      opts.accelerator.dataLoader.dispatchBatches = parseBool("--dispatch_batches", flags->dispatchBatches);
+    }
+    action = [flags] { return runTraining(flags->options); };
+  });
+}
+
+}  // namespace fathom::cli

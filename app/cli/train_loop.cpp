@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+// The loop behind `fathom train`. It uses nothing but fathom::Accelerator's public API, exactly as a user's own
+// program would (docs/train.md walks through it): build the model, optimizer and loader as for one process,
+// prepare() them, and keep the loop unchanged.
+#include "train_loop.h"
+
+#include <fathom/common/error.h>
+#include <fathom/io/safetensors.h>
+#include <fathom/parallel/comm_record.h>
+#include <fathom/train/accelerator.h>
+
+#include <torch/cuda.h>
+#include <torch/nn/utils/clip_grad.h>
+#include <torch/optim/adamw.h>
+#include <torch/optim/sgd.h>
+
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace fathom::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::shared_ptr<torch::optim::Optimizer> makeOptimizer(const TrainOptions& options, models::Model& model) {
+  if (options.optimizer == "sgd") {
+    return std::make_shared<torch::optim::SGD>(model.parameters(), torch::optim::SGDOptions(options.lr));
+  }
+  if (options.optimizer == "adamw") {
+    return std::make_shared<torch::optim::AdamW>(
+        model.parameters(), torch::optim::AdamWOptions(options.lr).weight_decay(options.weightDecay));
+  }
+  throw ConfigError(detail::concat("--optimizer '", options.optimizer, "' is not one of: adamw, sgd"));
+}
+
+void synchronizeDevice(const c10::Device& device) {
+  if (device.is_cuda())
+    torch::cuda::synchronize(device.index());
+}
+
+/// The gradient all-reduces DDP ran during optimizer step `step` (what the planner predicts per step): the
+/// Comm records of that step whose label marks a DDP bucket. Other collectives of the step (logging, the final
+/// barrier) are left out.
+nlohmann::json ddpSummary(const Accelerator& accelerator, std::int64_t step) {
+  std::int64_t count = 0;
+  std::int64_t bytes = 0;
+  double seconds = 0;
+  for (const parallel::CommRecord& record : accelerator.commRecords()) {
+    if (record.step != step || record.label.rfind("ddp.bucket", 0) != 0)
+      continue;
+    ++count;
+    bytes += record.bytes;
+    seconds += static_cast<double>(record.duration.value) * 1e-9;
+  }
+  return {{"all_reduce_count", count}, {"all_reduce_bytes", bytes}, {"all_reduce_seconds", seconds}};
+}
+
+}  // namespace
+
+int runTraining(const TrainOptions& options) {
+  FATHOM_CHECK(options.steps >= 1, ConfigError, "--steps must be >= 1 (got ", options.steps, ")");
+  FATHOM_CHECK(options.logEvery >= 0, ConfigError, "--log_every must be >= 0 (got ", options.logEvery, ")");
+  FATHOM_CHECK(!options.saveFinal || options.saveFinal->extension() == ".safetensors", ConfigError, "--save_final '",
+               options.saveFinal ? options.saveFinal->string() : "", "' must name a .safetensors file");
+
+  Accelerator accelerator(options.accelerator);
+  accelerator.setSeed(options.seed);  // same initial weights everywhere (DDP also broadcasts rank 0's)
+
+  // A plain single-process setup ...
+  std::shared_ptr<models::Model> model = models::makeModel(options.model);
+  std::shared_ptr<torch::optim::Optimizer> optimizer = makeOptimizer(options, *model);
+  data::DataLoader loader(
+      models::makeDataset(options.dataset, options.model),
+      {.batchSize = options.batchSize, .shuffle = options.shuffle, .dropLast = options.dropLast, .seed = options.seed});
+  // ... made distributed in one line.
+  auto [dmodel, doptimizer, dloader] = accelerator.prepare(model, optimizer, loader);
+
+  const std::int64_t samplesPerStep = dloader->totalBatchSize() * accelerator.gradientAccumulationSteps();
+  if (accelerator.isMainProcess() && !options.json) {
+    std::cout << "fathom train: " << options.model.name << ", " << model->parameters().size() << " parameter tensors, "
+              << accelerator.numProcesses() << " process(es) on " << accelerator.device().str() << ", "
+              << precision::toString(accelerator.mixedPrecision()) << " precision, " << samplesPerStep
+              << " samples per optimizer step, " << dloader->size() << " batches per epoch per process" << std::endl;
+  }
+
+  std::int64_t step = 0;
+  std::int64_t epoch = 0;
+  at::Tensor lastLoss;
+  Clock::time_point loopStart;
+  Clock::time_point lastLog;
+  std::int64_t lastLogStep = 0;
+  while (step < options.steps) {
+    dloader->setEpoch(epoch++);
+    for (const data::Batch& batch : *dloader) {
+      if (step == 0 && !lastLoss.defined())
+        loopStart = lastLog = Clock::now();
+      auto sync = accelerator.accumulate();
+      at::Tensor output;
+      {
+        auto autocast = accelerator.autocast();
+        output = dmodel->forward(batch.input);
+      }
+      at::Tensor loss = dmodel->loss(output.to(at::kFloat), batch.target);
+      accelerator.backward(loss);
+      if (accelerator.syncGradients() && options.maxGradNorm > 0) {
+        accelerator.clipGradNorm_(dmodel->parameters(), options.maxGradNorm);
+      }
+      doptimizer->step();
+      doptimizer->zeroGrad();
+      lastLoss = loss.detach();
+      if (!accelerator.syncGradients())
+        continue;
+
+      ++step;
+      if (options.logEvery > 0 && (step % options.logEvery == 0 || step == options.steps)) {
+        const double meanLoss = accelerator.reduce(lastLoss, train::Reduction::Mean).item<double>();
+        const auto now = Clock::now();
+        const double rate =
+            static_cast<double>(step - lastLogStep) / std::chrono::duration<double>(now - lastLog).count();
+        lastLog = now;
+        lastLogStep = step;
+        if (accelerator.isMainProcess()) {
+          if (options.json) {
+            std::cout << nlohmann::json{{"event", "log"},           {"step", step},
+                                        {"epoch", epoch - 1},       {"loss", meanLoss},
+                                        {"steps_per_second", rate}, {"skipped", accelerator.optimizerStepWasSkipped()}}
+                             .dump()
+                      << std::endl;
+          } else {
+            std::cout << "step " << step << "/" << options.steps << "  loss " << std::setprecision(6) << meanLoss
+                      << "  " << std::setprecision(4) << rate << " steps/s"
+                      << (accelerator.optimizerStepWasSkipped() ? "  (step skipped: inf/NaN gradients)" : "")
+                      << std::endl;
+          }
+        }
+      }
+      if (step == options.steps)
+        break;
+    }
+  }
+  synchronizeDevice(accelerator.device());
+  const double loopSeconds = std::chrono::duration<double>(Clock::now() - loopStart).count();
+
+  const double finalLoss = accelerator.reduce(lastLoss, train::Reduction::Mean).item<double>();
+  if (options.saveFinal && accelerator.isMainProcess()) {
+    std::vector<std::pair<std::string, at::Tensor>> tensors;
+    for (const auto& item : dmodel->named_parameters())
+      tensors.emplace_back(item.key(), item.value().detach().cpu());
+    io::writeSafetensors(*options.saveFinal, tensors,
+                         {{"format", "pt"},
+                          {"fathom.steps", std::to_string(step)},
+                          {"fathom.model", options.model.name},
+                          {"fathom.world_size", std::to_string(accelerator.numProcesses())}});
+  }
+  accelerator.waitForEveryone();  // nobody exits while rank 0 still writes
+
+  if (accelerator.isMainProcess()) {
+    const double stepsPerSecond = static_cast<double>(step) / loopSeconds;
+    if (options.json) {
+      std::cout << nlohmann::json{{"event", "summary"},
+                                  {"steps", step},
+                                  {"loop_seconds", loopSeconds},
+                                  {"steps_per_second", stepsPerSecond},
+                                  {"samples_per_second", stepsPerSecond * static_cast<double>(samplesPerStep)},
+                                  {"final_loss", finalLoss},
+                                  {"world_size", accelerator.numProcesses()},
+                                  {"ddp_last_step", ddpSummary(accelerator, step)}}
+                       .dump()
+                << std::endl;
+    } else {
+      std::cout << "done: " << step << " steps in " << std::setprecision(4) << loopSeconds << " s (" << stepsPerSecond
+                << " steps/s), final loss " << std::setprecision(6) << finalLoss << std::endl;
+      if (options.saveFinal)
+        std::cout << "saved final parameters to " << options.saveFinal->string() << std::endl;
+    }
+  }
+  return 0;
+}
+
+}  // namespace fathom::cli

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <fathom/models/model_factory.h>
+#include <fathom/train/accelerator_options.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace fathom::cli {
+
+/// Everything `fathom train` is asked to do (flags in train_command.cpp).
+struct TrainOptions {
+  models::ModelRequest model;
+  models::DatasetRequest dataset;
+  std::int64_t steps = 100;         ///< optimizer steps (each consumes gradient_accumulation_steps batches)
+  std::int64_t batchSize = 8;       ///< per process, as in Accelerate
+  double lr = 1e-3;                 ///< learning rate
+  std::string optimizer = "adamw";  ///< adamw | sgd
+  double weightDecay = 0.01;        ///< AdamW's decoupled weight decay
+  std::uint64_t seed = 0;           ///< model init and shuffle seed
+  bool shuffle = false;             ///< seeded shuffling per epoch
+  bool dropLast = false;            ///< drop the last incomplete batch
+  double maxGradNorm = 0.0;         ///< clip the gradient norm on sync steps; 0 = off
+  std::int64_t logEvery = 10;       ///< log every N optimizer steps; 0 = only the summary
+  bool json = false;                ///< JSON lines instead of text
+  std::optional<std::filesystem::path> saveFinal;  ///< write the final parameters (.safetensors)
+  train::AcceleratorOptions accelerator;
+};
+
+/// Runs the training loop with fathom::Accelerator's public API only (this file is meant to be read as an
+/// example). Returns the process exit code.
+int runTraining(const TrainOptions& options);
+
+}  // namespace fathom::cli

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <fathom/data/data_loader.h>
+#include <fathom/parallel/comm_record.h>
+#include <fathom/precision/autocast_guard.h>
+#include <fathom/runtime/process_state.h>
+#include <fathom/train/accelerated_optimizer.h>
+#include <fathom/train/accelerated_scheduler.h>
+#include <fathom/train/accelerator_options.h>
+#include <fathom/train/data_loader_shard.h>
+#include <fathom/train/gradient_state.h>
+
+#include <ATen/core/Tensor.h>
+#include <torch/nn/module.h>
+#include <torch/nn/pimpl.h>
+
+#include <concepts>
+#include <cstdint>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace fathom::parallel {
+class Comm;
+class DdpReducer;
+}  // namespace fathom::parallel
+namespace fathom::runtime {
+class ProcessGroup;
+}
+namespace fathom::precision {
+class GradScaler;
+}
+
+namespace fathom::train {
+
+/// Accelerator::reduce's reductions (Accelerate's "sum", "mean", "max").
+enum class Reduction { Sum, Mean, Max };
+
+class Accelerator;
+
+/// An autocast region for the accelerator's mixed precision; does nothing when mixed precision is "no".
+class AutocastRegion {
+public:
+  AutocastRegion(const AutocastRegion&) = delete;
+  AutocastRegion& operator=(const AutocastRegion&) = delete;
+  /// Whether autocast is on inside the region.
+  bool active() const { return m_guard.has_value() && m_guard->enabled(); }
+
+private:
+  friend class Accelerator;
+  AutocastRegion() = default;
+  AutocastRegion(c10::DeviceType device, c10::ScalarType dtype, precision::AutocastOptions options) {
+    m_guard.emplace(device, dtype, options);
+  }
+  std::optional<precision::AutocastGuard> m_guard;
+};
+
+/// Restores gradient synchronization of the models it paused (accumulate(), noSync()) when it goes out of scope.
+class SyncPause {
+public:
+  SyncPause(SyncPause&& other) noexcept : m_paused(std::move(other.m_paused)) { other.m_paused.clear(); }
+  SyncPause(const SyncPause&) = delete;
+  SyncPause& operator=(const SyncPause&) = delete;
+  SyncPause& operator=(SyncPause&&) = delete;
+  ~SyncPause();
+
+private:
+  friend class Accelerator;
+  explicit SyncPause(std::vector<parallel::DdpReducer*> paused) : m_paused(std::move(paused)) {}
+  std::vector<parallel::DdpReducer*> m_paused;
+};
+
+/// Runs its body on the main process before the others (Accelerate's main_process_first()): the others wait at a
+/// barrier on entry, the main process at one on exit.
+class ProcessFirst {
+public:
+  ProcessFirst(const ProcessFirst&) = delete;
+  ProcessFirst& operator=(const ProcessFirst&) = delete;
+  ~ProcessFirst() noexcept(false);
+
+private:
+  friend class Accelerator;
+  ProcessFirst(Accelerator& accelerator, bool first);
+  Accelerator& m_accelerator;
+  bool m_first;
+};
+
+template <typename T>
+concept SharedModule = requires {
+  typename T::element_type;
+}
+&&std::derived_from<typename T::element_type, torch::nn::Module>&&
+    std::same_as<T, std::shared_ptr<typename T::element_type>>;
+template <typename T>
+concept ModuleHolderType = requires(T holder) {
+  typename T::ContainedType;
+  { holder.ptr() } -> std::convertible_to<std::shared_ptr<typename T::ContainedType>>;
+};
+template <typename T>
+concept SharedOptimizer = requires {
+  typename T::element_type;
+}
+&&std::derived_from<typename T::element_type, torch::optim::Optimizer>&&
+    std::same_as<T, std::shared_ptr<typename T::element_type>>;
+template <typename T>
+concept SharedScheduler = requires {
+  typename T::element_type;
+}
+&&std::derived_from<typename T::element_type, torch::optim::LRScheduler>&&
+    std::same_as<T, std::shared_ptr<typename T::element_type>>;
+
+/// fathom::Accelerator: Accelerate's Accelerator for C++ LibTorch loops. A plain single-process loop becomes
+/// distributed data-parallel training with a few lines:
+///
+///     fathom::Accelerator accelerator({.gradientAccumulationSteps = 4});
+///     auto [model, optimizer, loader] = accelerator.prepare(model0, optimizer0, loader0);
+///     for (const auto& batch : *loader) {
+///       auto sync = accelerator.accumulate();
+///       auto output = [&] { auto ac = accelerator.autocast(); return model->forward(batch.input); }();
+///       accelerator.backward(loss_fn(output, batch.target));
+///       optimizer->step();
+///       optimizer->zeroGrad();
+///     }
+///
+/// The process's place in the run comes from the environment `fathom launch` (or `accelerate launch`,
+/// torchrun, srun) sets; with more than one process the constructor joins the process group (Gloo on CPU,
+/// NCCL on CUDA) and every collective afterwards goes through one recorded parallel::Comm. Methods map 1:1 to
+/// Accelerate's, in camelCase (docs/train.md has the table). Use from one thread. Collectives (gather, reduce,
+/// waitForEveryone, ...) must be called by every process in the same order.
+class Accelerator {
+public:
+  /// Reads the process state from the environment and joins the group. Throws ConfigError for invalid options
+  /// (named) or a distributed type Fathom does not run yet, CommError when the rendezvous fails.
+  explicit Accelerator(AcceleratorOptions options = {});
+  /// Same, with a given process state (tests, embedding).
+  Accelerator(AcceleratorOptions options, runtime::ProcessState state);
+  ~Accelerator();
+  Accelerator(const Accelerator&) = delete;
+  Accelerator& operator=(const Accelerator&) = delete;
+
+  // ---- state ---------------------------------------------------------------------------------------------------
+  int processIndex() const { return m_state.processIndex(); }
+  int localProcessIndex() const { return m_state.localProcessIndex(); }
+  int numProcesses() const { return m_state.numProcesses(); }
+  bool isMainProcess() const { return m_state.isMainProcess(); }
+  bool isLocalMainProcess() const { return m_state.isLocalMainProcess(); }
+  bool isLastProcess() const { return m_state.isLastProcess(); }
+  runtime::DistributedType distributedType() const { return m_state.distributedType(); }
+  /// The device models and batches are placed on.
+  c10::Device device() const { return m_device; }
+  precision::MixedPrecision mixedPrecision() const { return m_options.mixedPrecision; }
+  const runtime::ProcessState& state() const { return m_state; }
+  const ResolvedAcceleratorOptions& options() const { return m_options; }
+  int gradientAccumulationSteps() const { return m_gradientState.accumulationSteps(); }
+  void setGradientAccumulationSteps(int steps) { m_gradientState.setAccumulationSteps(steps); }
+  /// Whether the current batch synchronizes gradients (and the optimizer steps).
+  bool syncGradients() const { return m_gradientState.syncGradients(); }
+  void setSyncGradients(bool sync) { m_gradientState.setSyncGradients(sync); }
+  /// The accumulation counter (Accelerate's `accelerator.step`).
+  std::int64_t step() const { return m_gradientState.step(); }
+  /// Optimizer steps taken (sync batches on which a prepared optimizer stepped, skipped ones included).
+  std::int64_t optimizerSteps() const { return m_optimizerSteps; }
+  GradientState& gradientState() { return m_gradientState; }
+  /// Accelerate's state repr, plus the mixed precision.
+  std::string describe() const;
+
+  // ---- prepare -------------------------------------------------------------------------------------------------
+  /// Prepares models, optimizers, LR schedulers and data loaders, in any order, and returns them in the same
+  /// order: models (std::shared_ptr<Module> or a ModuleHolder) come back as themselves, moved to the device and,
+  /// with several processes, synchronized by DDP; optimizers as AcceleratedOptimizer; schedulers as
+  /// AcceleratedScheduler; data::DataLoader as DataLoaderShard. Anything else passes through unchanged.
+  template <typename... Ts> auto prepare(Ts&&... objects) {
+    return std::tuple{prepareOne(std::forward<Ts>(objects))...};
+  }
+  template <typename M>
+  requires std::derived_from<M, torch::nn::Module> std::shared_ptr<M> prepareModel(std::shared_ptr<M> model) {
+    prepareModule(model);
+    return model;
+  }
+  std::shared_ptr<AcceleratedOptimizer> prepareOptimizer(std::shared_ptr<torch::optim::Optimizer> optimizer);
+  std::shared_ptr<AcceleratedScheduler> prepareScheduler(std::shared_ptr<torch::optim::LRScheduler> scheduler);
+  std::shared_ptr<DataLoaderShard> prepareDataLoader(data::DataLoader loader);
+  /// The prepared model itself (there is no wrapper to strip in C++); for code written against Accelerate.
+  template <typename M> M unwrapModel(M model) const { return model; }
+
+  // ---- training ------------------------------------------------------------------------------------------------
+  /// Divides the loss by the accumulation steps, scales it under fp16 and runs the backward pass; with several
+  /// processes gradients are averaged across them on sync batches (overlapping the backward pass).
+  void backward(const at::Tensor& loss);
+  /// Starts one batch of gradient accumulation: advances the counter (sync every k-th batch and on the last
+  /// batch of the loader) and, on non-sync batches, pauses gradient synchronization of every prepared model
+  /// (or of `models` only) until the returned object goes out of scope.
+  [[nodiscard]] SyncPause accumulate();
+  template <typename... Ms> [[nodiscard]] SyncPause accumulate(const Ms&... models) {
+    return accumulateModules({moduleOf(models)...});
+  }
+  /// torch's no_sync(): no gradient synchronization for `model` until the returned object goes out of scope.
+  template <typename M> [[nodiscard]] SyncPause noSync(const M& model) { return pauseModules({moduleOf(model)}); }
+  /// Unscales (fp16) and clips the gradients' total norm; returns the norm before clipping.
+  double clipGradNorm_(const std::vector<at::Tensor>& parameters, double maxNorm, double normType = 2.0);
+  /// Unscales (fp16) and clamps every gradient element to [-clipValue, clipValue].
+  void clipGradValue_(const std::vector<at::Tensor>& parameters, double clipValue);
+  /// Unscales the gradients of every prepared optimizer (fp16); nothing otherwise.
+  void unscaleGradients();
+  /// Whether a prepared optimizer skipped its last step (fp16 overflow).
+  bool optimizerStepWasSkipped() const;
+  /// An autocast region for the mixed precision (bf16/fp16); inactive for "no". Throws ConfigError where the
+  /// device or LibTorch cannot autocast to that type (fp16 on the CPU needs LibTorch >= 2.3).
+  [[nodiscard]] AutocastRegion autocast(precision::AutocastOptions options = {}) const;
+  /// The fp16 loss scaler, or nullptr.
+  precision::GradScaler* scaler() { return m_scaler.get(); }
+
+  // ---- collectives ---------------------------------------------------------------------------------------------
+  /// Every process's tensor concatenated on dim 0 in rank order (0-dim tensors become one row each). Shapes
+  /// must agree. A single process gets the tensor back.
+  at::Tensor gather(const at::Tensor& tensor);
+  /// gather() for evaluation: first dims may differ by rank, and on the last batch of a prepared loader the
+  /// result is cut to the loader's remainder, dropping the samples even_batches duplicated.
+  at::Tensor gatherForMetrics(const at::Tensor& tensor);
+  /// All-reduce of a copy: sum, mean (sum / processes) or max, then times `scale`.
+  at::Tensor reduce(const at::Tensor& tensor, Reduction reduction = Reduction::Sum, double scale = 1.0);
+  /// Pads `tensor` along `dim` with `padIndex` to the largest size any process has (at the end, or the start
+  /// with padFirst), so it can be gathered.
+  at::Tensor padAcrossProcesses(const at::Tensor& tensor, std::int64_t dim = 0, double padIndex = 0,
+                                bool padFirst = false);
+  /// Process `fromProcess`'s tensor, on every process (shapes and dtypes must agree).
+  at::Tensor broadcast(const at::Tensor& tensor, int fromProcess = 0);
+  /// Barrier; nothing in a single process.
+  void waitForEveryone();
+  /// Sets this process's trigger (an early-stop flag any process can raise).
+  void setTrigger() { m_trigger = true; }
+  /// Whether any process set its trigger since the last check; resets it everywhere. Collective.
+  bool checkTrigger();
+
+  // ---- process control -----------------------------------------------------------------------------------------
+  template <typename F> void onMainProcess(F&& f) const {
+    if (isMainProcess())
+      std::forward<F>(f)();
+  }
+  template <typename F> void onLocalMainProcess(F&& f) const {
+    if (isLocalMainProcess())
+      std::forward<F>(f)();
+  }
+  template <typename F> void onLastProcess(F&& f) const {
+    if (isLastProcess())
+      std::forward<F>(f)();
+  }
+  template <typename F> void onProcess(int processIndex, F&& f) const {
+    if (this->processIndex() == processIndex)
+      std::forward<F>(f)();
+  }
+  template <typename F> void onLocalProcess(int localProcessIndex, F&& f) const {
+    if (this->localProcessIndex() == localProcessIndex)
+      std::forward<F>(f)();
+  }
+  /// The main process runs the scope first, the others after it (see ProcessFirst).
+  [[nodiscard]] ProcessFirst mainProcessFirst() { return ProcessFirst(*this, isMainProcess()); }
+  [[nodiscard]] ProcessFirst localMainProcessFirst() { return ProcessFirst(*this, isLocalMainProcess()); }
+  /// This process's contiguous share of `inputs` (Accelerate's split_between_processes): with q, r = divmod(n,
+  /// P), process p gets [p·q + min(p, r), + q + (p < r)); applyPadding repeats the last element so every process
+  /// gets q + (r > 0) items.
+  template <typename T>
+  std::vector<T> splitBetweenProcesses(const std::vector<T>& inputs, bool applyPadding = false) const {
+    const auto [start, end, padTo] = splitRange(static_cast<std::int64_t>(inputs.size()));
+    std::vector<T> mine(inputs.begin() + start, inputs.begin() + end);
+    while (applyPadding && !inputs.empty() && static_cast<std::int64_t>(mine.size()) < padTo)
+      mine.push_back(inputs.back());
+    return mine;
+  }
+  /// The same along dim 0 of a tensor.
+  at::Tensor splitBetweenProcesses(const at::Tensor& inputs, bool applyPadding = false) const;
+  /// A new prepared loader that skips the first `numBatches` batches of `loader` (resuming mid-epoch); it keeps
+  /// the loader's epoch.
+  std::shared_ptr<DataLoaderShard> skipFirstBatches(const std::shared_ptr<DataLoaderShard>& loader,
+                                                    std::int64_t numBatches);
+  /// Prints the arguments, space-separated, on the main process only.
+  template <typename... Args> void print(const Args&... args) const {
+    if (!isMainProcess())
+      return;
+    std::ostringstream line;
+    bool first = true;
+    ((line << (first ? "" : " ") << args, first = false), ...);
+    std::cout << line.str() << std::endl;
+  }
+  /// Seeds LibTorch's generators (CPU and CUDA); deviceSpecific adds the process index, as Accelerate's set_seed.
+  void setSeed(std::uint64_t seed, bool deviceSpecific = false) const;
+
+  // ---- communication records -----------------------------------------------------------------------------------
+  /// The recorded Comm every collective goes through; nullptr in a single process.
+  parallel::Comm* comm() { return m_comm.get(); }
+  /// Every collective kept, oldest first (empty in a single process).
+  std::vector<parallel::CommRecord> commRecords() const;
+  /// Collective totals of optimizer step `step` (1 = the first; 0 = setup before the first backward).
+  std::optional<parallel::StepTotals> commStepTotals(std::int64_t step) const;
+  std::vector<parallel::StepTotals> allCommStepTotals() const;
+  /// The DDP reducer of a prepared model, or nullptr (single process, or not prepared).
+  const parallel::DdpReducer* reducerFor(const torch::nn::Module& module) const;
+
+private:
+  template <typename T> decltype(auto) prepareOne(T&& object) {
+    using D = std::remove_cvref_t<T>;
+    if constexpr (SharedModule<D>) {
+      return prepareModel(D(object));
+    } else if constexpr (ModuleHolderType<D>) {
+      prepareModule(object.ptr());
+      return D(object);
+    } else if constexpr (SharedOptimizer<D>) {
+      return prepareOptimizer(object);
+    } else if constexpr (SharedScheduler<D>) {
+      return prepareScheduler(object);
+    } else if constexpr (std::same_as<D, data::DataLoader>) {
+      return prepareDataLoader(object);
+    } else {
+      return D(std::forward<T>(object));
+    }
+  }
+  template <typename M> static const torch::nn::Module* moduleOf(const M& model) {
+    if constexpr (ModuleHolderType<M>) {
+      return model.ptr().get();
+    } else {
+      return model.get();
+    }
+  }
+  struct SplitRange {
+    std::int64_t start, end, padTo;
+  };
+  SplitRange splitRange(std::int64_t n) const;
+  void prepareModule(const std::shared_ptr<torch::nn::Module>& module);
+  SyncPause accumulateModules(const std::vector<const torch::nn::Module*>& modules);
+  SyncPause pauseModules(const std::vector<const torch::nn::Module*>& modules);
+  void onOptimizerStep();
+  ShardContext shardContext();
+
+  runtime::ProcessState m_state;
+  ResolvedAcceleratorOptions m_options;
+  c10::Device m_device = c10::Device(c10::kCPU);
+  std::unique_ptr<runtime::ProcessGroup> m_group;
+  std::unique_ptr<parallel::Comm> m_comm;
+  std::unique_ptr<precision::GradScaler> m_scaler;
+  GradientState m_gradientState;
+  std::vector<std::unique_ptr<parallel::DdpReducer>> m_reducers;
+  std::vector<std::weak_ptr<AcceleratedOptimizer>> m_optimizers;
+  std::int64_t m_optimizerSteps = 0;
+  bool m_stepOpen = false;  ///< a backward has run since the last optimizer step (the Comm step is marked)
+  bool m_trigger = false;
+};
+
+}  // namespace fathom::train
+
+namespace fathom {
+using train::Accelerator;
+}  // namespace fathom

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <fathom/parallel/ddp_options.h>
+#include <fathom/precision/grad_scaler.h>
+#include <fathom/precision/mixed_precision.h>
+#include <fathom/runtime/process_state.h>
+
+#include <chrono>
+#include <optional>
+
+namespace fathom::train {
+
+/// Accelerate's DataLoaderConfiguration: how prepared data loaders split the data across processes.
+struct DataLoaderConfiguration {
+  /// The loader's batch_size is the global batch, cut into num_processes slices (else it is per process).
+  bool splitBatches = false;
+  /// Top the final round up from the start of the data so every rank gets the same number of batches.
+  bool evenBatches = true;
+  /// Rank 0 reads every batch and sends each rank its slice. std::nullopt = Accelerate's default: on for
+  /// iterable datasets, off for map-style ones.
+  std::optional<bool> dispatchBatches;
+  /// Accelerate's use_seedable_sampler. Fathom's shuffling is always seed-based (SeedableRandomSampler, seed +
+  /// epoch), so every rank draws the same permutation without synchronizing RNG state; the flag is accepted for
+  /// configuration compatibility and reported back, and has no other effect.
+  bool useSeedableSampler = true;
+};
+
+/// Accelerate's GradientAccumulationPlugin fields beyond num_steps.
+struct GradientAccumulationOptions {
+  /// Force a sync (and an optimizer step) at the last batch of a prepared loader, whatever the counter says.
+  bool syncWithDataloader = true;
+  /// Under accumulate(), all-reduce gradients on every backward (the optimizer still steps only on syncs).
+  bool syncEachBatch = false;
+};
+
+/// The constructor arguments of fathom::Accelerator, mirroring accelerate.Accelerator(...). Unset optionals
+/// take their value from the environment `fathom launch` / `accelerate launch` sets, then Accelerate's default.
+struct AcceleratorOptions {
+  /// "no" | "fp16" | "bf16". std::nullopt: ACCELERATE_MIXED_PRECISION, else "no".
+  std::optional<precision::MixedPrecision> mixedPrecision;
+  /// Batches per optimizer step (>= 1; default 1). ACCELERATE_GRADIENT_ACCUMULATION_STEPS, when set, wins over
+  /// this value, as in Accelerate (the launcher's --gradient_accumulation_steps overrides the code).
+  std::optional<int> gradientAccumulationSteps;
+  GradientAccumulationOptions gradientAccumulation;
+  /// Run on the CPU even when a GPU is present (ACCELERATE_USE_CPU=true does the same).
+  bool cpu = false;
+  DataLoaderConfiguration dataLoader;
+  /// Prepared schedulers step with the optimizer: num_processes times per sync step (once with split_batches)
+  /// and not at all on accumulation steps or skipped (overflow) steps. false: every scheduler.step() steps.
+  bool stepSchedulerWithOptimizer = true;
+  /// DistributedDataParallelKwargs.
+  parallel::DdpOptions ddp;
+  /// GradScalerKwargs (used with mixed precision fp16).
+  precision::GradScalerOptions gradScaler;
+  /// How the process group is joined (backend, rendezvous timeout); InitProcessGroupKwargs.
+  runtime::JoinOptions processGroup;
+};
+
+/// The options with every environment default applied (what the Accelerator actually runs with).
+struct ResolvedAcceleratorOptions {
+  precision::MixedPrecision mixedPrecision = precision::MixedPrecision::No;
+  int gradientAccumulationSteps = 1;
+  AcceleratorOptions raw;  ///< the options as given, for reporting
+};
+
+/// Fills the unset fields from `env` (ACCELERATE_MIXED_PRECISION, ACCELERATE_GRADIENT_ACCUMULATION_STEPS) and
+/// validates everything at the front door: ConfigError naming the value for gradient accumulation steps < 1, an
+/// unparsable environment value (naming the variable), fp8, or invalid DDP / GradScaler options.
+ResolvedAcceleratorOptions resolveAcceleratorOptions(const AcceleratorOptions& options, const runtime::EnvLookup& env);
+
+}  // namespace fathom::train
