@@ -3,7 +3,7 @@
 # Installs the Debian packages listed in installer/deps-debian.txt that are missing. Idempotent: when everything
 # is present it only asks dpkg (well under a second) and changes nothing.
 #   installer/install-deps.sh [--groups core,studio,test] [--check]
-#     --groups  which tagged groups to install (default: all)
+#     --groups  which tagged groups to install (default: core,studio,test; add bench for the Python baselines)
 #     --check   only report what is missing; exit 1 if anything is
 set -euo pipefail
 
