@@ -34,6 +34,7 @@ int run(int argc, char** argv) {
   addConfigCommand(app, action);
   addShardCommand(app, action);
   addTrainCommand(app, action);
+  addRunsCommand(app, action);
 
   try {
     app.parse(argc, argv);

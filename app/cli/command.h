@@ -21,5 +21,6 @@ void addTestCommand(CLI::App& root, CommandAction& action);
 void addConfigCommand(CLI::App& root, CommandAction& action);
 void addShardCommand(CLI::App& root, CommandAction& action);
 void addTrainCommand(CLI::App& root, CommandAction& action);
+void addRunsCommand(CLI::App& root, CommandAction& action);
 
 }  // namespace fathom::cli

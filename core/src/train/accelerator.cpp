@@ -7,6 +7,7 @@
 #include <fathom/train/accelerator.h>
 
 #include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
 #include <torch/nn/utils/clip_grad.h>
 #include <torch/utils.h>
 
@@ -223,6 +224,34 @@ AutocastRegion Accelerator::autocast(precision::AutocastOptions options) const {
 
 void Accelerator::setSeed(std::uint64_t seed, bool deviceSpecific) const {
   torch::manual_seed(seed + (deviceSpecific ? static_cast<std::uint64_t>(processIndex()) : 0));
+}
+
+// ---- trackers --------------------------------------------------------------------------------------------------
+
+void Accelerator::initTrackers(const std::string& projectName, const nlohmann::json& config,
+                               const std::string& runName) {
+  track::TrackerOptions options;
+  options.projectName = projectName;
+  options.projectDir = m_options.raw.projectDir;
+  options.loggingDir = m_options.raw.loggingDir;
+  options.runName = runName;
+  std::vector<std::string> names;
+  for (const std::string& entry : m_options.raw.logWith) {
+    for (std::string& name : track::parseLogWith(entry)) {
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+    }
+  }
+  m_trackers = track::TrackerGroup(names, options, isMainProcess());
+  if (!config.is_null()) m_trackers.storeInitConfiguration(config);
+}
+
+void Accelerator::log(const track::LogValues& values, std::optional<std::int64_t> step) {
+  m_trackers.log(values, step);
+}
+
+void Accelerator::endTraining() {
+  m_trackers.finish();
+  waitForEveryone();
 }
 
 // ---- communication records -------------------------------------------------------------------------------------

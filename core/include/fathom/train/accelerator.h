@@ -10,6 +10,7 @@
 #include <fathom/train/accelerator_options.h>
 #include <fathom/train/data_loader_shard.h>
 #include <fathom/train/gradient_state.h>
+#include <fathom/track/tracker_registry.h>
 
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
@@ -291,6 +292,18 @@ public:
   /// Seeds LibTorch's generators (CPU and CUDA); deviceSpecific adds the process index, as Accelerate's set_seed.
   void setSeed(std::uint64_t seed, bool deviceSpecific = false) const;
 
+  // ---- trackers ------------------------------------------------------------------------------------------------
+  /// Creates the trackers of options().logWith (on the main process, for main-process-only ones) under
+  /// `projectName` and stores `config` as the run's hyper-parameters (Accelerate's init_trackers). ConfigError
+  /// for an unknown tracker name, StorageError for an unwritable directory.
+  void initTrackers(const std::string& projectName, const nlohmann::json& config, const std::string& runName = {});
+  /// Logs `values` at `step` to every tracker (a no-op where none was created).
+  void log(const track::LogValues& values, std::optional<std::int64_t> step = std::nullopt);
+  /// The tracker named `name`, or nullptr.
+  track::Tracker* getTracker(std::string_view name) const { return m_trackers.get(name); }
+  /// Finishes every tracker, then waits for every process (Accelerate's end_training).
+  void endTraining();
+
   // ---- communication records -----------------------------------------------------------------------------------
   /// The recorded Comm every collective goes through; nullptr in a single process.
   parallel::Comm* comm() { return m_comm.get(); }
@@ -349,6 +362,7 @@ private:
   std::int64_t m_optimizerSteps = 0;
   bool m_stepOpen = false;  ///< a backward has run since the last optimizer step (the Comm step is marked)
   bool m_trigger = false;
+  track::TrackerGroup m_trackers;
 };
 
 }  // namespace fathom::train

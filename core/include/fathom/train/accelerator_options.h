@@ -7,7 +7,10 @@
 #include <fathom/runtime/process_state.h>
 
 #include <chrono>
+#include <filesystem>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace fathom::train {
 
@@ -55,6 +58,13 @@ struct AcceleratorOptions {
   precision::GradScalerOptions gradScaler;
   /// How the process group is joined (backend, rendezvous timeout); InitProcessGroupKwargs.
   runtime::JoinOptions processGroup;
+  /// Experiment trackers initTrackers() creates (Accelerate's log_with): "tensorboard", "mlflow", "dvclive",
+  /// "csv", "jsonl", user-registered names, or "all" (docs/trackers.md).
+  std::vector<std::string> logWith;
+  /// Root of the trackers' output (Accelerate's project_dir): MLflow's mlruns/, DVCLive's dvclive/.
+  std::filesystem::path projectDir = ".";
+  /// TensorBoard/CSV/JSONL output (Accelerate's logging_dir); empty = projectDir.
+  std::filesystem::path loggingDir;
 };
 
 /// The options with every environment default applied (what the Accelerator actually runs with).

@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: Apache-2.0
+// `fathom runs list|show|compare|export|delete`: reads (and prunes) the runs of a workspace. docs/workspace.md.
+#include "command.h"
+
+#include <fathom/common/error.h>
+#include <fathom/store/workspace.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+
+namespace fathom::cli {
+namespace {
+
+using nlohmann::json;
+using store::MetricSummary;
+using store::RunInfo;
+using store::Workspace;
+
+struct RunsFlags {
+  std::string workspace = Workspace::defaultPath().string();
+  bool json = false;
+  std::string run;
+  std::string otherRun;
+  std::string format = "csv";
+  std::string output;
+  bool force = false;
+};
+
+Workspace openWorkspace(const RunsFlags& flags) {
+  FATHOM_CHECK(std::filesystem::exists(flags.workspace), ConfigError, "no workspace at ", flags.workspace,
+               " (pass --workspace PATH to read another file)");
+  return Workspace(flags.workspace, Workspace::Options{.create = false, .reconcile = true});
+}
+
+std::string formatTime(double seconds) {
+  const auto t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &tm);
+  return text;
+}
+
+std::string formatNumber(double v) {
+  if (std::isnan(v)) {
+    return "nan";
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", v);
+  return text;
+}
+
+/// Exact text for export: round-trips every double.
+std::string exactNumber(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  return text;
+}
+
+json number(double v) {
+  return std::isfinite(v) ? json(v) : json(nullptr);
+}
+
+std::string duration(const RunInfo& r) {
+  const double start = r.startedAt.value_or(r.createdAt);
+  if (!r.endedAt) {
+    return "-";
+  }
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(1) << (*r.endedAt - start) << " s";
+  return out.str();
+}
+
+json runJson(const RunInfo& r) {
+  auto opt = [](const auto& o) { return o ? json(*o) : json(nullptr); };
+  return {{"id", r.id.value},
+          {"name", r.name},
+          {"status", store::toString(r.status)},
+          {"created_at", r.createdAt},
+          {"started_at", opt(r.startedAt)},
+          {"ended_at", opt(r.endedAt)},
+          {"exit_code", opt(r.exitCode)},
+          {"command_line", r.commandLine},
+          {"host", r.host},
+          {"launcher_pid", r.launcherPid},
+          {"config_format", r.configFormat}};
+}
+
+json summaryJson(const MetricSummary& m) {
+  return {{"key", m.key},           {"rank", m.rank},       {"count", m.count},    {"last_step", m.lastStep},
+          {"last", number(m.last)}, {"min", number(m.min)}, {"max", number(m.max)}};
+}
+
+/// Pads a table's columns to their widest cell.
+void printTable(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()));
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      widths[i] = std::max(widths[i], row[i].size());
+    }
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) {
+        line += std::string(widths[i] - row[i].size() + 2, ' ');
+      }
+    }
+    out << "  " << line << '\n';
+  }
+}
+
+int listRuns(const RunsFlags& flags) {
+  const Workspace ws = openWorkspace(flags);
+  const auto runs = ws.listRuns();
+  if (flags.json) {
+    json out = json::array();
+    for (const auto& r : runs) {
+      out.push_back(runJson(r));
+    }
+    std::cout << out.dump(2) << '\n';
+    return 0;
+  }
+  if (runs.empty()) {
+    std::cout << "No runs in " << flags.workspace << ".\n";
+    return 0;
+  }
+  std::vector<std::vector<std::string>> rows{{"ID", "NAME", "STATUS", "CREATED (UTC)", "DURATION", "EXIT", "HOST"}};
+  for (const auto& r : runs) {
+    rows.push_back({std::to_string(r.id.value), r.name, std::string(store::toString(r.status)), formatTime(r.createdAt),
+                    duration(r), r.exitCode ? std::to_string(*r.exitCode) : "-", r.host});
+  }
+  printTable(std::cout, rows);
+  return 0;
+}
+
+int showRun(const RunsFlags& flags) {
+  const Workspace ws = openWorkspace(flags);
+  const RunInfo r = ws.resolveRun(flags.run);
+  const auto ranks = ws.ranks(r.id);
+  const auto summaries = ws.metricSummaries(r.id);
+  const auto artifacts = ws.artifacts(r.id);
+  if (flags.json) {
+    json out = runJson(r);
+    out["config_text"] = r.configText;
+    out["ranks"] = json::array();
+    for (const auto& k : ranks) {
+      out["ranks"].push_back({{"rank", k.rank},
+                              {"host", k.host},
+                              {"pid", k.pid},
+                              {"device", k.device},
+                              {"exit_code", k.exitCode ? json(*k.exitCode) : json(nullptr)}});
+    }
+    out["metrics"] = json::array();
+    for (const auto& m : summaries) {
+      out["metrics"].push_back(summaryJson(m));
+    }
+    out["artifacts"] = json::array();
+    for (const auto& a : artifacts) {
+      out["artifacts"].push_back(
+          {{"kind", store::toString(a.artifact.kind)}, {"path", a.artifact.path}, {"bytes", a.artifact.bytes}});
+    }
+    std::cout << out.dump(2) << '\n';
+    return 0;
+  }
+  std::cout << "Run " << r.id.value << " \"" << r.name << "\": " << store::toString(r.status) << '\n';
+  printTable(std::cout,
+             {{"created", formatTime(r.createdAt) + " UTC"},
+              {"ended", r.endedAt ? formatTime(*r.endedAt) + " UTC (" + duration(r) + ")" : "-"},
+              {"exit code", r.exitCode ? std::to_string(*r.exitCode) : "-"},
+              {"host", r.host + " (launcher pid " + std::to_string(r.launcherPid) + ")"},
+              {"command", r.commandLine.empty() ? "-" : r.commandLine},
+              {"config",
+               r.configText.empty() ? "-" : r.configFormat + ", " + std::to_string(r.configText.size()) + " bytes"}});
+  if (!ranks.empty()) {
+    std::cout << "Ranks\n";
+    std::vector<std::vector<std::string>> rows{{"RANK", "HOST", "PID", "DEVICE", "EXIT"}};
+    for (const auto& k : ranks) {
+      rows.push_back({std::to_string(k.rank), k.host, std::to_string(k.pid), k.device,
+                      k.exitCode ? std::to_string(*k.exitCode) : "-"});
+    }
+    printTable(std::cout, rows);
+  }
+  std::cout << "Metrics\n";
+  if (summaries.empty()) {
+    std::cout << "  (none)\n";
+  } else {
+    std::vector<std::vector<std::string>> rows{{"KEY", "RANK", "COUNT", "LAST", "AT STEP", "MIN", "MAX"}};
+    for (const auto& m : summaries) {
+      rows.push_back({m.key, std::to_string(m.rank), std::to_string(m.count), formatNumber(m.last),
+                      std::to_string(m.lastStep), formatNumber(m.min), formatNumber(m.max)});
+    }
+    printTable(std::cout, rows);
+  }
+  if (!artifacts.empty()) {
+    std::cout << "Artifacts\n";
+    std::vector<std::vector<std::string>> rows{{"KIND", "BYTES", "PATH"}};
+    for (const auto& a : artifacts) {
+      rows.push_back(
+          {std::string(store::toString(a.artifact.kind)), std::to_string(a.artifact.bytes), a.artifact.path});
+    }
+    printTable(std::cout, rows);
+  }
+  return 0;
+}
+
+int compareRuns(const RunsFlags& flags) {
+  const Workspace ws = openWorkspace(flags);
+  const RunInfo a = ws.resolveRun(flags.run);
+  const RunInfo b = ws.resolveRun(flags.otherRun);
+  // (key, rank) -> last value in a, in b.
+  std::map<std::pair<std::string, int>, std::pair<std::optional<double>, std::optional<double>>> table;
+  for (const auto& m : ws.metricSummaries(a.id)) {
+    table[{m.key, m.rank}].first = m.last;
+  }
+  for (const auto& m : ws.metricSummaries(b.id)) {
+    table[{m.key, m.rank}].second = m.last;
+  }
+  if (flags.json) {
+    json rows = json::array();
+    for (const auto& [where, values] : table) {
+      auto opt = [](const std::optional<double>& v) { return v ? number(*v) : json(nullptr); };
+      rows.push_back(
+          {{"key", where.first}, {"rank", where.second}, {"a", opt(values.first)}, {"b", opt(values.second)}});
+    }
+    std::cout << json{{"a", runJson(a)}, {"b", runJson(b)}, {"metrics", rows}}.dump(2) << '\n';
+    return 0;
+  }
+  const std::string nameA = "#" + std::to_string(a.id.value) + " " + a.name;
+  const std::string nameB = "#" + std::to_string(b.id.value) + " " + b.name;
+  std::cout << "Last values: " << nameA << " (" << store::toString(a.status) << ") vs " << nameB << " ("
+            << store::toString(b.status) << ")\n";
+  std::vector<std::vector<std::string>> rows{{"KEY", "RANK", nameA, nameB, "B - A"}};
+  auto cell = [](const std::optional<double>& v) { return v ? formatNumber(*v) : std::string("-"); };
+  for (const auto& [where, values] : table) {
+    const std::string delta =
+        values.first && values.second ? formatNumber(*values.second - *values.first) : std::string("-");
+    rows.push_back({where.first, std::to_string(where.second), cell(values.first), cell(values.second), delta});
+  }
+  printTable(std::cout, rows);
+  return 0;
+}
+
+std::string csvField(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) {
+    return text;
+  }
+  std::string out = "\"";
+  for (const char c : text) {
+    out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  }
+  return out + "\"";
+}
+
+int exportRun(const RunsFlags& flags) {
+  FATHOM_CHECK(flags.format == "csv" || flags.format == "jsonl", ConfigError, "--format must be csv or jsonl, got \"",
+               flags.format, "\"");
+  const Workspace ws = openWorkspace(flags);
+  const RunInfo r = ws.resolveRun(flags.run);
+  // To a file: write a sibling temporary and rename it, so an interrupted export never leaves half a file.
+  std::ofstream file;
+  std::filesystem::path temporary;
+  if (!flags.output.empty()) {
+    temporary = flags.output + ".partial";
+    file.open(temporary, std::ios::binary | std::ios::trunc);
+    FATHOM_CHECK(file.is_open(), ConfigError, "cannot write ", flags.output);
+  }
+  std::ostream& out = flags.output.empty() ? std::cout : file;
+  std::int64_t count = 0;
+  if (flags.format == "csv") {
+    out << "run_id,rank,step,wall_time,key,value\n";
+    ws.forEachMetric(r.id, [&](const store::MetricRow& m) {
+      out << m.run.value << ',' << m.point.rank << ',' << m.point.step << ',' << exactNumber(m.point.wallTime) << ','
+          << csvField(m.point.key) << ',' << (std::isnan(m.point.value) ? "" : exactNumber(m.point.value)) << '\n';
+      ++count;
+    });
+  } else {
+    ws.forEachMetric(r.id, [&](const store::MetricRow& m) {
+      out << json{{"run_id", m.run.value},         {"rank", m.point.rank}, {"step", m.point.step},
+                  {"wall_time", m.point.wallTime}, {"key", m.point.key},   {"value", number(m.point.value)}}
+                 .dump()
+          << '\n';
+      ++count;
+    });
+  }
+  out.flush();
+  if (!flags.output.empty()) {
+    file.close();
+    FATHOM_CHECK(!file.fail(), StorageError, "writing ", temporary.string(), " failed");
+    std::filesystem::rename(temporary, flags.output);
+    std::cerr << "Exported " << count << " metric points of run " << r.id.value << " to " << flags.output << '\n';
+  }
+  return 0;
+}
+
+int deleteRun(const RunsFlags& flags) {
+  Workspace ws = openWorkspace(flags);
+  const RunInfo r = ws.resolveRun(flags.run);
+  ws.deleteRun(r.id, flags.force);
+  if (flags.json) {
+    std::cout << json{{"deleted", r.id.value}, {"name", r.name}}.dump() << '\n';
+  } else {
+    std::cout << "Deleted run " << r.id.value << " (" << r.name << ").\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+void addRunsCommand(CLI::App& root, CommandAction& action) {
+  auto flags = std::make_shared<RunsFlags>();
+  CLI::App* cmd = root.add_subcommand("runs", "List, inspect, compare, export and delete the runs of a workspace");
+  cmd->require_subcommand(1);
+  auto common = [flags](CLI::App* sub, bool json) {
+    sub->add_option("--workspace", flags->workspace, "The workspace file")->default_str("./fathom.sqlite");
+    if (json) {
+      sub->add_flag("--json", flags->json, "Print JSON instead of text");
+    }
+  };
+
+  CLI::App* list = cmd->add_subcommand("list", "List every run: id, name, status, times, exit code, host");
+  common(list, true);
+  list->callback([flags, &action] { action = [flags] { return listRuns(*flags); }; });
+
+  CLI::App* show = cmd->add_subcommand("show", "Print a run's facts, ranks and per-key metric summaries per rank");
+  common(show, true);
+  show->add_option("run", flags->run, "Run id or name (the newest run of that name)")->required();
+  show->callback([flags, &action] { action = [flags] { return showRun(*flags); }; });
+
+  CLI::App* compare = cmd->add_subcommand("compare", "Put two runs' last metric values side by side");
+  common(compare, true);
+  compare->add_option("run", flags->run, "First run (id or name)")->required();
+  compare->add_option("other", flags->otherRun, "Second run (id or name)")->required();
+  compare->callback([flags, &action] { action = [flags] { return compareRuns(*flags); }; });
+
+  CLI::App* exportCmd = cmd->add_subcommand("export", "Write all metrics of a run as CSV or JSON lines");
+  common(exportCmd, false);
+  exportCmd->add_option("run", flags->run, "Run id or name")->required();
+  exportCmd->add_option("--format", flags->format, "csv or jsonl")->check(CLI::IsMember({"csv", "jsonl"}));
+  exportCmd->add_option("--output,-o", flags->output, "Write to this file instead of standard output");
+  exportCmd->callback([flags, &action] { action = [flags] { return exportRun(*flags); }; });
+
+  CLI::App* del = cmd->add_subcommand("delete", "Delete a run and all it recorded (not a running one without --force)");
+  common(del, true);
+  del->add_option("run", flags->run, "Run id or name")->required();
+  del->add_flag("--force", flags->force, "Delete even a run whose status is still running");
+  del->callback([flags, &action] { action = [flags] { return deleteRun(*flags); }; });
+}
+
+}  // namespace fathom::cli

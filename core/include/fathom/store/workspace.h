@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <fathom/store/ids.h>
+#include <fathom/store/process_identity.h>
+#include <fathom/store/records.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fathom::store {
+
+/// The run store: one SQLite file (WAL, foreign keys, a versioned schema) that the CLI, the trainers and the Studio
+/// share. Every write is one transaction, so a reader or a crash never sees half of a batch. Every failure is a
+/// StorageError naming the file. Not thread-safe: one Workspace per thread (several processes may open the same
+/// file). docs/workspace.md describes the schema.
+class Workspace {
+public:
+  /// The schema this build writes; files from older builds are migrated on open, newer ones refused.
+  static constexpr int kSchemaVersion = 2;
+  /// `PRAGMA application_id` of every workspace: "FTHM".
+  static constexpr std::int32_t kApplicationId = 0x4654484D;
+
+  struct Options {
+    bool create = true;     ///< create the file when missing (otherwise a missing file is a StorageError)
+    bool reconcile = true;  ///< run reconcile() after opening
+  };
+
+  /// Opens (or creates) the workspace at `path`, migrating an older schema.
+  explicit Workspace(std::filesystem::path path);
+  Workspace(std::filesystem::path path, Options options);
+  ~Workspace();
+  Workspace(Workspace&&) noexcept;
+  Workspace& operator=(Workspace&&) noexcept;
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+
+  /// `./fathom.sqlite`.
+  static std::filesystem::path defaultPath();
+
+  const std::filesystem::path& path() const;
+  /// `PRAGMA user_version` of the open file (kSchemaVersion after opening).
+  int schemaVersion() const;
+
+  // --- writing -------------------------------------------------------------------------------------------------
+
+  /// A new run in status "running", launched by `launcher` (by default this process).
+  RunId createRun(const NewRun& run, const ProcessIdentity& launcher = ProcessIdentity::current());
+  /// Sets the final status (not Running), the exit code and the end time.
+  void finishRun(RunId run, RunStatus status, std::optional<int> exitCode);
+  /// Records (or replaces) one rank of a run.
+  void upsertRank(RunId run, const RankInfo& rank);
+  /// Appends points in one transaction (all or nothing).
+  void appendMetrics(RunId run, std::span<const MetricPoint> points);
+  void appendEvents(RunId run, std::span<const EventRecord> events);
+  ArtifactId addArtifact(RunId run, const Artifact& artifact);
+  PlanId savePlan(std::string_view inputJson, std::string_view predictionJson);
+  /// Deletes a run and everything it owns. Throws ConfigError when the run is missing, or still running without
+  /// `force`.
+  void deleteRun(RunId run, bool force = false);
+
+  /// Marks every "running" run of this host whose launcher process is gone (or was replaced by a recycled pid) as
+  /// "lost", with the current time as its end. Returns the ids it changed. Runs on other hosts are left alone.
+  std::vector<RunId> reconcile();
+
+  // --- reading -------------------------------------------------------------------------------------------------
+
+  /// Every run, oldest first.
+  std::vector<RunInfo> listRuns() const;
+  std::optional<RunInfo> run(RunId id) const;
+  /// A run by id ("12") or by name (the newest run of that name). Throws ConfigError when none matches.
+  RunInfo resolveRun(std::string_view idOrName) const;
+  std::vector<RankInfo> ranks(RunId run) const;
+  /// The metric keys of a run, sorted.
+  std::vector<std::string> metricKeys(RunId run) const;
+  /// One key's points ordered by rank then step; only `rank`'s when given.
+  std::vector<MetricRow> metricSeries(RunId run, std::string_view key, std::optional<int> rank = {}) const;
+  /// last/min/max/count per (key, rank), ordered by key then rank.
+  std::vector<MetricSummary> metricSummaries(RunId run) const;
+  /// Calls `visit` for every metric of a run in id order, without loading them all.
+  void forEachMetric(RunId run, const std::function<void(const MetricRow&)>& visit) const;
+  /// Metrics with id > `after` (of every run), in id order, at most `limit`: the Studio's incremental read.
+  std::vector<MetricRow> metricsSince(MetricId after, std::size_t limit = 100'000) const;
+  std::vector<EventRow> eventsSince(EventId after, std::size_t limit = 100'000) const;
+  std::vector<ArtifactRow> artifacts(RunId run) const;
+  std::vector<PlanRecord> plans() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace fathom::store

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <fathom/store/process_identity.h>
+
+#include <array>
+#include <charconv>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+namespace fathom::store {
+namespace {
+
+/// The fields of /proc/<pid>/stat after "(comm)": the comm may hold spaces and parentheses, so parse from the last
+/// ')'. Field 3 is the state, field 22 the start time.
+std::optional<std::string> statFieldsAfterComm(std::int64_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  if (!in) {
+    return std::nullopt;
+  }
+  const std::string line((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto close = line.rfind(')');
+  if (close == std::string::npos) {
+    return std::nullopt;
+  }
+  return line.substr(close + 1);
+}
+
+struct StatInfo {
+  char state = '?';
+  std::uint64_t startTime = 0;
+};
+
+std::optional<StatInfo> readStat(std::int64_t pid) {
+  const auto rest = statFieldsAfterComm(pid);
+  if (!rest) {
+    return std::nullopt;
+  }
+  std::istringstream fields(*rest);
+  StatInfo info;
+  fields >> info.state;
+  std::string field;
+  for (int i = 4; i <= 22 && fields >> field; ++i) {
+    if (i == 22) {
+      std::from_chars(field.data(), field.data() + field.size(), info.startTime);
+    }
+  }
+  return info;
+}
+
+}  // namespace
+
+std::string currentHostName() {
+  std::array<char, 256> name{};
+  if (gethostname(name.data(), name.size() - 1) != 0) {
+    return "localhost";
+  }
+  return name.data();
+}
+
+ProcessIdentity ProcessIdentity::current() {
+  const auto pid = static_cast<std::int64_t>(getpid());
+  return {currentHostName(), pid, processStartTime(pid).value_or(0)};
+}
+
+std::optional<std::uint64_t> processStartTime(std::int64_t pid) {
+  const auto info = readStat(pid);
+  return info ? std::optional(info->startTime) : std::nullopt;
+}
+
+Liveness liveness(const ProcessIdentity& who) {
+  if (who.host != currentHostName()) {
+    return Liveness::Unknown;
+  }
+  if (who.pid <= 0) {
+    return Liveness::Gone;
+  }
+  const auto info = readStat(who.pid);
+  if (!info || info->state == 'Z' || info->state == 'X') {
+    return Liveness::Gone;
+  }
+  if (who.startTime != 0 && info->startTime != who.startTime) {
+    return Liveness::Gone;  // the pid was recycled by another process
+  }
+  return Liveness::Alive;
+}
+
+}  // namespace fathom::store

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "schema.h"
+
+#include <array>
+
+namespace fathom::store::schema {
+namespace {
+
+// Version 1: runs and everything a run owns. Ids are AUTOINCREMENT so they are never reused after a delete: the
+// Studio reads "everything with id > N" and must not miss a row that took a deleted id.
+constexpr std::string_view kVersion1 = R"sql(
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('running', 'succeeded', 'failed', 'lost')),
+  created_at REAL NOT NULL,
+  started_at REAL,
+  ended_at REAL,
+  exit_code INTEGER,
+  command_line TEXT NOT NULL DEFAULT '',
+  host TEXT NOT NULL DEFAULT '',
+  launcher_pid INTEGER NOT NULL DEFAULT 0,
+  launcher_start_time INTEGER NOT NULL DEFAULT 0,
+  config_format TEXT NOT NULL DEFAULT '',
+  config_text TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX runs_by_status ON runs (status);
+CREATE INDEX runs_by_name ON runs (name);
+
+CREATE TABLE ranks (
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  rank INTEGER NOT NULL,
+  host TEXT NOT NULL DEFAULT '',
+  pid INTEGER NOT NULL DEFAULT 0,
+  device TEXT NOT NULL DEFAULT '',
+  exit_code INTEGER,
+  PRIMARY KEY (run_id, rank)
+) WITHOUT ROWID;
+
+CREATE TABLE metric_keys (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  key TEXT NOT NULL,
+  UNIQUE (run_id, key)
+);
+
+CREATE TABLE metrics (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  rank INTEGER NOT NULL,
+  step INTEGER NOT NULL,
+  wall_time REAL NOT NULL,
+  key_id INTEGER NOT NULL,
+  value REAL
+);
+
+CREATE TABLE events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  rank INTEGER NOT NULL,
+  time REAL NOT NULL,
+  level TEXT NOT NULL CHECK (level IN ('debug', 'info', 'warning', 'error')),
+  text TEXT NOT NULL
+);
+CREATE INDEX events_by_run ON events (run_id, id);
+
+CREATE TABLE artifacts (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  kind TEXT NOT NULL CHECK (kind IN ('checkpoint', 'trace', 'export')),
+  path TEXT NOT NULL,
+  bytes INTEGER NOT NULL DEFAULT 0,
+  created_at REAL NOT NULL
+);
+CREATE INDEX artifacts_by_run ON artifacts (run_id);
+)sql";
+
+// Version 2: the metric-series index (a run's series by key, rank and step; it also serves the cascade from runs)
+// and the planner's saved plans.
+constexpr std::string_view kVersion2 = R"sql(
+CREATE INDEX metrics_by_run_key ON metrics (run_id, key_id, rank, step);
+
+CREATE TABLE plans (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  created_at REAL NOT NULL,
+  input_json TEXT NOT NULL,
+  prediction_json TEXT NOT NULL
+);
+)sql";
+
+constexpr std::array<Migration, 2> kMigrations{{
+    {1, "runs, ranks, metrics, events, artifacts", kVersion1},
+    {2, "metric-series index, plans", kVersion2},
+}};
+
+}  // namespace
+
+std::span<const Migration> migrations() {
+  return kMigrations;
+}
+
+}  // namespace fathom::store::schema
