@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // `fathom estimate-memory MODEL`: what `accelerate estimate-memory` prints (largest layer, total size, training with
-// Adam at 4x the size, per dtype), for Hugging Face config.json files. Sizes are parameters x bytes per dtype.
+// Adam at 4x the size, per dtype), for built-in models and Hugging Face config.json files. Sizes are parameters x bytes
+// per dtype.
 #include "command.h"
+#include "model_flags.h"
 
 #include <fathom/common/error.h>
+#include <fathom/models/model_introspection.h>
 #include <fathom/plan/hf_config.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -19,6 +23,7 @@ namespace {
 
 struct EstimateFlags {
   std::string model;
+  BuiltinModelFlags modelFlags;
   std::vector<std::string> dtypes{"float32", "float16", "int8", "int4"};
   bool json = false;
 };
@@ -94,15 +99,23 @@ std::string repeat(const char* piece, std::size_t n) {
   return out;
 }
 
-int runEstimate(const EstimateFlags& flags) {
+plan::ModelSpec resolveModel(const EstimateFlags& flags) {
+  const auto builtins = models::builtinModelNames();
   std::filesystem::path path(flags.model);
+  if (!std::filesystem::exists(path) && std::find(builtins.begin(), builtins.end(), flags.model) != builtins.end()) {
+    return models::introspectModel(flags.modelFlags.request(flags.model));
+  }
   if (std::filesystem::is_directory(path)) {
     path /= "config.json";
   }
   FATHOM_CHECK(std::filesystem::exists(path), ConfigError, "'", flags.model,
-               "' is not a config.json file or a folder holding one (built-in models are not available yet; Hub "
-               "downloads are not supported)");
-  const plan::ModelSpec model = plan::modelFromHfConfig(path);
+               "' is not a built-in model (mlp, gpt, gpt-tiny, gpt-small), a config.json file or a folder holding "
+               "one (Hub downloads are not supported)");
+  return plan::modelFromHfConfig(path);
+}
+
+int runEstimate(const EstimateFlags& flags) {
+  const plan::ModelSpec model = resolveModel(flags);
   struct Row {
     std::string dtype, largest, total, training;
     double largestBytes, totalBytes, trainingBytes;
@@ -183,7 +196,11 @@ void addEstimateMemoryCommand(CLI::App& root, CommandAction& action) {
   auto flags = std::make_shared<EstimateFlags>();
   CLI::App* cmd = root.add_subcommand("estimate-memory",
                                       "Model size per dtype and training with Adam, like `accelerate estimate-memory`");
-  cmd->add_option("model", flags->model, "A Hugging Face config.json, or a folder holding one")->required();
+  cmd->add_option("model", flags->model,
+                  "A built-in model (mlp, gpt, gpt-tiny, gpt-small: introspected from its LibTorch module), a Hugging "
+                  "Face config.json, or a folder holding one")
+      ->required();
+  flags->modelFlags.add(cmd, /*withMlp=*/true);
   cmd->add_option("--dtypes", flags->dtypes, "Any of float32, float16, int8, int4 (default: all)");
   cmd->add_flag("--json", flags->json, "Print JSON instead of the table");
   cmd->callback([flags, &action] { action = [flags] { return runEstimate(*flags); }; });

@@ -2,6 +2,7 @@
 #include "plan_flags.h"
 
 #include <fathom/common/error.h>
+#include <fathom/models/model_introspection.h>
 #include <fathom/plan/hf_config.h>
 #include <fathom/plan/plan_file.h>
 
@@ -42,7 +43,10 @@ void PlanFlags::add(CLI::App* cmd) {
   cmd->add_option(names("num_experts"), numExperts, "MoE experts per layer (llama family)");
   cmd->add_option(names("experts_per_token"), expertsPerToken, "MoE top-k");
   cmd->add_option(names("hf_config"), hfConfig, "Hugging Face config.json (file or folder holding one)");
-  cmd->add_option(names("model"), model, "Built-in model name");
+  cmd->add_option(names("model"), model,
+                  "Built-in model, introspected from its LibTorch module: mlp (with --hidden, --layers), gpt, "
+                  "gpt-tiny, gpt-small (with --n_layer, --n_head, --n_embd, --block_size, --vocab_size, --dropout)");
+  modelFlags.add(cmd, /*withMlp=*/false);
   cmd->add_option(names("hardware"), hardware, "Hardware preset name or YAML/JSON file (default h100-sxm-80gb)");
   // Plan
   cmd->add_option("--num_gpus,--num-gpus,--num_processes,--num-processes", numGpus, "World size (GPUs)");
@@ -131,9 +135,9 @@ PlanFlags::Inputs PlanFlags::resolve() const {
                "give one model source: --params, --arch with dimensions, --hf_config or --model");
   Inputs out;
   std::string builtin = given("model") ? model : (sources == 0 ? in.model : std::string());
-  FATHOM_CHECK(builtin.empty(), ConfigError, "built-in model '", builtin,
-               "' is not available: the model zoo does not exist yet; use --hf_config, --arch or --params");
-  if (given("hf_config") || (sources == 0 && !in.hfConfig.empty())) {
+  if (!builtin.empty()) {
+    out.model = models::introspectModel(modelFlags.request(builtin, given("hidden"), hidden, given("layers"), layers));
+  } else if (given("hf_config") || (sources == 0 && !in.hfConfig.empty())) {
     std::filesystem::path path = given("hf_config") ? hfConfig : in.hfConfig;
     if (std::filesystem::is_directory(path)) {
       path /= "config.json";
@@ -163,7 +167,8 @@ PlanFlags::Inputs PlanFlags::resolve() const {
   } else if (in.params > 0) {
     out.model = plan::modelFromParams(in.params);
   } else {
-    throw ConfigError("no model: give --params, --arch with dimensions, --hf_config, or a --plan file that names one");
+    throw ConfigError(
+        "no model: give --params, --arch with dimensions, --hf_config, --model, or a --plan file that names one");
   }
   const std::string hw = given("hardware") ? hardware : (in.hardware.empty() ? "h100-sxm-80gb" : in.hardware);
   out.hardware = plan::loadHardware(hw);

@@ -2,6 +2,8 @@
 // The flags `fathom plan` and `fathom plan search` share, and how they turn into planner inputs.
 #pragma once
 
+#include "model_flags.h"
+
 #include <CLI/CLI.hpp>
 
 #include <fathom/plan/hardware.h>
@@ -24,6 +26,7 @@ struct PlanFlags {
   bool tiedEmbeddings = true;
   std::string hfConfig;
   std::string model;
+  BuiltinModelFlags modelFlags;  ///< --n_layer ... for --model gpt*; --hidden/--layers double as mlp's
   std::string hardware;
   int numGpus = 1, gpusPerNode = 0, tp = 1, pp = 1, microBatch = 1, gradAccum = 1;
   std::int64_t seq = 0;

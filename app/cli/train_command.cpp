@@ -22,6 +22,8 @@ struct TrainFlags {
   std::string evenBatches = "true";
   std::string dispatchBatches;
   std::string textPath;
+  std::string logWith;
+  std::string projectDir = ".";
   std::int64_t hidden = 256, layers = 2;
   std::int64_t nLayer = 0, nHead = 0, nEmbd = 0, blockSize = 0, vocabSize = 0;
   int gradientAccumulationSteps = 0;
@@ -74,7 +76,8 @@ void addTrainCommand(CLI::App& root, CommandAction& action) {
   cmd->add_option("--weight_decay,--weight-decay", o.weightDecay, "AdamW weight decay")->capture_default_str();
   cmd->add_option("--seed", o.seed, "Seed for the weights and the shuffle order")->capture_default_str();
   cmd->add_option("--gradient_accumulation_steps,--gradient-accumulation-steps", flags->gradientAccumulationSteps,
-                  "Batches per optimizer step (default: ACCELERATE_GRADIENT_ACCUMULATION_STEPS, else 1)");
+                  "Batches per optimizer step (default 1; ACCELERATE_GRADIENT_ACCUMULATION_STEPS, which `launch "
+                  "--gradient_accumulation_steps` sets, takes precedence, as in Accelerate)");
   cmd->add_option("--mixed_precision,--mixed-precision", flags->mixedPrecision,
                   "no | fp16 | bf16 (default: ACCELERATE_MIXED_PRECISION, else no)");
   cmd->add_flag("--shuffle", o.shuffle, "Shuffle every epoch with the seeded sampler");
@@ -94,6 +97,12 @@ void addTrainCommand(CLI::App& root, CommandAction& action) {
   cmd->add_option("--comm_hook,--comm-hook", flags->commHook, "DDP gradient compression: no | fp16 | bf16")
       ->capture_default_str();
   cmd->add_flag("--cpu", o.accelerator.cpu, "Run on the CPU even when a GPU is present");
+  cmd->add_option("--log_with,--log-with", flags->logWith,
+                  "Experiment trackers, comma-separated: tensorboard, mlflow, dvclive, csv, jsonl, or all "
+                  "(docs/trackers.md)");
+  cmd->add_option("--project_dir,--project-dir", flags->projectDir,
+                  "Where the trackers write (mlruns/, dvclive/, TensorBoard event files)")
+      ->capture_default_str();
   cmd->add_option("--save_final,--save-final", flags->saveFinal,
                   "Write the final parameters to PATH.safetensors (names as in named_parameters())");
   cmd->add_option("--log_every,--log-every", o.logEvery, "Log every N optimizer steps (0: summary only)")
@@ -142,6 +151,9 @@ void addTrainCommand(CLI::App& root, CommandAction& action) {
     if (!flags->dispatchBatches.empty()) {
       opts.accelerator.dataLoader.dispatchBatches = parseBool("--dispatch_batches", flags->dispatchBatches);
     }
+    if (!flags->logWith.empty())
+      opts.accelerator.logWith = {flags->logWith};
+    opts.accelerator.projectDir = flags->projectDir;
     action = [flags] { return runTraining(flags->options); };
   });
 }

@@ -59,6 +59,33 @@ nlohmann::json ddpSummary(const Accelerator& accelerator, std::int64_t step) {
   return {{"all_reduce_count", count}, {"all_reduce_bytes", bytes}, {"all_reduce_seconds", seconds}};
 }
 
+std::int64_t bytesOf(const at::Tensor& t) {
+  return t.defined() ? t.numel() * static_cast<std::int64_t>(t.element_size()) : 0;
+}
+
+/// Model-state bytes this process holds, measured from the live tensors (what the planner's parameters,
+/// gradients and optimizer_states predict per rank). Parameters and gradients: Σ numel × element size over the
+/// model's parameters (a gradient counts while defined; zeroGrad() zeroes in place, so it stays allocated).
+/// Optimizer states: every tensor in the optimizer's per-parameter state (AdamW: exp_avg, exp_avg_sq, and
+/// max_exp_avg_sq with amsgrad; SGD: momentum_buffer); AdamW's step counter is an int64 field, not a tensor.
+nlohmann::json memorySummary(const std::vector<at::Tensor>& parameters, torch::optim::Optimizer& optimizer) {
+  std::int64_t params = 0;
+  std::int64_t grads = 0;
+  for (const at::Tensor& p : parameters) {
+    params += bytesOf(p);
+    grads += bytesOf(p.grad());
+  }
+  std::int64_t states = 0;
+  for (const auto& [key, state] : optimizer.state()) {
+    if (const auto* adamw = dynamic_cast<const torch::optim::AdamWParamState*>(state.get())) {
+      states += bytesOf(adamw->exp_avg()) + bytesOf(adamw->exp_avg_sq()) + bytesOf(adamw->max_exp_avg_sq());
+    } else if (const auto* sgd = dynamic_cast<const torch::optim::SGDParamState*>(state.get())) {
+      states += bytesOf(sgd->momentum_buffer());
+    }
+  }
+  return {{"parameters", params}, {"gradients", grads}, {"optimizer_states", states}};
+}
+
 }  // namespace
 
 int runTraining(const TrainOptions& options) {
@@ -76,6 +103,17 @@ int runTraining(const TrainOptions& options) {
   data::DataLoader loader(
       models::makeDataset(options.dataset, options.model),
       {.batchSize = options.batchSize, .shuffle = options.shuffle, .dropLast = options.dropLast, .seed = options.seed});
+  { auto probe = accelerator.autocast(); }  // an unsupported precision fails here, before any work
+  accelerator.initTrackers("fathom-train", {{"model", options.model.name},
+                                            {"dataset", options.dataset.name},
+                                            {"steps", options.steps},
+                                            {"batch_size", options.batchSize},
+                                            {"lr", options.lr},
+                                            {"optimizer", options.optimizer},
+                                            {"seed", options.seed},
+                                            {"num_processes", accelerator.numProcesses()},
+                                            {"gradient_accumulation_steps", accelerator.gradientAccumulationSteps()},
+                                            {"mixed_precision", precision::toString(accelerator.mixedPrecision())}});
   // ... made distributed in one line.
   auto [dmodel, doptimizer, dloader] = accelerator.prepare(model, optimizer, loader);
 
@@ -123,6 +161,7 @@ int runTraining(const TrainOptions& options) {
             static_cast<double>(step - lastLogStep) / std::chrono::duration<double>(now - lastLog).count();
         lastLog = now;
         lastLogStep = step;
+        accelerator.log({{"loss", meanLoss}, {"steps_per_second", rate}}, step);
         if (accelerator.isMainProcess()) {
           if (options.json) {
             std::cout << nlohmann::json{{"event", "log"},           {"step", step},
@@ -156,7 +195,8 @@ int runTraining(const TrainOptions& options) {
                           {"fathom.model", options.model.name},
                           {"fathom.world_size", std::to_string(accelerator.numProcesses())}});
   }
-  accelerator.waitForEveryone();  // nobody exits while rank 0 still writes
+  accelerator.log({{"final_loss", finalLoss}}, step);
+  accelerator.endTraining();  // closes the trackers; nobody exits while rank 0 still writes
 
   if (accelerator.isMainProcess()) {
     const double stepsPerSecond = static_cast<double>(step) / loopSeconds;
@@ -168,7 +208,8 @@ int runTraining(const TrainOptions& options) {
                                   {"samples_per_second", stepsPerSecond * static_cast<double>(samplesPerStep)},
                                   {"final_loss", finalLoss},
                                   {"world_size", accelerator.numProcesses()},
-                                  {"ddp_last_step", ddpSummary(accelerator, step)}}
+                                  {"ddp_last_step", ddpSummary(accelerator, step)},
+                                  {"memory", memorySummary(dmodel->parameters(), *optimizer)}}
                        .dump()
                 << std::endl;
     } else {

@@ -148,6 +148,33 @@ private slots:
     QVERIFY(table.out.contains("int4"));
   }
 
+  void builtinModels() {
+    // Introspected from the LibTorch module: gpt-small's 10,795,008 parameters, largest unit = one block
+    // (12·384² + 13·384 = 1,774,464).
+    Run r = runFathom({u"estimate-memory"_s, u"gpt-small"_s, u"--json"_s});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(json(r)[u"total_params"_s].toDouble(), 10795008.0);
+    QCOMPARE(json(r)[u"largest_layer_params"_s].toDouble(), 1774464.0);
+    r = runFathom({u"estimate-memory"_s, u"mlp"_s, u"--hidden"_s, u"64"_s, u"--layers"_s, u"3"_s, u"--json"_s});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(json(r)[u"total_params"_s].toDouble(), 3.0 * (64 * 64 + 64) + 65);
+    // `fathom plan --model`, with the dimension flags of `fathom train`.
+    r = runFathom({u"plan"_s, u"--model"_s, u"gpt"_s, u"--n_layer"_s, u"3"_s, u"--json"_s});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(json(r)[u"model"_s].toObject()[u"total_params"_s].toDouble(), 162368.0);
+    QVERIFY(json(r)[u"memory"_s].toObject()[u"per_rank_bytes"_s].toObject()[u"activations"_s].toDouble() > 0);
+    r = runFathom({u"plan"_s, u"search"_s, u"--model"_s, u"gpt-tiny"_s, u"--num_gpus"_s, u"2"_s, u"--json"_s});
+    QCOMPARE(r.exitCode, 0);
+    r = runFathom({u"plan"_s, u"--model"_s, u"gpt-tiny"_s, u"--hidden"_s, u"32"_s});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--n_embd"), r.err.constData());
+    r = runFathom({u"plan"_s, u"--model"_s, u"mlp"_s, u"--n_layer"_s, u"2"_s});
+    QCOMPARE(r.exitCode, 2);
+    r = runFathom({u"plan"_s, u"--model"_s, u"resnet"_s});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("unknown model 'resnet'"), r.err.constData());
+  }
+
   void badInputs() {
     Run r = runFathom({u"plan"_s, u"--params"_s, u"1000"_s, u"--strategy"_s, u"zero4"_s});
     QCOMPARE(r.exitCode, 2);

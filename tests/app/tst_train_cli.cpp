@@ -6,6 +6,7 @@
 #include <fathom/io/safetensors.h>
 
 #include <ATen/ATen.h>
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -178,6 +179,31 @@ private slots:
     QVERIFY2(two.exitCode == 0, two.err.constData());
     QVERIFY2(two.out.contains("evaluated 256 samples"), two.out.constData());
     QCOMPARE(two.out.count("evaluated"), 1);  // printed by the main process only
+  }
+
+  void trackersReceiveTheLoggedLoss() {
+    // --log_with goes through Accelerator::initTrackers / log / endTraining; on 2 processes only rank 0 writes.
+    QTemporaryDir dir;
+    const auto run =
+        runFathom({u"launch"_s, u"--num_processes"_s, u"2"_s, u"--quiet"_s, fathom::test::fathomExecutable(),
+                   u"train"_s, u"--model"_s, u"mlp"_s, u"--hidden"_s, u"16"_s, u"--steps"_s, u"6"_s, u"--log_every"_s,
+                   u"2"_s, u"--log_with"_s, u"csv,jsonl"_s, u"--project_dir"_s, dir.path()},
+                  QProcessEnvironment::systemEnvironment(), {}, 120'000);
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QFile csv(dir.filePath(u"fathom-train/metrics.csv"_s));
+    QVERIFY2(csv.open(QIODevice::ReadOnly), qPrintable(csv.fileName()));
+    const QList<QByteArray> lines = csv.readAll().trimmed().split('\n');
+    QCOMPARE(lines.front(), QByteArray("step,wall_time,key,value"));
+    int lossRows = 0;
+    for (const QByteArray& line : lines)
+      lossRows += line.contains(",loss,") ? 1 : 0;
+    QCOMPARE(lossRows, 3);  // steps 2, 4, 6
+    QVERIFY(QFile::exists(dir.filePath(u"fathom-train/metrics.jsonl"_s)));
+    // An unknown tracker is refused before any training, naming it.
+    const auto bad =
+        runFathom({u"train"_s, u"--steps"_s, u"1"_s, u"--log_with"_s, u"wandb-nope"_s, u"--project_dir"_s, dir.path()});
+    QVERIFY(bad.exitCode != 0);
+    QVERIFY2(bad.err.contains("wandb-nope"), bad.err.constData());
   }
 
   void gptTrainsOnTheShippedCorpus() {

@@ -7,6 +7,7 @@ target_sources(fathom_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/gpt_options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/mlp.cpp
   ${CMAKE_CURRENT_LIST_DIR}/model_factory.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/model_introspection.cpp
   ${CMAKE_CURRENT_LIST_DIR}/regression_dataset.cpp)
 # The source tree's corpus, the last place defaultCorpusPath() looks (FATHOM_CORPUS and the installed copy
 # come first).

@@ -126,8 +126,27 @@ void predictCommunication(const Context& ctx, Prediction& out) {
   switch (p.strategy) {
   case Strategy::Ddp: {
     // PyTorch DDP buckets: the first holds 1 MiB, the rest bucket_cap_mb (25 MiB) each.
-    const double rest = std::max(0.0, gradBuf - ctx.opt.ddpFirstBucketBytes);
-    const double buckets = 1.0 + std::ceil(rest / ctx.opt.ddpBucketBytes);
+    double buckets = 0;
+    if (!ctx.model.parameterTensors.empty() && p.tp == 1 && p.pp == 1) {
+      // Exact, as torch's compute_bucket_assignment_by_size (docs/ddp.md): walk the tensors in reverse
+      // registration order; a bucket closes once its bytes reach the cap (1 MiB for the first, then
+      // bucket_cap_mb), so a tensor is never split and the last bucket may be smaller.
+      double open = 0;
+      double cap = ctx.opt.ddpFirstBucketBytes;
+      for (auto it = ctx.model.parameterTensors.rbegin(); it != ctx.model.parameterTensors.rend(); ++it) {
+        open += static_cast<double>(*it) * ctx.reduceBytes;
+        if (open >= cap) {
+          buckets += 1;
+          open = 0;
+          cap = ctx.opt.ddpBucketBytes;
+        }
+      }
+      buckets += open > 0 ? 1 : 0;
+    } else {
+      // Tensor sizes unknown: as if gradients could be cut anywhere.
+      const double rest = std::max(0.0, gradBuf - ctx.opt.ddpFirstBucketBytes);
+      buckets = 1.0 + std::ceil(rest / ctx.opt.ddpBucketBytes);
+    }
     b.add(CollectiveKind::AllReduce, "gradients", gradBuf / buckets, buckets * syncs, ctx.dp, dpScope, true, each,
           "zero-7");
     break;

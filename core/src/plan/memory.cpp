@@ -102,7 +102,7 @@ LayerShape layerShape(const Context& ctx) {
   x.headDim = static_cast<double>(d.headDim);
   x.ffn = static_cast<double>(d.ffnHidden);
   x.gatedMlp = ctx.model.arch == Arch::Llama || (ctx.model.arch == Arch::T5 && d.gatedMlp);
-  x.dropout = ctx.model.arch != Arch::Llama;
+  x.dropout = ctx.model.arch != Arch::Llama && d.dropout;
   x.expertsPerToken = d.numExperts > 1 ? static_cast<double>(d.expertsPerToken) : 1.0;
   x.activationBytes = ctx.actBytes;
   x.tp = ctx.plan.tp;
@@ -148,17 +148,19 @@ double activations(const Context& ctx) {
     const double h = static_cast<double>(d.hidden);
     const double t = p.tp;
     const double tsp = p.sequenceParallel ? t : 1.0;
-    const double dropout = ctx.model.arch == Arch::Llama ? 0.0 : 1.0;
+    const double dropout = ctx.model.arch == Arch::Llama || !d.dropout ? 0.0 : 1.0;
     extras += dropout * s * b * h * p.pp / tsp;  // embedding dropout masks, p micro-batches in flight
     if (p.pp == 1) {
-      // final layer norm input, output-layer input, fp32 logits (vocab-parallel)
-      extras += 2 * ctx.actBytes * s * b * h / tsp + 4 * s * b * static_cast<double>(d.vocab) / t;
+      // final layer norm input, output-layer input, and the cross entropy's logits: fp32 in Megatron's fused
+      // kernel (4sbv/t); unfused, the logits the loop holds (e·sbv/t) plus log_softmax's fp32 output (4sbv/t).
+      const double logitBytes = ctx.opt.fusedCrossEntropy ? 4.0 : ctx.actBytes + 4.0;
+      extras += 2 * ctx.actBytes * s * b * h / tsp + logitBytes * s * b * static_cast<double>(d.vocab) / t;
     }
     total += extras;
   }
   ctx.explain("memory.activations", total,
               "layers_per_stage · per_layer · min(pp, micro_steps) + recompute working set + extras(sbhp/t + "
-              "[p=1] (2·e·sbh/t + 4sbv/t))",
+              "[p=1] (2·e·sbh/t + logit_bytes·sbv/t)); logit_bytes = 4 fused cross entropy, e + 4 unfused",
               "korthikanti-4.2", "layers=", layers, ", decoder_layers=", d.decoderLayers, ", per_layer=", perLayer,
               ", per_decoder_layer=", perDecoder, ", in_flight=", inflight, ", recompute_working_set=", workingSet,
               ", extras=", extras);

@@ -1,4 +1,5 @@
 target_sources(fathom_core PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/allocation_tracker.cpp
   ${CMAKE_CURRENT_LIST_DIR}/async_work.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_probe.cpp
   ${CMAKE_CURRENT_LIST_DIR}/environment.cpp

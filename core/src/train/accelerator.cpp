@@ -238,11 +238,13 @@ void Accelerator::initTrackers(const std::string& projectName, const nlohmann::j
   std::vector<std::string> names;
   for (const std::string& entry : m_options.raw.logWith) {
     for (std::string& name : track::parseLogWith(entry)) {
-      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+      if (std::find(names.begin(), names.end(), name) == names.end())
+        names.push_back(std::move(name));
     }
   }
   m_trackers = track::TrackerGroup(names, options, isMainProcess());
-  if (!config.is_null()) m_trackers.storeInitConfiguration(config);
+  if (!config.is_null())
+    m_trackers.storeInitConfiguration(config);
 }
 
 void Accelerator::log(const track::LogValues& values, std::optional<std::int64_t> step) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fathom::plan {
 
@@ -42,6 +43,7 @@ struct TransformerDims {
   std::int64_t numExperts = 0;        ///< MoE experts per layer (0 or 1 = dense)
   std::int64_t expertsPerToken = 0;   ///< MoE top-k routing
   bool pooler = true;                 ///< BERT: include the pooler dense layer (BertModel has one)
+  bool dropout = true;  ///< dropout active in training (p > 0): its masks are stored (gpt/bert/t5; llama never)
 };
 
 /// What the planner knows about a model: its dimensions when known, and the parameter counts derived from them.
@@ -64,6 +66,12 @@ struct ModelSpec {
       0;  ///< largest single module with recurse=False (DeepSpeed's largest_layer_params)
   std::int64_t matmulParamsPerToken =
       0;  ///< weights each token multiplies through (active experts only, LM head included)
+  /// Non-trainable buffer elements (introspected built-in models; 0 when unknown).
+  std::int64_t bufferElements = 0;
+  /// Element count of every parameter tensor in registration order, shared ones once: known for introspected
+  /// built-in models (core/models/model_introspection.h), empty otherwise. With it, DDP's buckets are predicted
+  /// exactly (reverse registration order, 1 MiB first bucket, then bucket_cap_mb); without it, as equal slices.
+  std::vector<std::int64_t> parameterTensors;
 
   /// True when dimensions are known (activations and exact FLOPs can be computed).
   bool hasDims() const { return arch != Arch::Params; }

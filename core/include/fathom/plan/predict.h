@@ -19,6 +19,10 @@ struct PredictOptions {
   double deepspeedBucketElements = 5e8;          ///< DeepSpeed reduce_bucket_size / allgather_bucket_size defaults
   bool overlapGradReduce = true;                 ///< gradient reduction and prefetched gathers overlap compute
   bool activationExtras = true;                  ///< Korthikanti §4.3 embedding/output terms
+  /// Cross entropy of the logits (p = 1 extras). false: PyTorch's unfused cross_entropy, as `fathom train` and
+  /// Hugging Face run it: the logits the loop holds (e·sbv/t) + log_softmax's fp32 output (4sbv/t). true:
+  /// Megatron's fused vocab-parallel kernel, Korthikanti §4.3's 4sbv/t.
+  bool fusedCrossEntropy = false;
 };
 
 /// Validates the inputs together (ConfigError naming the bad value): degrees divide the GPU count, the strategy

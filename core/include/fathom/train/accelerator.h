@@ -5,12 +5,12 @@
 #include <fathom/parallel/comm_record.h>
 #include <fathom/precision/autocast_guard.h>
 #include <fathom/runtime/process_state.h>
+#include <fathom/track/tracker_registry.h>
 #include <fathom/train/accelerated_optimizer.h>
 #include <fathom/train/accelerated_scheduler.h>
 #include <fathom/train/accelerator_options.h>
 #include <fathom/train/data_loader_shard.h>
 #include <fathom/train/gradient_state.h>
-#include <fathom/track/tracker_registry.h>
 
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
