@@ -10,6 +10,8 @@
 
 #include <QTest>
 
+#include "error_helpers.h"
+
 #include <cmath>
 
 using namespace fathom::models;
@@ -32,14 +34,7 @@ std::vector<std::string> paramNames(const torch::nn::Module& module) {
   return names;
 }
 
-template <typename Fn> std::string messageOf(Fn&& fn) {
-  try {
-    fn();
-  } catch (const fathom::Error& e) {
-    return e.what();
-  }
-  return "<no exception>";
-}
+using fathom::test::messageOf;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

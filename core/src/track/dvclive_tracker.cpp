@@ -46,21 +46,7 @@ YAML::Node toYaml(const nlohmann::json& j) {
 
 /// DVCLive's metric names are paths: no empty, "." or ".." components.
 std::string sanitizeKey(const std::string& key) {
-  std::string cleaned;
-  std::size_t pos = 0;
-  while (pos <= key.size()) {
-    const auto slash = key.find('/', pos);
-    auto part = key.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
-    pos = slash == std::string::npos ? key.size() + 1 : slash + 1;
-    if (part.empty()) {
-      continue;
-    }
-    if (part == "." || part == "..") {
-      part = "_";
-    }
-    cleaned += (cleaned.empty() ? "" : "/") + part;
-  }
-  return cleaned.empty() ? "_" : cleaned;
+  return detail::safeRelativePath(key);
 }
 
 nlohmann::ordered_json jsonNumber(double v) {

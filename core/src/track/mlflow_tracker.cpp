@@ -81,21 +81,7 @@ std::string sanitizeKey(const std::string& key) {
         std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == ' ' || c == '/';
     out += ok ? c : '_';
   }
-  std::string cleaned;
-  std::size_t pos = 0;
-  while (pos <= out.size()) {
-    const auto slash = out.find('/', pos);
-    auto part = out.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
-    pos = slash == std::string::npos ? out.size() + 1 : slash + 1;
-    if (part.empty()) {
-      continue;
-    }
-    if (part == "." || part == "..") {
-      part = "_";
-    }
-    cleaned += (cleaned.empty() ? "" : "/") + part;
-  }
-  return cleaned.empty() ? "_" : cleaned;
+  return detail::safeRelativePath(out);
 }
 
 void writeExperimentMeta(const std::filesystem::path& root, const std::string& id, const std::string& name) {

@@ -61,4 +61,22 @@ std::string hostName() {
   return "localhost";
 }
 
+std::string safeRelativePath(const std::string& key) {
+  std::string cleaned;
+  std::size_t pos = 0;
+  while (pos <= key.size()) {
+    const auto slash = key.find('/', pos);
+    auto part = key.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
+    pos = slash == std::string::npos ? key.size() + 1 : slash + 1;
+    if (part.empty()) {
+      continue;
+    }
+    if (part == "." || part == "..") {
+      part = "_";
+    }
+    cleaned += (cleaned.empty() ? "" : "/") + part;
+  }
+  return cleaned.empty() ? "_" : cleaned;
+}
+
 }  // namespace fathom::track::detail

@@ -25,4 +25,8 @@ std::string formatDouble(double value);
 /// The host name, or "localhost".
 std::string hostName();
 
+/// A metric key as a relative path inside a tracker's directory: empty components dropped, "." and ".."
+/// replaced by "_", so a key can never escape the directory; "_" for a key with nothing left.
+std::string safeRelativePath(const std::string& key);
+
 }  // namespace fathom::track::detail
