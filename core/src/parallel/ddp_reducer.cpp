@@ -43,6 +43,12 @@ struct BucketRuntime {
   CommWork work;                           ///< in flight from launch to finalize
 };
 
+/// Whether `grad` is the bucket slot itself (same memory, same extent): set up by finalize after the first
+/// synchronized step, kept until the optimizer replaces the gradient (set_to_none) or the model is unprepared.
+bool aliasesSlot(const at::Tensor& grad, const at::Tensor& slot) {
+  return grad.defined() && grad.data_ptr() == slot.data_ptr() && grad.numel() == slot.numel() && grad.is_contiguous();
+}
+
 std::int64_t capBytes(double mb) {
   return std::max<std::int64_t>(1, static_cast<std::int64_t>(mb * 1024.0 * 1024.0));  // torch: int(mb * 1024 * 1024)
 }
@@ -152,7 +158,9 @@ struct DdpReducer::State {
       if (grad.defined()) {
         FATHOM_CHECK(!grad.is_sparse(), ConfigError, "DDP: parameter '", p.name,
                      "' has a sparse gradient; sparse gradients are not supported");
-        slot.view(p.param.sizes()).copy_(grad);
+        if (!aliasesSlot(grad, slot)) {
+          slot.view(p.param.sizes()).copy_(grad);
+        }
       } else {
         slot.zero_();
       }
@@ -250,12 +258,26 @@ struct DdpReducer::State {
         if (usedAnywhere != nullptr && usedAnywhere[i] == 0) {
           continue;  // no rank produced a gradient: leave param.grad() as it is (undefined, or accumulated)
         }
-        const at::Tensor averaged = runtime[p.bucket].buffer.narrow(0, p.offset, p.param.numel()).view(p.param.sizes());
+        const at::Tensor& buffer = runtime[p.bucket].buffer;
         at::Tensor& grad = p.param.mutable_grad();
-        if (grad.defined()) {
-          grad.copy_(averaged);
+        if (aliasesSlot(grad, buffer.narrow(0, p.offset, p.param.numel()))) {
+          continue;  // the average is already in place
+        }
+        if (p.param.is_contiguous()) {
+          // torch's gradient_as_bucket_view: param.grad() becomes the bucket slot itself, so the next backward
+          // accumulates into the bucket (autograd adds in place) and neither copy happens again. The alias is
+          // made with set_() rather than a view, so in-place calls on it (LibTorch's zero_grad() detach_()s
+          // the gradient) stay legal; zeroing or replacing the gradient keeps everything correct.
+          at::Tensor alias = at::empty({0}, buffer.options());
+          alias.set_(buffer.storage(), buffer.storage_offset() + p.offset, p.param.sizes(), p.param.strides());
+          grad = alias;
         } else {
-          grad = averaged.clone();  // used on other ranks only: this rank gets the average too
+          const at::Tensor averaged = buffer.narrow(0, p.offset, p.param.numel()).view(p.param.sizes());
+          if (grad.defined()) {
+            grad.copy_(averaged);
+          } else {
+            grad = averaged.clone();  // used on other ranks only: this rank gets the average too
+          }
         }
       }
       if (options.broadcastBuffers && !buffers.empty()) {
