@@ -59,13 +59,6 @@ private:
 
 using Checker = fathom::test::RankChecker;
 
-/// The worker's exit code: 0 with "rank N ok" on stdout, or 1 after printing every failure.
-int finish(const Checker& c, int rank) {
-  c.report();
-  if (c.ok()) std::cout << "rank " << rank << " ok" << std::endl;
-  return c.ok() ? 0 : 1;
-}
-
 fathom::runtime::ProcessState stateFor(int rank, int world, int port) {
   return fathom::runtime::ProcessState::fromVariables(
       [=](const std::string& name) -> std::optional<std::string> {
@@ -257,10 +250,9 @@ void accumulationScenario(Checker& c, int rank, int world, int port, int timeout
 }
 
 int runWorker(int rank, int world, int port, int timeoutMs) {
-  Checker c(rank);
   const char* raw = std::getenv("FATHOM_TEST_SCENARIO");
   const std::string scenario = raw ? raw : "";
-  try {
+  return fathom::test::runRankChecks(rank, [&](Checker& c) {
     if (scenario.rfind("metrics", 0) == 0) {
       metricsScenario(c, scenario, rank, world, port, timeoutMs);
     } else if (scenario == "fp16") {
@@ -272,10 +264,7 @@ int runWorker(int rank, int world, int port, int timeoutMs) {
     } else {
       c.check(false, "unknown scenario '", scenario, "'");
     }
-  } catch (const std::exception& e) {
-    c.check(false, "exception: ", e.what());
-  }
-  return finish(c, rank);
+  });
 }
 
 }  // namespace

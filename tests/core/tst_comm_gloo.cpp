@@ -52,142 +52,132 @@ void checkTotals(Checker& c, const Comm& comm, std::int64_t step, CommKind kind,
 }
 
 int runWorker(int rank, int world, int port, int timeoutMs) {
-  Checker c(rank);
-  std::string reduceScatterRan;
-  try {
-    auto group = fathom::runtime::ProcessGroup::create({.rank = rank,
-                                                        .worldSize = world,
-                                                        .masterAddr = "127.0.0.1",
-                                                        .masterPort = static_cast<std::uint16_t>(port),
-                                                        .storeRole = fathom::runtime::StoreRole::ClientOnly,
-                                                        .timeout = std::chrono::milliseconds(timeoutMs)});
-    Comm comm(*group, {.capacity = 64, .maxSteps = 8});
-    const std::int64_t w = world;
+  std::string okSuffix;  // names what ran for reduce_scatter; read after the checks
+  return fathom::test::runRankChecks(
+      rank,
+      [&](Checker& c) {
+        auto group = fathom::runtime::ProcessGroup::create({.rank = rank,
+                                                            .worldSize = world,
+                                                            .masterAddr = "127.0.0.1",
+                                                            .masterPort = static_cast<std::uint16_t>(port),
+                                                            .storeRole = fathom::runtime::StoreRole::ClientOnly,
+                                                            .timeout = std::chrono::milliseconds(timeoutMs)});
+        Comm comm(*group, {.capacity = 64, .maxSteps = 8});
+        const std::int64_t w = world;
 
-    comm.markStep(1);
-    auto sum = torch::full({1024}, static_cast<float>(rank + 1));
-    comm.allReduce(sum, ReduceOp::Sum, "grads");
-    c.check(torch::all(sum == w * (w + 1) / 2.0F).item<bool>(), "sum ", sum[0].item<float>());
-    auto avg = torch::full({3}, static_cast<double>(rank), torch::kDouble);
-    comm.allReduce(avg, ReduceOp::Avg);
-    c.check(torch::allclose(avg, torch::full({3}, (w - 1) / 2.0, torch::kDouble)), "avg ", avg[0].item<double>());
-    auto bcast = torch::arange(5, torch::kInt64) * (rank == world - 1 ? 7 : 0);
-    comm.broadcast(bcast, world - 1);
-    c.check(bcast[4].item<std::int64_t>() == 28, "broadcast ", bcast[4].item<std::int64_t>());
+        comm.markStep(1);
+        auto sum = torch::full({1024}, static_cast<float>(rank + 1));
+        comm.allReduce(sum, ReduceOp::Sum, "grads");
+        c.check(torch::all(sum == w * (w + 1) / 2.0F).item<bool>(), "sum ", sum[0].item<float>());
+        auto avg = torch::full({3}, static_cast<double>(rank), torch::kDouble);
+        comm.allReduce(avg, ReduceOp::Avg);
+        c.check(torch::allclose(avg, torch::full({3}, (w - 1) / 2.0, torch::kDouble)), "avg ", avg[0].item<double>());
+        auto bcast = torch::arange(5, torch::kInt64) * (rank == world - 1 ? 7 : 0);
+        comm.broadcast(bcast, world - 1);
+        c.check(bcast[4].item<std::int64_t>() == 28, "broadcast ", bcast[4].item<std::int64_t>());
 
-    comm.markStep(2);
-    const auto gathered = comm.allGather(torch::full({4}, static_cast<float>(rank)));
-    c.check(static_cast<int>(gathered.size()) == world, "all_gather returned ", gathered.size(), " tensors");
-    for (int r = 0; r < static_cast<int>(gathered.size()); ++r) {
-      c.check(torch::all(gathered[r] == static_cast<float>(r)).item<bool>(), "all_gather slot ", r);
-    }
-    auto into = torch::empty({w * 2});
-    comm.allGatherInto(torch::full({2}, static_cast<float>(rank * 10)), into);
-    c.check(torch::equal(into, torch::arange(w).repeat_interleave(2).to(torch::kFloat) * 10), "all_gather into");
-    auto rsIn = torch::arange(w * 6, torch::kFloat) + static_cast<float>(rank);
-    auto rsOut = torch::empty({6});
-    comm.reduceScatter(rsIn, rsOut, ReduceOp::Sum, "zero.grads");
-    const auto rsExpected =
-        torch::arange(rank * 6, rank * 6 + 6, torch::kFloat) * w + static_cast<float>(w * (w - 1) / 2);
-    c.check(torch::equal(rsOut, rsExpected), "reduce_scatter slice ", rsOut[0].item<float>(), " expected ",
-            rsExpected[0].item<float>());
-    const auto uneven = comm.allGatherUneven(torch::full({rank + 1, 2}, static_cast<float>(rank)), "metrics");
-    for (int r = 0; r < static_cast<int>(uneven.size()); ++r) {
-      c.check(uneven[r].size(0) == r + 1 && torch::all(uneven[r] == static_cast<float>(r)).item<bool>(), "uneven slot ",
-              r);
-    }
-    comm.barrier("end");
+        comm.markStep(2);
+        const auto gathered = comm.allGather(torch::full({4}, static_cast<float>(rank)));
+        c.check(static_cast<int>(gathered.size()) == world, "all_gather returned ", gathered.size(), " tensors");
+        for (int r = 0; r < static_cast<int>(gathered.size()); ++r) {
+          c.check(torch::all(gathered[r] == static_cast<float>(r)).item<bool>(), "all_gather slot ", r);
+        }
+        auto into = torch::empty({w * 2});
+        comm.allGatherInto(torch::full({2}, static_cast<float>(rank * 10)), into);
+        c.check(torch::equal(into, torch::arange(w).repeat_interleave(2).to(torch::kFloat) * 10), "all_gather into");
+        auto rsIn = torch::arange(w * 6, torch::kFloat) + static_cast<float>(rank);
+        auto rsOut = torch::empty({6});
+        comm.reduceScatter(rsIn, rsOut, ReduceOp::Sum, "zero.grads");
+        const auto rsExpected =
+            torch::arange(rank * 6, rank * 6 + 6, torch::kFloat) * w + static_cast<float>(w * (w - 1) / 2);
+        c.check(torch::equal(rsOut, rsExpected), "reduce_scatter slice ", rsOut[0].item<float>(), " expected ",
+                rsExpected[0].item<float>());
+        const auto uneven = comm.allGatherUneven(torch::full({rank + 1, 2}, static_cast<float>(rank)), "metrics");
+        for (int r = 0; r < static_cast<int>(uneven.size()); ++r) {
+          c.check(uneven[r].size(0) == r + 1 && torch::all(uneven[r] == static_cast<float>(r)).item<bool>(),
+                  "uneven slot ", r);
+        }
+        comm.barrier("end");
 
-    // ---- what was recorded ----
-    const auto records = comm.records();
-    reduceScatterRan = records.size() > 5 ? toString(records[5].kind) : "?";
-    const CommKind rsKind = records.size() > 5 ? records[5].kind : CommKind::ReduceScatter;
+        // ---- what was recorded ----
+        const auto records = comm.records();
+        okSuffix = std::string(" reduce_scatter_ran=") + (records.size() > 5 ? toString(records[5].kind) : "?");
+        const CommKind rsKind = records.size() > 5 ? records[5].kind : CommKind::ReduceScatter;
 #if TORCH_VERSION_MAJOR < 2
-    c.check(rsKind == CommKind::AllReduce, "LibTorch 1.13 Gloo has no reduce_scatter, yet the record says ",
-            toString(rsKind));
+        c.check(rsKind == CommKind::AllReduce, "LibTorch 1.13 Gloo has no reduce_scatter, yet the record says ",
+                toString(rsKind));
 #else
-    c.check(rsKind == CommKind::AllReduce || rsKind == CommKind::ReduceScatter, "reduce_scatter ran as ",
-            toString(rsKind));
+        c.check(rsKind == CommKind::AllReduce || rsKind == CommKind::ReduceScatter, "reduce_scatter ran as ",
+                toString(rsKind));
 #endif
-    using c10::ScalarType;
-    const std::vector<Expected> expected{
-        {CommKind::AllReduce, CommKind::AllReduce, 4096, 1024, ScalarType::Float, "grads", 1},
-        {CommKind::AllReduce, CommKind::AllReduce, 24, 3, ScalarType::Double, "", 1},
-        {CommKind::Broadcast, CommKind::Broadcast, 40, 5, ScalarType::Long, "", 1},
-        {CommKind::AllGather, CommKind::AllGather, 16 * w, 4 * w, ScalarType::Float, "", 2},
-        {CommKind::AllGather, CommKind::AllGather, 8 * w, 2 * w, ScalarType::Float, "", 2},
-        {rsKind, CommKind::ReduceScatter, 24 * w, 6 * w, ScalarType::Float, "zero.grads", 2},
-        {CommKind::AllGather, CommKind::AllGather, 8 * w, w, ScalarType::Long, "metrics.sizes", 2},
-        {CommKind::AllGather, CommKind::AllGather, 8 * w * w, 2 * w * w, ScalarType::Float, "metrics", 2},
-        {CommKind::Barrier, CommKind::Barrier, 0, 0, ScalarType::Undefined, "end", 2},
-    };
-    c.check(records.size() == expected.size(), records.size(), " records, expected ", expected.size());
-    for (std::size_t i = 0; i < std::min(records.size(), expected.size()); ++i) {
-      const CommRecord& r = records[i];
-      const Expected& e = expected[i];
-      c.check(r.kind == e.kind && r.requested == e.requested && r.bytes == e.bytes && r.elements == e.elements &&
-                  r.dtype == e.dtype && r.label == e.label && r.step == e.step,
-              "record ", i, ": ", toString(r.kind), "/", toString(r.requested), " bytes ", r.bytes, " elements ",
-              r.elements, " dtype ", c10::toString(r.dtype), " label '", r.label, "' step ", r.step, "; expected ",
-              toString(e.kind), "/", toString(e.requested), " bytes ", e.bytes, " elements ", e.elements, " dtype ",
-              c10::toString(e.dtype), " label '", e.label, "' step ", e.step);
-      c.check(r.groupSize == world && r.rank == rank && r.sequence == i, "record ", i, ": group ", r.groupSize,
-              " rank ", r.rank, " sequence ", r.sequence);
-      c.check(r.duration.value >= 0 && (i == 0 || r.start >= records[i - 1].start), "record ", i, ": start ",
-              r.start.value, " duration ", r.duration.value);
-    }
-    c.check(records.size() >= 3 && records[0].op == ReduceOp::Sum && records[1].op == ReduceOp::Avg &&
-                !records[2].op.has_value(),
-            "reduce ops not recorded");
+        using c10::ScalarType;
+        const std::vector<Expected> expected{
+            {CommKind::AllReduce, CommKind::AllReduce, 4096, 1024, ScalarType::Float, "grads", 1},
+            {CommKind::AllReduce, CommKind::AllReduce, 24, 3, ScalarType::Double, "", 1},
+            {CommKind::Broadcast, CommKind::Broadcast, 40, 5, ScalarType::Long, "", 1},
+            {CommKind::AllGather, CommKind::AllGather, 16 * w, 4 * w, ScalarType::Float, "", 2},
+            {CommKind::AllGather, CommKind::AllGather, 8 * w, 2 * w, ScalarType::Float, "", 2},
+            {rsKind, CommKind::ReduceScatter, 24 * w, 6 * w, ScalarType::Float, "zero.grads", 2},
+            {CommKind::AllGather, CommKind::AllGather, 8 * w, w, ScalarType::Long, "metrics.sizes", 2},
+            {CommKind::AllGather, CommKind::AllGather, 8 * w * w, 2 * w * w, ScalarType::Float, "metrics", 2},
+            {CommKind::Barrier, CommKind::Barrier, 0, 0, ScalarType::Undefined, "end", 2},
+        };
+        c.check(records.size() == expected.size(), records.size(), " records, expected ", expected.size());
+        for (std::size_t i = 0; i < std::min(records.size(), expected.size()); ++i) {
+          const CommRecord& r = records[i];
+          const Expected& e = expected[i];
+          c.check(r.kind == e.kind && r.requested == e.requested && r.bytes == e.bytes && r.elements == e.elements &&
+                      r.dtype == e.dtype && r.label == e.label && r.step == e.step,
+                  "record ", i, ": ", toString(r.kind), "/", toString(r.requested), " bytes ", r.bytes, " elements ",
+                  r.elements, " dtype ", c10::toString(r.dtype), " label '", r.label, "' step ", r.step, "; expected ",
+                  toString(e.kind), "/", toString(e.requested), " bytes ", e.bytes, " elements ", e.elements, " dtype ",
+                  c10::toString(e.dtype), " label '", e.label, "' step ", e.step);
+          c.check(r.groupSize == world && r.rank == rank && r.sequence == i, "record ", i, ": group ", r.groupSize,
+                  " rank ", r.rank, " sequence ", r.sequence);
+          c.check(r.duration.value >= 0 && (i == 0 || r.start >= records[i - 1].start), "record ", i, ": start ",
+                  r.start.value, " duration ", r.duration.value);
+        }
+        c.check(records.size() >= 3 && records[0].op == ReduceOp::Sum && records[1].op == ReduceOp::Avg &&
+                    !records[2].op.has_value(),
+                "reduce ops not recorded");
 
-    checkTotals(c, comm, 1, CommKind::AllReduce, {.count = 2, .bytes = 4096 + 24});
-    checkTotals(c, comm, 1, CommKind::Broadcast, {.count = 1, .bytes = 40});
-    checkTotals(c, comm, 1, CommKind::AllGather, {.count = 0, .bytes = 0});
-    checkTotals(c, comm, 2, CommKind::AllGather, {.count = 4, .bytes = 16 * w + 8 * w + 8 * w + 8 * w * w});
-    checkTotals(c, comm, 2, rsKind, {.count = 1, .bytes = 24 * w});
-    checkTotals(c, comm, 2, CommKind::Barrier, {.count = 1, .bytes = 0});
-    const KindTotals rsRequested = comm.stepTotals(2)->requested(CommKind::ReduceScatter);
-    c.check(rsRequested.count == 1 && rsRequested.bytes == 24 * w, "requested reduce_scatter totals: count ",
-            rsRequested.count, " bytes ", rsRequested.bytes);
-    c.check(comm.stepTotals(2)->requested(CommKind::AllReduce).count == 0, "step 2 requested no all_reduce");
-    c.check(comm.stepTotals(2)->total().count == 6, "step 2 total count ", comm.stepTotals(2)->total().count);
+        checkTotals(c, comm, 1, CommKind::AllReduce, {.count = 2, .bytes = 4096 + 24});
+        checkTotals(c, comm, 1, CommKind::Broadcast, {.count = 1, .bytes = 40});
+        checkTotals(c, comm, 1, CommKind::AllGather, {.count = 0, .bytes = 0});
+        checkTotals(c, comm, 2, CommKind::AllGather, {.count = 4, .bytes = 16 * w + 8 * w + 8 * w + 8 * w * w});
+        checkTotals(c, comm, 2, rsKind, {.count = 1, .bytes = 24 * w});
+        checkTotals(c, comm, 2, CommKind::Barrier, {.count = 1, .bytes = 0});
+        const KindTotals rsRequested = comm.stepTotals(2)->requested(CommKind::ReduceScatter);
+        c.check(rsRequested.count == 1 && rsRequested.bytes == 24 * w, "requested reduce_scatter totals: count ",
+                rsRequested.count, " bytes ", rsRequested.bytes);
+        c.check(comm.stepTotals(2)->requested(CommKind::AllReduce).count == 0, "step 2 requested no all_reduce");
+        c.check(comm.stepTotals(2)->total().count == 6, "step 2 total count ", comm.stepTotals(2)->total().count);
 
-    // ---- the capacity bound, on the same group ----
-    Comm small(*group, {.capacity = 3, .maxSteps = 2});
-    for (int i = 0; i < 5; ++i) {
-      auto t = torch::full({10}, static_cast<float>(i));
-      small.allReduce(t, ReduceOp::Sum, "bucket." + std::to_string(i));
-    }
-    const auto kept = small.records();
-    c.check(kept.size() == 3 && small.recorder().droppedRecords() == 2, "capacity 3 kept ", kept.size(), " dropped ",
-            small.recorder().droppedRecords());
-    c.check(kept.size() == 3 && kept.front().label == "bucket.2" && kept.back().label == "bucket.4",
-            "capacity: wrong records kept");
-    checkTotals(c, small, 0, CommKind::AllReduce, {.count = 5, .bytes = 200});
+        // ---- the capacity bound, on the same group ----
+        Comm small(*group, {.capacity = 3, .maxSteps = 2});
+        for (int i = 0; i < 5; ++i) {
+          auto t = torch::full({10}, static_cast<float>(i));
+          small.allReduce(t, ReduceOp::Sum, "bucket." + std::to_string(i));
+        }
+        const auto kept = small.records();
+        c.check(kept.size() == 3 && small.recorder().droppedRecords() == 2, "capacity 3 kept ", kept.size(),
+                " dropped ", small.recorder().droppedRecords());
+        c.check(kept.size() == 3 && kept.front().label == "bucket.2" && kept.back().label == "bucket.4",
+                "capacity: wrong records kept");
+        checkTotals(c, small, 0, CommKind::AllReduce, {.count = 5, .bytes = 200});
 
-    // ---- reduce_scatter with Avg: the division happens after either path ----
-    Comm avgComm(*group);
-    auto avgOut = torch::empty({2}, torch::kDouble);
-    avgComm.reduceScatter(torch::full({w * 2}, static_cast<double>(rank), torch::kDouble), avgOut, ReduceOp::Avg);
-    c.check(torch::allclose(avgOut, torch::full({2}, (w - 1) / 2.0, torch::kDouble)), "reduce_scatter avg ",
-            avgOut[0].item<double>());
-    const auto avgRecords = avgComm.records();
-    c.check(avgRecords.size() == 1 && avgRecords[0].op == ReduceOp::Avg && avgRecords[0].bytes == 16 * w &&
-                avgRecords[0].requested == CommKind::ReduceScatter,
-            "reduce_scatter avg record");
-  } catch (const fathom::Error& e) {
-    std::cerr << "rank " << rank << ": " << e.what() << std::endl;
-    return 3;
-  } catch (const std::exception& e) {
-    std::cerr << "rank " << rank << ": unexpected " << e.what() << std::endl;
-    return 5;
-  }
-  if (!c.ok()) {
-    c.report();
-    return 4;
-  }
-  std::cout << "rank " << rank << " ok reduce_scatter_ran=" << reduceScatterRan << std::endl;
-  return 0;
+        // ---- reduce_scatter with Avg: the division happens after either path ----
+        Comm avgComm(*group);
+        auto avgOut = torch::empty({2}, torch::kDouble);
+        avgComm.reduceScatter(torch::full({w * 2}, static_cast<double>(rank), torch::kDouble), avgOut, ReduceOp::Avg);
+        c.check(torch::allclose(avgOut, torch::full({2}, (w - 1) / 2.0, torch::kDouble)), "reduce_scatter avg ",
+                avgOut[0].item<double>());
+        const auto avgRecords = avgComm.records();
+        c.check(avgRecords.size() == 1 && avgRecords[0].op == ReduceOp::Avg && avgRecords[0].bytes == 16 * w &&
+                    avgRecords[0].requested == CommKind::ReduceScatter,
+                "reduce_scatter avg record");
+      },
+      okSuffix);
 }
 
 }  // namespace

@@ -452,8 +452,7 @@ void buffers(Checker& c, fathom::runtime::ProcessGroup& group, bool broadcast) {
 }
 
 int runWorker(int rank, int world, int port, int timeoutMs) {
-  Checker c(rank);
-  try {
+  return fathom::test::runRankChecks(rank, [&](Checker& c) {
     auto group = fathom::runtime::ProcessGroup::create({.rank = rank,
                                                         .worldSize = world,
                                                         .masterAddr = "127.0.0.1",
@@ -470,19 +469,7 @@ int runWorker(int rank, int world, int port, int timeoutMs) {
     bfloat16Model(c, *group);
     buffers(c, *group, true);
     buffers(c, *group, false);
-  } catch (const fathom::Error& e) {
-    std::cerr << "rank " << rank << ": " << e.what() << std::endl;
-    return 3;
-  } catch (const std::exception& e) {
-    std::cerr << "rank " << rank << ": unexpected " << e.what() << std::endl;
-    return 5;
-  }
-  if (!c.ok()) {
-    c.report();
-    return 4;
-  }
-  std::cout << "rank " << rank << " ok" << std::endl;
-  return 0;
+  });
 }
 
 }  // namespace
