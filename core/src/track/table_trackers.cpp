@@ -45,16 +45,34 @@ void writeConfigJson(const detail::AppendFile& beside, const nlohmann::json& con
 
 }  // namespace
 
+// --- shared ------------------------------------------------------------------------------------------------
+
+LineFileTracker::LineFileTracker(const TrackerOptions& options, const char* fileName, std::string_view header)
+    : m_file(openInProjectDir(options, fileName, header)) {}
+
+LineFileTracker::~LineFileTracker() = default;
+
+const std::filesystem::path& LineFileTracker::file() const {
+  return m_file->path();
+}
+
+void LineFileTracker::append(std::string_view lines) {
+  m_file->write(lines);
+  m_file->flush();
+}
+
+void LineFileTracker::doStoreInitConfiguration(const nlohmann::json& config) {
+  writeConfigJson(*m_file, config);
+}
+
+void LineFileTracker::doFinish() {
+  m_file->close();
+}
+
 // --- CSV ---------------------------------------------------------------------------------------------------
 
 CsvTracker::CsvTracker(const TrackerOptions& options)
-    : m_file(openInProjectDir(options, "metrics.csv", "step,wall_time,key,value\n")) {}
-
-CsvTracker::~CsvTracker() = default;
-
-void CsvTracker::doStoreInitConfiguration(const nlohmann::json& config) {
-  writeConfigJson(*m_file, config);
-}
+    : LineFileTracker(options, "metrics.csv", "step,wall_time,key,value\n") {}
 
 void CsvTracker::doLog(const LogValues& values, std::int64_t step, double wallTime) {
   std::string rows;
@@ -70,23 +88,12 @@ void CsvTracker::doLog(const LogValues& values, std::int64_t step, double wallTi
     }
     rows += prefix + csvField(key) + "," + csvField(text) + "\n";
   }
-  m_file->write(rows);
-  m_file->flush();
-}
-
-void CsvTracker::doFinish() {
-  m_file->close();
+  append(rows);
 }
 
 // --- JSONL -------------------------------------------------------------------------------------------------
 
-JsonlTracker::JsonlTracker(const TrackerOptions& options) : m_file(openInProjectDir(options, "metrics.jsonl", {})) {}
-
-JsonlTracker::~JsonlTracker() = default;
-
-void JsonlTracker::doStoreInitConfiguration(const nlohmann::json& config) {
-  writeConfigJson(*m_file, config);
-}
+JsonlTracker::JsonlTracker(const TrackerOptions& options) : LineFileTracker(options, "metrics.jsonl", {}) {}
 
 void JsonlTracker::doLog(const LogValues& values, std::int64_t step, double wallTime) {
   nlohmann::ordered_json line;
@@ -97,12 +104,7 @@ void JsonlTracker::doLog(const LogValues& values, std::int64_t step, double wall
     std::visit([&out, &key](const auto& v) { out[key] = v; }, value);
   }
   // Non-finite doubles are written as null (JSON has no NaN); invalid UTF-8 is replaced, not thrown.
-  m_file->write(line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
-  m_file->flush();
-}
-
-void JsonlTracker::doFinish() {
-  m_file->close();
+  append(line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace fathom::track

@@ -131,45 +131,46 @@ private:
   std::map<std::string, std::unique_ptr<detail::AppendFile>> m_plotFiles;
 };
 
-/// `<loggingDir>/<projectName>/metrics.csv` in long format, one row per value: `step,wall_time,key,value`
-/// (RFC 4180 quoting; strings as they are). The init configuration goes to `config.json` beside it.
-class CsvTracker : public Tracker {
+/// A tracker that appends lines to one file, `<loggingDir>/<projectName>/<fileName>`, and writes the init
+/// configuration to `config.json` beside it: what the CSV and JSONL trackers share. Subclasses format the lines.
+class LineFileTracker : public Tracker {
 public:
-  explicit CsvTracker(const TrackerOptions& options);
-  ~CsvTracker() override;
-
-  std::string name() const override { return "csv"; }
+  ~LineFileTracker() override;
   bool requiresLoggingDirectory() const override { return true; }
-  const std::filesystem::path& file() const { return m_file->path(); }
+  const std::filesystem::path& file() const;
 
 protected:
+  /// Opens the file for appending; `header` is written only when the file is new.
+  LineFileTracker(const TrackerOptions& options, const char* fileName, std::string_view header);
+  /// Appends `lines` and flushes them, so a killed run keeps them.
+  void append(std::string_view lines);
   void doStoreInitConfiguration(const nlohmann::json& config) override;
-  void doLog(const LogValues& values, std::int64_t step, double wallTime) override;
   void doFinish() override;
 
 private:
   std::unique_ptr<detail::AppendFile> m_file;
 };
 
-/// `<loggingDir>/<projectName>/metrics.jsonl`: one JSON object per log() call,
-/// `{"step": N, "wall_time": seconds, "values": {...}}` (non-finite numbers become null). The init
-/// configuration goes to `config.json` beside it.
-class JsonlTracker : public Tracker {
+/// `<loggingDir>/<projectName>/metrics.csv` in long format, one row per value: `step,wall_time,key,value`
+/// (RFC 4180 quoting; strings as they are).
+class CsvTracker : public LineFileTracker {
 public:
-  explicit JsonlTracker(const TrackerOptions& options);
-  ~JsonlTracker() override;
-
-  std::string name() const override { return "jsonl"; }
-  bool requiresLoggingDirectory() const override { return true; }
-  const std::filesystem::path& file() const { return m_file->path(); }
+  explicit CsvTracker(const TrackerOptions& options);
+  std::string name() const override { return "csv"; }
 
 protected:
-  void doStoreInitConfiguration(const nlohmann::json& config) override;
   void doLog(const LogValues& values, std::int64_t step, double wallTime) override;
-  void doFinish() override;
+};
 
-private:
-  std::unique_ptr<detail::AppendFile> m_file;
+/// `<loggingDir>/<projectName>/metrics.jsonl`: one JSON object per log() call,
+/// `{"step": N, "wall_time": seconds, "values": {...}}` (non-finite numbers become null).
+class JsonlTracker : public LineFileTracker {
+public:
+  explicit JsonlTracker(const TrackerOptions& options);
+  std::string name() const override { return "jsonl"; }
+
+protected:
+  void doLog(const LogValues& values, std::int64_t step, double wallTime) override;
 };
 
 }  // namespace fathom::track
