@@ -53,6 +53,12 @@ void PlanFlags::add(CLI::App* cmd) {
   cmd->add_option(names("gpus_per_node"), gpusPerNode, "GPUs per node (default: the preset's)");
   cmd->add_option(names("strategy"), strategy, "ddp, fsdp, zero1, zero2, zero3");
   cmd->add_option(names("fsdp_sharding_strategy"), fsdpSharding, "full_shard, shard_grad_op, hybrid_shard, no_shard");
+  cmd->add_option(names("fsdp_auto_wrap_policy"), fsdpWrap,
+                  "FSDP / ZeRO-3 units: transformer_based_wrap (every block), size_based_wrap, no_wrap");
+  cmd->add_option(names("fsdp_min_num_params"), fsdpMinNumParams,
+                  "size_based_wrap: blocks with at least this many parameters become units (default 1e8)");
+  cmd->add_option(names("zero_bucket_size"), zeroBucketSize,
+                  "ZeRO-1/2 reduce_bucket_size in elements (default 5e8, DeepSpeed's)");
   cmd->add_flag(names("offload_optimizer"), offloadOptimizer, "Optimizer states on the CPU (ZeRO-Offload)");
   cmd->add_flag(names("offload_params"), offloadParams, "Parameters on the CPU (ZeRO-3 / FSDP CPUOffload)");
   cmd->add_option(names("tp"), tp, "Tensor-parallel degree");
@@ -96,6 +102,12 @@ PlanFlags::Inputs PlanFlags::resolve() const {
       p.strategy = plan::Strategy::Fsdp;
     }
   }
+  if (given("fsdp_auto_wrap_policy"))
+    p.fsdpWrap = plan::parseFsdpWrap(fsdpWrap);
+  if (given("fsdp_min_num_params"))
+    p.fsdpMinNumParams = fsdpMinNumParams;
+  if (given("zero_bucket_size"))
+    p.zeroBucketElements = zeroBucketSize;
   if (given("offload_optimizer"))
     p.offloadOptimizer = offloadOptimizer;
   if (given("offload_params"))

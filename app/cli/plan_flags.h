@@ -30,6 +30,8 @@ struct PlanFlags {
   std::string hardware;
   int numGpus = 1, gpusPerNode = 0, tp = 1, pp = 1, microBatch = 1, gradAccum = 1;
   std::int64_t seq = 0;
+  std::string fsdpWrap;
+  std::int64_t fsdpMinNumParams = 0, zeroBucketSize = 0;
   std::string strategy, fsdpSharding, precision, masterWeights, optimizer, recompute, bytesConvention, gradSync;
   bool offloadOptimizer = false, offloadParams = false, sequenceParallel = false, flashAttention = false;
   double efficiency = 0.5;

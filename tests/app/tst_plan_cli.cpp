@@ -175,6 +175,47 @@ private slots:
     QVERIFY2(r.err.contains("unknown model 'resnet'"), r.err.constData());
   }
 
+  // The exact layout of gpt-tiny from the command line (docs/planner.md, "Exact layout for built-in models").
+  void exactLayoutFlags() {
+    const QStringList common{u"plan"_s,        u"--model"_s, u"gpt-tiny"_s,   u"--precision"_s, u"fp32"_s,
+                             u"--optimizer"_s, u"adamw"_s,   u"--hardware"_s, u"cpu-host"_s,    u"--micro_batch"_s,
+                             u"8"_s,           u"--seq"_s,   u"64"_s,         u"--json"_s};
+    const auto collectives = [](const QJsonObject& o) {
+      QStringList out;
+      for (const auto& c : o[u"communication"_s].toObject()[u"collectives"_s].toArray()) {
+        const QJsonObject x = c.toObject();
+        out << u"%1 %2/%3"_s.arg(x[u"kind"_s].toString())
+                   .arg(x[u"bytes"_s].toDouble(), 0, 'f', 0)
+                   .arg(x[u"count"_s].toInt());
+      }
+      return out;
+    };
+    Run r = runFathom(common + QStringList{u"--strategy"_s, u"fsdp"_s, u"--num_gpus"_s, u"3"_s});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QJsonObject o = json(r);
+    QCOMPARE(o[u"memory"_s].toObject()[u"per_rank_bytes"_s].toObject()[u"parameters"_s].toDouble(), 149852.0);
+    QCOMPARE(o[u"plan"_s].toObject()[u"fsdp_auto_wrap_policy"_s].toString(), u"transformer_based_wrap"_s);
+    QCOMPARE(collectives(o),
+             (QStringList{u"all_gather 449556/3"_s, u"all_gather 399888/2"_s, u"reduce_scatter 449556/3"_s}));
+    r = runFathom(common + QStringList{u"--strategy"_s, u"fsdp"_s, u"--num_gpus"_s, u"3"_s,
+                                       u"--fsdp_auto_wrap_policy"_s, u"SIZE_BASED_WRAP"_s, u"--fsdp_min_num_params"_s,
+                                       u"50000"_s});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(collectives(json(r)), (QStringList{u"all_gather 449544/1"_s, u"reduce_scatter 449544/1"_s}));
+    r = runFathom(common + QStringList{u"--strategy"_s, u"zero2"_s, u"--num_gpus"_s, u"3"_s, u"--zero_bucket_size"_s,
+                                       u"50000"_s});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    o = json(r);
+    QCOMPARE(o[u"plan"_s].toObject()[u"zero_bucket_size"_s].toDouble(), 50000.0);
+    QCOMPARE(collectives(o), (QStringList{u"reduce_scatter 449544/3"_s, u"all_gather 449544/3"_s}));
+    r = runFathom(common + QStringList{u"--strategy"_s, u"zero2"_s, u"--zero_bucket_size"_s, u"0"_s});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("zero_bucket_size must be >= 1"), r.err.constData());
+    r = runFathom(common + QStringList{u"--strategy"_s, u"fsdp"_s, u"--fsdp_auto_wrap_policy"_s, u"lambda"_s});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("invalid fsdp_auto_wrap_policy 'lambda'"), r.err.constData());
+  }
+
   void badInputs() {
     Run r = runFathom({u"plan"_s, u"--params"_s, u"1000"_s, u"--strategy"_s, u"zero4"_s});
     QCOMPARE(r.exitCode, 2);

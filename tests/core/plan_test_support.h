@@ -37,4 +37,29 @@ inline fathom::plan::ModelSpec gptModel(long long layers, long long hidden, long
   return fathom::plan::modelFromDims(d);
 }
 
+/// The built-in gpt-tiny (h 64, 2 layers, 2 heads, vocab 128, 64 positions, tied) as models::introspectModel
+/// describes it, written out by hand: each parameter tensor in registration order (wte 128·64, wpe 64·64, per block
+/// ln_1 64+64, c_attn 64·192+192, c_proj 64·64+64, ln_2 64+64, c_fc 64·256+256, mlp c_proj 256·64+64 = 49,984,
+/// ln_f 64+64) and the two blocks. Total 112,384 = 2·49,984 + 12,416 outside the blocks.
+inline fathom::plan::ModelSpec gptTiny() {
+  fathom::plan::TransformerDims d;
+  d.arch = fathom::plan::Arch::Gpt;
+  d.layers = 2;
+  d.hidden = 64;
+  d.heads = 2;
+  d.vocab = 128;
+  d.maxPositions = 64;
+  d.dropout = false;
+  fathom::plan::ModelSpec m = fathom::plan::modelFromDims(d, "gpt-tiny");
+  const std::vector<std::int64_t> block{64, 64, 12288, 192, 4096, 64, 64, 64, 16384, 256, 16384, 64};
+  m.parameterTensors = {8192, 4096};
+  for (int layer = 0; layer < 2; ++layer) {
+    m.parameterTensors.insert(m.parameterTensors.end(), block.begin(), block.end());
+  }
+  m.parameterTensors.push_back(64);
+  m.parameterTensors.push_back(64);
+  m.blockElements = {49984, 49984};
+  return m;
+}
+
 }  // namespace plantest

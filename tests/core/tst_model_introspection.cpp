@@ -7,6 +7,7 @@
 #include "fathom/models/model_factory.h"
 #include "fathom/models/model_introspection.h"
 #include "fathom/plan/model_spec.h"
+#include "plan_test_support.h"
 
 #include <torch/torch.h>
 
@@ -24,6 +25,7 @@ private slots:
   void mlpExact();
   void leavesGeneratorAlone();
   void unknownModel();
+  void gptTinyLayoutIsThePlannerFixture();
 };
 
 void TestModelIntrospection::gptMatchesPlanner_data() {
@@ -121,6 +123,23 @@ void TestModelIntrospection::unknownModel() {
   ModelRequest request;
   request.name = "resnet";
   QVERIFY_THROWS_EXCEPTION(fathom::ConfigError, introspectModel(request));
+}
+
+// The planner's exact-layout tests (tst_plan_memory, tst_plan_comm) use a hand-written gpt-tiny; it must be the
+// real module's tensors and blocks.
+void TestModelIntrospection::gptTinyLayoutIsThePlannerFixture() {
+  ModelRequest request;
+  request.name = "gpt-tiny";
+  const fathom::plan::ModelSpec real = introspectModel(request);
+  const fathom::plan::ModelSpec fixture = plantest::gptTiny();
+  QCOMPARE(real.parameterTensors, fixture.parameterTensors);
+  QCOMPARE(real.blockElements, fixture.blockElements);
+  QCOMPARE(real.totalParams, fixture.totalParams);
+
+  request.name = "mlp";
+  request.mlp.hidden = 8;
+  request.mlp.layers = 3;
+  QCOMPARE(introspectModel(request).blockElements, (std::vector<std::int64_t>{72, 72, 72}));
 }
 
 QTEST_GUILESS_MAIN(TestModelIntrospection)

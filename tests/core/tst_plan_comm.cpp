@@ -36,6 +36,31 @@ Plan zeroPlan(Strategy s, int gpus) {
   return p;
 }
 
+/// "kind purpose: bytes/count" for every collective, in order: the exact-layout tests compare whole lists.
+QStringList collectiveList(const Prediction& p) {
+  QStringList out;
+  for (const auto& c : p.communication.collectives) {
+    out << QStringLiteral("%1 %2: %3/%4 g%5")
+               .arg(QString::fromLatin1(toString(c.kind)), QString::fromStdString(c.purpose))
+               .arg(c.bytes, 0, 'f', 0)
+               .arg(c.count)
+               .arg(c.groupSize);
+  }
+  return out;
+}
+
+Plan tinyPlan(Strategy s, int gpus, int accumulation = 1) {
+  Plan p;
+  p.strategy = s;
+  p.numGpus = gpus;
+  p.gradAccum = accumulation;
+  p.precision = Precision::Fp32;
+  p.optimizer = Optimizer::AdamW;
+  p.microBatch = 8;
+  p.seqLen = 64;
+  return p;
+}
+
 }  // namespace
 
 class TestPlanComm : public QObject {
@@ -186,6 +211,67 @@ private slots:
     for (const auto& c : r.communication.collectives) {
       QVERIFY(c.scope == (c.purpose == "tp activations" ? Scope::IntraNode : Scope::InterNode));
     }
+  }
+
+  // gpt-tiny's exact collectives by hand (fp32: 4 B per element). Units root 12,416 + 2 × 49,984 (padded sums:
+  // 2 and 4 ranks 112,384; 3 ranks 112,389); ZeRO-1/2 one bucket of 112,384 (5e8 default).
+  void exactCollectivesGptTiny() {
+    const ModelSpec model = plantest::gptTiny();
+    const auto run = [&](Plan p) { return collectiveList(predict(model, plantest::bigDevice(), p)); };
+    Plan p = tinyPlan(Strategy::Fsdp, 2);
+    const QStringList fullShard{"all_gather parameters (forward): 449536/3 g2",
+                                "all_gather parameters (backward): 399872/2 g2",
+                                "reduce_scatter gradients: 449536/3 g2"};
+    QCOMPARE(run(p), fullShard);
+    p.numGpus = 4;  // no padding on 4 ranks either: the same buffers, a bigger group
+    QCOMPARE(run(p), QStringList(fullShard).replaceInStrings(" g2", " g4"));
+    p.numGpus = 3;
+    QCOMPARE(run(p),
+             (QStringList{"all_gather parameters (forward): 449556/3 g3",
+                          "all_gather parameters (backward): 399888/2 g3", "reduce_scatter gradients: 449556/3 g3"}));
+    // Accumulation: gathers every micro-step, one reduce-scatter per unit under no_sync.
+    p = tinyPlan(Strategy::Fsdp, 2, 2);
+    QCOMPARE(run(p),
+             (QStringList{"all_gather parameters (forward): 899072/6 g2",
+                          "all_gather parameters (backward): 799744/4 g2", "reduce_scatter gradients: 449536/3 g2"}));
+    p.gradSync = GradSync::EveryMicroStep;
+    QCOMPARE(run(p).last(), QStringLiteral("reduce_scatter gradients: 899072/6 g2"));
+    p = tinyPlan(Strategy::Fsdp, 4);
+    p.fsdpSharding = FsdpSharding::ShardGradOp;
+    QCOMPARE(run(p),
+             (QStringList{"all_gather parameters (forward): 449536/3 g4", "reduce_scatter gradients: 449536/3 g4"}));
+    p.fsdpSharding = FsdpSharding::NoShard;
+    QCOMPARE(run(p), QStringList{"all_reduce gradients: 449536/3 g4"});
+    p.fsdpSharding = FsdpSharding::HybridShard;
+    p.gpusPerNode = 2;  // 2 "nodes" of 2: shards of 56,192 all-reduced across the 2 replicas
+    QCOMPARE(
+        run(p),
+        (QStringList{"all_gather parameters (forward): 449536/3 g2", "all_gather parameters (backward): 399872/2 g2",
+                     "reduce_scatter gradients: 449536/3 g2", "all_reduce gradient shards (replicas): 224768/3 g2"}));
+    // ZeRO-3: the root is gathered again in backward; gradients reduced every micro-step.
+    p = tinyPlan(Strategy::Zero3, 2);
+    QCOMPARE(run(p),
+             (QStringList{"all_gather parameters (forward): 449536/3 g2",
+                          "all_gather parameters (backward): 449536/3 g2", "reduce_scatter gradients: 449536/3 g2"}));
+    p.gradAccum = 2;
+    QCOMPARE(run(p),
+             (QStringList{"all_gather parameters (forward): 899072/6 g2",
+                          "all_gather parameters (backward): 899072/6 g2", "reduce_scatter gradients: 899072/6 g2"}));
+    // ZeRO-1 reduces once per step, ZeRO-2 every micro-step; both all-gather the updated buckets once.
+    p = tinyPlan(Strategy::Zero1, 4, 2);
+    QCOMPARE(run(p),
+             (QStringList{"reduce_scatter gradients: 449536/1 g4", "all_gather parameters (after step): 449536/1 g4"}));
+    p.strategy = Strategy::Zero2;
+    QCOMPARE(run(p),
+             (QStringList{"reduce_scatter gradients: 899072/2 g4", "all_gather parameters (after step): 449536/1 g4"}));
+    // Buckets of 50,000 elements, reverse registration order: ln_f + block 1 but its ln_1.weight (50,048), that
+    // weight + block 0 (50,048), wpe + wte (12,288). On 3 ranks 50,048 pads to 50,049.
+    p = tinyPlan(Strategy::Zero2, 3);
+    p.zeroBucketElements = 50'000;
+    QCOMPARE(run(p),
+             (QStringList{"reduce_scatter gradients: 449544/3 g3", "all_gather parameters (after step): 449544/3 g3"}));
+    // One process: nothing is communicated.
+    QVERIFY(run(tinyPlan(Strategy::Zero3, 1)).isEmpty());
   }
 };
 

@@ -338,6 +338,123 @@ private slots:
     QVERIFY_THROWS_EXCEPTION(fathom::ConfigError, parseStrategy("zero4"));
     QVERIFY_THROWS_EXCEPTION(fathom::ConfigError, parseBytesConvention("hf"));
   }
+
+  // The exact layout of gpt-tiny (docs/planner.md, "Exact layout for built-in models"), by hand: units root
+  // 12,416 + two blocks of 49,984; fp32 AdamW (4 B per element, 2 moments). Shards per unit: 2 ranks 6,208 +
+  // 24,992 + 24,992 = 56,192; 4 ranks 3,104 + 12,496 + 12,496 = 28,096; 3 ranks pad each unit to a multiple of 3
+  // (12,417, 49,986, 49,986) and shard 4,139 + 16,662 + 16,662 = 37,463.
+  void exactLayoutGptTiny() {
+    struct Row {
+      const char* name;
+      Strategy strategy;
+      FsdpSharding sharding;
+      int gpus;
+      int gpusPerNode;
+      double parameters, gradients, optimizer;
+    };
+    const Row rows[] = {
+        {"fsdp full_shard 2", Strategy::Fsdp, FsdpSharding::FullShard, 2, 8, 224'768, 224'768, 449'536},
+        {"fsdp full_shard 4", Strategy::Fsdp, FsdpSharding::FullShard, 4, 8, 112'384, 112'384, 224'768},
+        {"fsdp full_shard 3 (padded)", Strategy::Fsdp, FsdpSharding::FullShard, 3, 8, 149'852, 149'852, 299'704},
+        {"fsdp shard_grad_op 4", Strategy::Fsdp, FsdpSharding::ShardGradOp, 4, 8, 112'384, 112'384, 224'768},
+        {"fsdp hybrid 4 = 2 nodes x 2", Strategy::Fsdp, FsdpSharding::HybridShard, 4, 2, 224'768, 224'768, 449'536},
+        {"fsdp no_shard 4", Strategy::Fsdp, FsdpSharding::NoShard, 4, 8, 449'536, 449'536, 899'072},
+        {"zero3 2", Strategy::Zero3, FsdpSharding::FullShard, 2, 8, 224'768, 224'768, 449'536},
+        {"zero3 4", Strategy::Zero3, FsdpSharding::FullShard, 4, 8, 112'384, 112'384, 224'768},
+        // ZeRO-1/2, one bucket of 112,384 (5e8 default): replicated flat parameters, sharded moments.
+        {"zero1 2", Strategy::Zero1, FsdpSharding::FullShard, 2, 8, 449'536, 449'536, 449'536},
+        {"zero1 4", Strategy::Zero1, FsdpSharding::FullShard, 4, 8, 449'536, 449'536, 224'768},
+        {"zero2 2", Strategy::Zero2, FsdpSharding::FullShard, 2, 8, 449'536, 224'768, 449'536},
+        {"zero2 4", Strategy::Zero2, FsdpSharding::FullShard, 4, 8, 449'536, 112'384, 224'768},
+        {"zero2 3 (padded to 112,386)", Strategy::Zero2, FsdpSharding::FullShard, 3, 8, 449'544, 149'848, 299'696},
+    };
+    const ModelSpec model = plantest::gptTiny();
+    for (const Row& r : rows) {
+      Plan p;
+      p.strategy = r.strategy;
+      p.fsdpSharding = r.sharding;
+      p.numGpus = r.gpus;
+      p.gpusPerNode = r.gpusPerNode;
+      p.precision = Precision::Fp32;
+      p.optimizer = Optimizer::AdamW;
+      p.microBatch = 8;
+      p.seqLen = 64;
+      const Prediction out = predict(model, plantest::bigDevice(), p);
+      QVERIFY2(out.memory.parameters == r.parameters, r.name);
+      QVERIFY2(out.memory.gradients == r.gradients, r.name);
+      QVERIFY2(out.memory.optimizerStates == r.optimizer, r.name);
+      QVERIFY2(out.memory.masterWeights == 0.0, r.name);
+      // autocast mixed precision (`fathom train --mixed_precision bf16`) keeps fp32 parameters: the same bytes.
+      p.precision = Precision::Bf16;
+      p.masterWeights = MasterWeights::Autocast;
+      QVERIFY2(modelStates(predict(model, plantest::bigDevice(), p)) == modelStates(out), r.name);
+    }
+  }
+
+  void exactLayoutWrapPoliciesAndOffload() {
+    const ModelSpec model = plantest::gptTiny();
+    Plan p;
+    p.strategy = Strategy::Fsdp;
+    p.numGpus = 3;
+    p.precision = Precision::Fp32;
+    p.optimizer = Optimizer::AdamW;
+    p.seqLen = 64;
+    // NO_WRAP: one unit of 112,384 elements, padded to 112,386 on 3 ranks: shard 37,462.
+    p.fsdpWrap = FsdpWrap::NoWrap;
+    QCOMPARE(predict(model, plantest::bigDevice(), p).memory.parameters, 37'462.0 * 4);
+    // SIZE_BASED_WRAP below the block size wraps both blocks (as transformer wrap); above, none.
+    p.fsdpWrap = FsdpWrap::SizeBased;
+    p.fsdpMinNumParams = 49'984;
+    QCOMPARE(predict(model, plantest::bigDevice(), p).memory.parameters, 37'463.0 * 4);
+    p.fsdpMinNumParams = 49'985;
+    QCOMPARE(predict(model, plantest::bigDevice(), p).memory.parameters, 37'462.0 * 4);
+    // The largest gathered unit is a padded block: (2 in flight + 1 gradient) · 49,986 · 4.
+    p.fsdpWrap = FsdpWrap::TransformerBased;
+    QCOMPARE(predict(model, plantest::bigDevice(), p).memory.gatheredParameters, 3.0 * 49'986 * 4);
+    // FSDP CPU offload: every state goes to the host.
+    p.numGpus = 2;
+    p.offloadParams = p.offloadOptimizer = true;
+    Prediction out = predict(model, plantest::bigDevice(), p);
+    QCOMPARE(modelStates(out), 0.0);
+    QCOMPARE(out.cpuBytesPerNode, 2.0 * (224'768 + 224'768 + 449'536));
+    // ZeRO optimizer offload (ZeRO-Offload): the gradient shard, an fp32 master shard and the moments live on the
+    // host; the device keeps the flat parameters (ZeRO-1 also its flat gradients). 2 ranks: shard 56,192.
+    p = Plan{};
+    p.strategy = Strategy::Zero2;
+    p.numGpus = 2;
+    p.precision = Precision::Fp32;
+    p.optimizer = Optimizer::AdamW;
+    p.seqLen = 64;
+    p.offloadOptimizer = true;
+    p.bytes = BytesConvention::Zero;
+    out = predict(model, plantest::bigDevice(), p);
+    QCOMPARE(out.memory.parameters, 449'536.0);
+    QCOMPARE(out.memory.gradients + out.memory.optimizerStates + out.memory.masterWeights, 0.0);
+    QCOMPARE(out.cpuBytesPerNode, 2.0 * (224'768 + 224'768 + 449'536));
+    p.strategy = Strategy::Zero1;
+    out = predict(model, plantest::bigDevice(), p);
+    QCOMPARE(out.memory.gradients, 449'536.0);
+    QCOMPARE(out.cpuBytesPerNode, 2.0 * (224'768 + 224'768 + 449'536));
+    p.strategy = Strategy::Zero3;
+    out = predict(model, plantest::bigDevice(), p);
+    QCOMPARE(out.memory.parameters, 224'768.0);
+    QCOMPARE(out.memory.gradients, 0.0);
+    QCOMPARE(out.cpuBytesPerNode, 2.0 * (224'768 + 224'768 + 449'536));
+    // ZeRO-3 with offload_param too: the shard is the master; parameters, gradients and moments on the host.
+    p.offloadParams = true;
+    out = predict(model, plantest::bigDevice(), p);
+    QCOMPARE(modelStates(out), 0.0);
+    QCOMPARE(out.cpuBytesPerNode, 2.0 * (224'768 + 224'768 + 449'536));
+    p.offloadParams = false;
+    p.strategy = Strategy::Zero2;
+    // Without the tensor sizes the approximate formulas stay: Ψ/N with no padding.
+    ModelSpec bare = model;
+    bare.parameterTensors.clear();
+    p.offloadOptimizer = false;
+    p.numGpus = 3;
+    QCOMPARE(predict(bare, plantest::bigDevice(), p).memory.gradients, 112'384.0 * 4 / 3);
+    QCOMPARE(predict(model, plantest::bigDevice(), p).memory.gradients, 37'462.0 * 4);
+  }
 };
 
 QTEST_GUILESS_MAIN(TestPlanMemory)

@@ -59,6 +59,7 @@ ModuleCensus censusOf(const Model& model) {
                  " has ", n, " parameters, block 0 has ", c.blockParams, ": the planner needs identical blocks");
     c.blockParams = n;
     c.blockBuffers = b;
+    c.blockElements.push_back(n);
   }
 
   // Outside the blocks: embeddings, output layers (Linear), the rest.
@@ -125,6 +126,7 @@ plan::ModelSpec introspectModel(const ModelRequest& request) {
   spec.largestModuleParams = c.largestModuleParams;
   spec.bufferElements = c.bufferElements;
   spec.parameterTensors = c.parameterTensors;
+  spec.blockElements = c.blockElements;
   return spec;
 }
 

@@ -5,6 +5,8 @@
 
 #include "context.h"
 
+#include <fathom/plan/shard_layout.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -71,6 +73,21 @@ public:
   // Adds `calls` calls moving `bytesPerCall` each (whole buffer) in a group of `group` ranks.
   void add(CollectiveKind kind, const char* purpose, double bytesPerCall, double calls, int group, Scope scope,
            bool overlapped, bool perMicroStep, const char* source) {
+    push(kind, purpose, bytesPerCall * calls, bytesPerCall, calls, group, scope, overlapped, perMicroStep, source);
+  }
+
+  // Adds `calls` calls moving `totalBytes` together (calls of different sizes: the exact layouts). The time is
+  // linear in the bytes, so it is computed for the mean call.
+  void addTotal(CollectiveKind kind, const char* purpose, double totalBytes, double calls, int group, Scope scope,
+                bool overlapped, bool perMicroStep, const char* source) {
+    if (calls > 0) {
+      push(kind, purpose, totalBytes, totalBytes / calls, calls, group, scope, overlapped, perMicroStep, source);
+    }
+  }
+
+private:
+  void push(CollectiveKind kind, const char* purpose, double totalBytes, double bytesPerCall, double calls, int group,
+            Scope scope, bool overlapped, bool perMicroStep, const char* source) {
     if (group <= 1 || calls <= 0 || bytesPerCall <= 0) {
       return;
     }
@@ -79,7 +96,7 @@ public:
     c.kind = kind;
     c.purpose = purpose;
     c.count = static_cast<std::int64_t>(std::llround(calls));
-    c.bytes = bytesPerCall * calls;
+    c.bytes = totalBytes;
     c.groupSize = group;
     c.scope = scope;
     c.bytesSentPerRank = ringBytesSent(kind, bytesPerCall, group) * calls;
@@ -100,29 +117,72 @@ public:
     m_out.collectives.push_back(std::move(c));
   }
 
-private:
   const Context& m_ctx;
   CommunicationPrediction& m_out;
 };
 
-}  // namespace
-
-void predictCommunication(const Context& ctx, Prediction& out) {
+/// The collectives of the exact layouts (docs/planner.md, "Exact layout for built-in models"): one call per unit
+/// or bucket, each moving its padded flat buffer (NO_SHARD: unpadded).
+void exactCollectives(const Context& ctx, Builder& b, Scope dpScope) {
   const Plan& p = ctx.plan;
-  Builder b(ctx, out);
+  const ExactLayout& l = ctx.layout;
+  const double m = ctx.microSteps;
+  const double syncs = ctx.gradsReducedEachMicroStep ? m : 1.0;
+  const bool each = ctx.gradsReducedEachMicroStep;
+  const double e = ctx.gatherBytes;
+  const double r = ctx.reduceBytes;
+  if (p.strategy == Strategy::Zero1 || p.strategy == Strategy::Zero2) {
+    const auto buckets = static_cast<double>(l.buckets.size());
+    const auto padded = static_cast<double>(paddedSum(l.buckets, ctx.dp));
+    b.addTotal(CollectiveKind::ReduceScatter, "gradients", padded * r * syncs, buckets * syncs, ctx.dp, dpScope, true,
+               each, "zero-7");
+    b.addTotal(CollectiveKind::AllGather, "parameters (after step)", padded * e, buckets, ctx.dp, dpScope, false, false,
+               "zero-7");
+    return;
+  }
+  const auto units = static_cast<double>(l.units.size());
+  if (ctx.isFsdp(FsdpSharding::NoShard)) {
+    const auto elements = static_cast<double>(paddedSum(l.units, 1));
+    b.addTotal(CollectiveKind::AllReduce, "gradients", elements * r * syncs, units * syncs, ctx.dp, dpScope, true, each,
+               "fsdp-api");
+    return;
+  }
+  const int group = ctx.shardGroup;
+  const Scope scope = ctx.isFsdp(FsdpSharding::HybridShard) ? Scope::IntraNode : dpScope;
+  const auto padded = static_cast<double>(paddedSum(l.units, group));
+  const char* source = p.strategy == Strategy::Zero3 ? "zero-7" : "fsdp-3.2";
+  b.addTotal(CollectiveKind::AllGather, "parameters (forward)", padded * e * m, units * m, group, scope, true, true,
+             source);
+  if (p.strategy == Strategy::Zero3) {
+    // DeepSpeed frees every module after forward, the root included, and gathers each again in backward.
+    b.addTotal(CollectiveKind::AllGather, "parameters (backward)", padded * e * m, units * m, group, scope, true, true,
+               source);
+  } else if (!ctx.isFsdp(FsdpSharding::ShardGradOp)) {
+    // FSDP keeps the root gathered from forward to backward: every other unit is gathered again.
+    const double root = l.hasRoot ? static_cast<double>(paddedElements(l.units.front(), group)) : 0.0;
+    const double calls = units - (l.hasRoot ? 1.0 : 0.0);
+    b.addTotal(CollectiveKind::AllGather, "parameters (backward)", (padded - root) * e * m, calls * m, group, scope,
+               true, true, source);
+  }
+  b.addTotal(CollectiveKind::ReduceScatter, "gradients", padded * r * syncs, units * syncs, group, scope, true, each,
+             source);
+  if (ctx.isFsdp(FsdpSharding::HybridShard) && ctx.replicas > 1) {
+    const auto shard = static_cast<double>(shardSum(l.units, group));
+    b.addTotal(CollectiveKind::AllReduce, "gradient shards (replicas)", shard * r * syncs, units * syncs, ctx.replicas,
+               Scope::InterNode, true, each, source);
+  }
+}
+
+/// The collectives per strategy when the layout is not known: equal slices of the stage's parameters.
+void approximateCollectives(const Context& ctx, Builder& b, Scope dpScope) {
+  const Plan& p = ctx.plan;
   const double psi = ctx.stageParams;
   const double m = ctx.microSteps;
   const double syncs = ctx.gradsReducedEachMicroStep ? m : 1.0;
   const bool each = ctx.gradsReducedEachMicroStep;
   const double gradBuf = psi * ctx.reduceBytes;
   const double paramBuf = psi * ctx.gatherBytes;
-  const int rpn = std::min(ctx.gpusPerNode, p.numGpus);
-  // Megatron rank order: tensor-parallel ranks are adjacent, then data-parallel, then pipeline stages.
-  const Scope dpScope = p.tp * ctx.dp <= rpn ? Scope::IntraNode : Scope::InterNode;
-  const Scope tpScope = p.tp <= rpn ? Scope::IntraNode : Scope::InterNode;
-  const Scope ppScope = p.numGpus <= rpn ? Scope::IntraNode : Scope::InterNode;
   const double units = ctx.units;
-
   switch (p.strategy) {
   case Strategy::Ddp: {
     // PyTorch DDP buckets: the first holds 1 MiB, the rest bucket_cap_mb (25 MiB) each.
@@ -153,7 +213,7 @@ void predictCommunication(const Context& ctx, Prediction& out) {
   }
   case Strategy::Zero1:
   case Strategy::Zero2: {
-    const double buckets = std::ceil(psi / ctx.opt.deepspeedBucketElements);
+    const double buckets = std::ceil(psi / static_cast<double>(p.zeroBucketElements));
     b.add(CollectiveKind::ReduceScatter, "gradients", gradBuf / buckets, buckets * syncs, ctx.dp, dpScope, true, each,
           "zero-7");
     b.add(CollectiveKind::AllGather, "parameters (after step)", paramBuf / buckets, buckets, ctx.dp, dpScope, false,
@@ -194,6 +254,25 @@ void predictCommunication(const Context& ctx, Prediction& out) {
     }
     break;
   }
+  }
+}
+
+}  // namespace
+
+void predictCommunication(const Context& ctx, Prediction& out) {
+  const Plan& p = ctx.plan;
+  Builder b(ctx, out);
+  const double m = ctx.microSteps;
+  const int rpn = std::min(ctx.gpusPerNode, p.numGpus);
+  // Megatron rank order: tensor-parallel ranks are adjacent, then data-parallel, then pipeline stages.
+  const Scope dpScope = p.tp * ctx.dp <= rpn ? Scope::IntraNode : Scope::InterNode;
+  const Scope tpScope = p.tp <= rpn ? Scope::IntraNode : Scope::InterNode;
+  const Scope ppScope = p.numGpus <= rpn ? Scope::IntraNode : Scope::InterNode;
+
+  if (ctx.layout.known) {
+    exactCollectives(ctx, b, dpScope);
+  } else {
+    approximateCollectives(ctx, b, dpScope);
   }
 
   if (p.tp > 1 && ctx.model.hasDims()) {

@@ -2,6 +2,8 @@
 // Internal: the quantities every part of a prediction shares, computed once per predict() call.
 #pragma once
 
+#include "exact_layout.h"
+
 #include <fathom/plan/memory.h>
 #include <fathom/plan/predict.h>
 
@@ -37,6 +39,7 @@ struct Context {
   double actBytes = 2;        ///< bytes per stored activation element
   bool gradsReducedEachMicroStep = false;  ///< resolved GradSync
   bool pytorchDdp = false;  ///< DDP with autocast/fp32/pure-low params: PyTorch's reducer with bucket copies
+  ExactLayout layout;       ///< FSDP / ZeRO units and buckets when the parameter tensors are known
 
   /// Whether the strategy shards each category (FSDP: everything but NO_SHARD).
   bool shardsOptimizer() const;

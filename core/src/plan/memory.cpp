@@ -167,6 +167,73 @@ double activations(const Context& ctx) {
   return total;
 }
 
+/// Model states from the exact layout (ctx.layout.known): flat buffers with their padding, as the engines
+/// allocate them. FSDP / ZeRO-3: every unit's shard of parameters, gradients and optimizer states (NO_SHARD: the
+/// unpadded units, replicated). ZeRO-1/2: replicated padded bucket buffers for parameters (and ZeRO-1's
+/// gradients), shards of the buckets for ZeRO-2's gradients and the optimizer states.
+void exactModelStates(const Context& ctx, MemoryBreakdown& m) {
+  const Plan& p = ctx.plan;
+  const StateBytes& sb = ctx.bytes;
+  const ExactLayout& l = ctx.layout;
+  if (p.strategy == Strategy::Zero1 || p.strategy == Strategy::Zero2) {
+    const auto padded = static_cast<double>(paddedSum(l.buckets, ctx.dp));
+    const auto shard = static_cast<double>(shardSum(l.buckets, ctx.dp));
+    m.parameters = padded * sb.param;
+    m.gradients = (p.strategy == Strategy::Zero1 ? padded : shard) * sb.gradLow;
+    m.optimizerStates = shard * sb.optim;
+    m.masterWeights = shard * sb.master;
+    ctx.explain("memory.exact_layout", shard,
+                "ZeRO-1/2 buckets: parameters Σ padded(bucket) · param_bytes, gradients Σ padded (zero1) or Σ "
+                "shard(bucket) (zero2) · grad_bytes, optimizer Σ shard(bucket) · optimizer_bytes",
+                "derived", "buckets=", l.buckets.size(), ", Σ padded=", padded, ", Σ shard=", shard,
+                ", bucket_size=", p.zeroBucketElements);
+    return;
+  }
+  const int group = ctx.isFsdp(FsdpSharding::NoShard) ? 1 : ctx.shardGroup;
+  const auto shard = static_cast<double>(shardSum(l.units, group));
+  m.parameters = shard * sb.param;
+  m.gradients = shard * sb.gradLow;
+  m.optimizerStates = shard * sb.optim;
+  m.masterWeights = shard * sb.master;
+  ctx.explain("memory.exact_layout", shard,
+              "units (root first, then wrapped blocks): Σ shard(unit) · bytes per element for parameters, gradients "
+              "and optimizer states",
+              "derived", "units=", l.units.size(), ", root=", l.hasRoot ? l.units.front() : 0, ", group=", group,
+              ", Σ shard=", shard, ", wrap=", toString(p.fsdpWrap));
+}
+
+/// ZeRO offload with the exact layout (DeepSpeed's ZeRO-Offload, as core/parallel runs it): with
+/// offload_optimizer the reduced gradient partition, an fp32 master partition and the optimizer states live on the
+/// host, where the optimizer steps; the device keeps the parameters (and ZeRO-1 its whole flat gradient buffer).
+/// ZeRO-3 with offload_param keeps the parameter shards, their gradients and the optimizer states on the host, the
+/// shard being the master. Returns the bytes moved to the host per rank.
+double exactZeroOffload(const Context& ctx, MemoryBreakdown& m, Prediction::Offloaded& moved) {
+  const Plan& p = ctx.plan;
+  const ExactLayout& l = ctx.layout;
+  const auto shard = static_cast<double>(p.strategy == Strategy::Zero3 ? shardSum(l.units, ctx.shardGroup)
+                                                                       : shardSum(l.buckets, ctx.dp));
+  double host = 0;
+  if (p.strategy == Strategy::Zero3 && p.offloadParams) {
+    moved = {m.parameters, m.gradients, m.optimizerStates, m.masterWeights};
+    host = moved.total();
+    m.parameters = m.gradients = m.optimizerStates = m.masterWeights = 0;
+  } else if (p.offloadOptimizer) {
+    moved = {0.0, shard * ctx.bytes.gradLow, m.optimizerStates, shard * 4.0};
+    host = moved.total();
+    m.optimizerStates = 0;
+    m.masterWeights = 0;
+    if (p.strategy != Strategy::Zero1) {
+      m.gradients = 0;
+    }
+  }
+  ctx.explain("memory.offloaded_per_rank", host,
+              "offload_optimizer: shard · (grad_bytes + 4 fp32 master) + optimizer states; zero3 offload_param: "
+              "parameter, gradient and optimizer shards",
+              "deepspeed-est", "Σ shard=", shard, ", offload_optimizer=", p.offloadOptimizer,
+              ", offload_params=", p.offloadParams);
+  return host;
+}
+
 }  // namespace
 
 void predictMemory(const Context& ctx, Prediction& out) {
@@ -197,6 +264,12 @@ void predictMemory(const Context& ctx, Prediction& out) {
               "Ψ_stage=", psi, ", optimizer_bytes=", sb.optim, " (", toString(p.optimizer), "), opt_shard=", wo);
   ctx.explain("memory.master_weights", m.masterWeights, "Ψ_stage · master_bytes / opt_shard", stateSource,
               "Ψ_stage=", psi, ", master_bytes=", sb.master, ", opt_shard=", wo);
+  // The gradient bytes offloading moves to the host (all but the no_sync accumulation buffers below).
+  double gradStates = m.gradients;
+  if (ctx.layout.known) {
+    exactModelStates(ctx, m);
+    gradStates = m.gradients;
+  }
 
   // Gradient accumulation with no_sync keeps unsharded gradients for sharded strategies (FSDP paper §3.3.4).
   if (ctx.shardsGradients() && !ctx.gradsReducedEachMicroStep && ctx.microSteps > 1) {
@@ -220,7 +293,8 @@ void predictMemory(const Context& ctx, Prediction& out) {
                 "(units_in_flight · compute_bytes + compute_bytes) · largest_unit (gathered units + unit gradient)",
                 "fsdp-3.2", "units_in_flight=", ctx.opt.prefetchUnits, ", compute_bytes=", g, ", largest_unit=", u);
   } else if (ctx.isFsdp(FsdpSharding::ShardGradOp)) {
-    m.gatheredParameters = g * psi + g * u;
+    const double gathered = ctx.layout.known ? static_cast<double>(paddedSum(ctx.layout.units, ctx.shardGroup)) : psi;
+    m.gatheredParameters = g * gathered + g * u;
     ctx.explain("memory.gathered_parameters", m.gatheredParameters,
                 "compute_bytes · Ψ_stage (unsharded from forward to end of backward) + compute_bytes · largest_unit",
                 "fsdp-api", "compute_bytes=", g, ", Ψ_stage=", psi, ", largest_unit=", u);
@@ -246,12 +320,15 @@ void predictMemory(const Context& ctx, Prediction& out) {
                 "Ψ_stage · grad_bytes (DDP buckets copy every gradient unless gradient_as_bucket_view)", "torch-ddp",
                 "Ψ_stage=", psi, ", grad_bytes=", sb.gradLow);
   } else if (p.strategy == Strategy::Zero1 || p.strategy == Strategy::Zero2 || p.strategy == Strategy::Zero3) {
-    const double bucket = std::min(ctx.opt.deepspeedBucketElements, psi);
+    const double cap = static_cast<double>(p.zeroBucketElements);
+    const double bucket = ctx.layout.known && !ctx.layout.buckets.empty()
+                              ? static_cast<double>(largestPadded(ctx.layout.buckets, ctx.dp))
+                              : std::min(cap, psi);
     m.commBuffers = bucket * ctx.reduceBytes + (p.strategy == Strategy::Zero3 ? 0.0 : bucket * g);
     ctx.explain(
         "memory.comm_buffers", m.commBuffers,
         "min(bucket, Ψ_stage) · reduce_bytes (+ min(bucket, Ψ_stage) · param_bytes all-gather bucket, stages 1-2)",
-        "deepspeed-config", "bucket=", ctx.opt.deepspeedBucketElements, ", Ψ_stage=", psi,
+        "deepspeed-config", "bucket=", cap, ", largest bucket=", bucket, ", Ψ_stage=", psi,
         ", reduce_bytes=", ctx.reduceBytes);
   }
   m.frameworkOverhead = static_cast<double>(ctx.hw.frameworkOverheadBytes);
@@ -260,21 +337,29 @@ void predictMemory(const Context& ctx, Prediction& out) {
               "hardware=", ctx.hw.name);
 
   // Offload: move categories to the host.
-  double offloadedPerRank = 0;
-  if (p.offloadOptimizer) {
-    offloadedPerRank += m.optimizerStates + m.masterWeights + psi * sb.gradCopy / wo + psi * sb.gradLow / wg;
+  Prediction::Offloaded& moved = out.offloaded;
+  const bool zero = p.strategy == Strategy::Zero1 || p.strategy == Strategy::Zero2 || p.strategy == Strategy::Zero3;
+  if (ctx.layout.known && zero) {
+    exactZeroOffload(ctx, m, moved);
+  } else if (p.offloadOptimizer) {
+    moved.optimizerStates += m.optimizerStates;
+    moved.masterWeights += m.masterWeights;
+    moved.gradients += gradStates;
     m.optimizerStates = 0;
     m.masterWeights = 0;
-    m.gradients -= psi * sb.gradCopy / wo + psi * sb.gradLow / wg;
+    m.gradients -= gradStates;
   }
-  if (p.offloadParams) {
-    offloadedPerRank += m.parameters;
+  if (p.offloadParams && !(ctx.layout.known && zero)) {
+    moved.parameters += m.parameters;
     m.parameters = 0;
     if (p.strategy == Strategy::Fsdp) {  // FSDP's CPUOffload moves gradients and the optimizer step too
-      offloadedPerRank += m.optimizerStates + m.masterWeights + m.gradients;
+      moved.optimizerStates += m.optimizerStates;
+      moved.masterWeights += m.masterWeights;
+      moved.gradients += m.gradients;
       m.optimizerStates = m.masterWeights = m.gradients = 0;
     }
   }
+  const double offloadedPerRank = moved.total();
   m.total = m.parameters + m.gradients + m.optimizerStates + m.masterWeights + m.activations + m.gatheredParameters +
             m.commBuffers + m.frameworkOverhead;
 

@@ -77,7 +77,10 @@ const char* const kPlanKeys[] = {"params",
                                  "recompute",
                                  "flash_attention",
                                  "bytes_convention",
-                                 "grad_sync"};
+                                 "grad_sync",
+                                 "fsdp_auto_wrap_policy",
+                                 "fsdp_min_num_params",
+                                 "zero_bucket_size"};
 
 void readFathomKeys(const YAML::Node& node, const std::string& origin, const std::filesystem::path& baseDir,
                     PlanInputs& in, bool strict) {
@@ -169,6 +172,11 @@ void readFathomKeys(const YAML::Node& node, const std::string& origin, const std
   if (auto s = f.text("grad_sync"); !s.empty()) {
     p.gradSync = parseGradSync(s);
   }
+  if (auto s = f.text("fsdp_auto_wrap_policy"); !s.empty()) {
+    p.fsdpWrap = parseFsdpWrap(s);
+  }
+  f.get("fsdp_min_num_params", p.fsdpMinNumParams);
+  f.get("zero_bucket_size", p.zeroBucketElements);
 }
 
 // Accelerate's default_config.yaml: the same keys `accelerate config` writes.
@@ -197,6 +205,10 @@ void readAccelerateKeys(const YAML::Node& root, const std::string& origin, PlanI
       if (auto s = ff.text("fsdp_sharding_strategy"); !s.empty()) {
         p.fsdpSharding = parseFsdpSharding(s);
       }
+      if (auto s = ff.text("fsdp_auto_wrap_policy"); !s.empty()) {
+        p.fsdpWrap = parseFsdpWrap(s);
+      }
+      ff.get("fsdp_min_num_params", p.fsdpMinNumParams);
       bool offload = false;
       ff.get("fsdp_offload_params", offload);
       p.offloadParams = p.offloadOptimizer = offload;

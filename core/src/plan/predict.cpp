@@ -27,6 +27,9 @@ void validatePlan(const ModelSpec& model, const HardwareSpec& hw, const Plan& p)
                p.tp, "·", p.pp, ")");
   FATHOM_CHECK(p.microBatch >= 1, ConfigError, "micro_batch must be >= 1, got ", p.microBatch);
   FATHOM_CHECK(p.gradAccum >= 1, ConfigError, "gradient_accumulation_steps must be >= 1, got ", p.gradAccum);
+  FATHOM_CHECK(p.fsdpMinNumParams >= 0, ConfigError, "fsdp_min_num_params must be >= 0, got ", p.fsdpMinNumParams);
+  FATHOM_CHECK(p.zeroBucketElements >= 1, ConfigError, "zero_bucket_size must be >= 1 element, got ",
+               p.zeroBucketElements);
   FATHOM_CHECK(p.seqLen >= 0, ConfigError, "seq must be >= 1 (0: the default), got ", p.seqLen);
   const bool zero = p.strategy == Strategy::Zero1 || p.strategy == Strategy::Zero2 || p.strategy == Strategy::Zero3;
   FATHOM_CHECK(!p.offloadOptimizer || zero || p.strategy == Strategy::Fsdp, ConfigError,
@@ -137,6 +140,13 @@ Context makeContext(const ModelSpec& model, const HardwareSpec& hw, const Plan& 
     break;
   case GradSync::EveryMicroStep: c.gradsReducedEachMicroStep = true; break;
   case GradSync::OncePerStep: c.gradsReducedEachMicroStep = false; break;
+  }
+  c.layout = exactLayout(model, plan);
+  if (c.layout.known && !c.layout.units.empty()) {
+    // Exact units: the gathered working set is the largest padded unit.
+    const int group = plan.strategy == Strategy::Fsdp && plan.fsdpSharding == FsdpSharding::NoShard ? 1 : c.shardGroup;
+    c.units = static_cast<double>(c.layout.units.size());
+    c.unitParams = static_cast<double>(largestPadded(c.layout.units, group));
   }
   c.pytorchDdp = plan.strategy == Strategy::Ddp &&
                  (plan.precision == Precision::Fp32 || plan.masterWeights != MasterWeights::Fp32Copy);

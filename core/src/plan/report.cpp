@@ -38,6 +38,13 @@ ordered_json planJson(const Plan& p) {
   if (p.strategy == Strategy::Fsdp) {
     j["fsdp_sharding_strategy"] = std::string(toString(p.fsdpSharding));
   }
+  if (p.strategy == Strategy::Fsdp || p.strategy == Strategy::Zero3) {
+    j["fsdp_auto_wrap_policy"] = std::string(toString(p.fsdpWrap));
+    j["fsdp_min_num_params"] = p.fsdpMinNumParams;
+  }
+  if (p.strategy == Strategy::Zero1 || p.strategy == Strategy::Zero2) {
+    j["zero_bucket_size"] = p.zeroBucketElements;
+  }
   j["num_gpus"] = p.numGpus;
   j["gpus_per_node"] = p.gpusPerNode;
   j["offload_optimizer"] = p.offloadOptimizer;
@@ -86,7 +93,14 @@ ordered_json predictionJson(const ModelSpec& model, const HardwareSpec& hw, cons
                           {"comm_buffers", whole(m.commBuffers)},
                           {"framework_overhead", whole(m.frameworkOverhead)},
                           {"total", whole(m.total)}};
+  const Prediction::Offloaded& o = r.offloaded;
   j["memory"] = {{"per_rank_bytes", perRank},
+                 {"offloaded_per_rank_bytes",
+                  ordered_json{{"parameters", whole(o.parameters)},
+                               {"gradients", whole(o.gradients)},
+                               {"optimizer_states", whole(o.optimizerStates)},
+                               {"master_weights", whole(o.masterWeights)},
+                               {"total", whole(o.total())}}},
                  {"cpu_bytes_per_node", whole(r.cpuBytesPerNode)},
                  {"device_bytes", whole(r.deviceMemoryBytes)},
                  {"fits", r.fits},

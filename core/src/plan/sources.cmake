@@ -4,6 +4,7 @@
 set(_fathom_plan_sources
   ${CMAKE_CURRENT_LIST_DIR}/compute_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/comm_model.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/exact_layout.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hardware.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hf_config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory.cpp
@@ -12,6 +13,7 @@ set(_fathom_plan_sources
   ${CMAKE_CURRENT_LIST_DIR}/predict.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/search.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/shard_layout.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_plan.cpp)
 target_sources(fathom_core PRIVATE ${_fathom_plan_sources})
 set_source_files_properties(${_fathom_plan_sources} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)

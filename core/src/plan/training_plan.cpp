@@ -116,6 +116,17 @@ GradSync parseGradSync(std::string_view text) {
   return lookup("grad_sync", text, table, "auto, every_micro_step or once_per_step");
 }
 
+FsdpWrap parseFsdpWrap(std::string_view text) {
+  static constexpr std::array<std::pair<const char*, FsdpWrap>, 6> table{
+      {{"transformer_based_wrap", FsdpWrap::TransformerBased},
+       {"transformer", FsdpWrap::TransformerBased},
+       {"size_based_wrap", FsdpWrap::SizeBased},
+       {"size", FsdpWrap::SizeBased},
+       {"no_wrap", FsdpWrap::NoWrap},
+       {"none", FsdpWrap::NoWrap}}};
+  return lookup("fsdp_auto_wrap_policy", text, table, "transformer_based_wrap, size_based_wrap or no_wrap");
+}
+
 std::string_view toString(Strategy v) {
   switch (v) {
   case Strategy::Ddp: return "ddp";
@@ -192,6 +203,15 @@ std::string_view toString(GradSync v) {
   case GradSync::OncePerStep: return "once_per_step";
   }
   return "auto";
+}
+
+std::string_view toString(FsdpWrap v) {
+  switch (v) {
+  case FsdpWrap::TransformerBased: return "transformer_based_wrap";
+  case FsdpWrap::SizeBased: return "size_based_wrap";
+  case FsdpWrap::NoWrap: return "no_wrap";
+  }
+  return "transformer_based_wrap";
 }
 
 std::string strategyLabel(const Plan& plan) {

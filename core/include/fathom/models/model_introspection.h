@@ -24,6 +24,7 @@ struct ModuleCensus {
   std::int64_t otherParams = 0;                ///< the rest outside the blocks (final norms)
   std::int64_t largestModuleParams = 0;        ///< largest parameters(recurse=false) of any module
   std::vector<std::int64_t> parameterTensors;  ///< element counts in registration order
+  std::vector<std::int64_t> blockElements;     ///< parameter elements of each repeated block, in forward order
 };
 
 /// Counts `model`'s parameters and buffers per block and in total. Throws fathom::ConfigError when the

@@ -72,6 +72,10 @@ struct ModelSpec {
   /// built-in models (core/models/model_introspection.h), empty otherwise. With it, DDP's buckets are predicted
   /// exactly (reverse registration order, 1 MiB first bucket, then bucket_cap_mb); without it, as equal slices.
   std::vector<std::int64_t> parameterTensors;
+  /// Parameter elements of each repeated block (the FSDP / ZeRO-3 unit candidates) in forward order: known for
+  /// introspected built-in models (models::Model::repeatedBlocks()), empty otherwise. With parameterTensors it
+  /// makes the sharded layouts exact (docs/planner.md, "Exact layout for built-in models").
+  std::vector<std::int64_t> blockElements;
 
   /// True when dimensions are known (activations and exact FLOPs can be computed).
   bool hasDims() const { return arch != Arch::Params; }

@@ -16,7 +16,6 @@ struct PredictOptions {
   double ddpBucketBytes = 25.0 * (1 << 20);      ///< PyTorch DDP bucket_cap_mb = 25
   double ddpFirstBucketBytes = 1.0 * (1 << 20);  ///< PyTorch DDP's first bucket (1 MiB)
   bool ddpGradientAsBucketView = false;          ///< PyTorch DDP default: buckets hold a copy of every gradient
-  double deepspeedBucketElements = 5e8;          ///< DeepSpeed reduce_bucket_size / allgather_bucket_size defaults
   bool overlapGradReduce = true;                 ///< gradient reduction and prefetched gathers overlap compute
   bool activationExtras = true;                  ///< Korthikanti §4.3 embedding/output terms
   /// Cross entropy of the logits (p = 1 extras). false: PyTorch's unfused cross_entropy, as `fathom train` and

@@ -84,6 +84,15 @@ struct Prediction {
   int nodes = 1;                          ///< ceil(numGpus / gpusPerNode)
   std::int64_t seqLen = 0;                ///< sequence length used (see plan::sequenceLength)
   MemoryBreakdown memory;                 ///< per-rank device bytes
+  /// Per rank, what offloading keeps in host memory instead of on the device, by category (the device-side
+  /// categories of `memory` no longer count them). All zero without offload.
+  struct Offloaded {
+    double parameters = 0.0;
+    double gradients = 0.0;
+    double optimizerStates = 0.0;
+    double masterWeights = 0.0;
+    double total() const { return parameters + gradients + optimizerStates + masterWeights; }
+  } offloaded;
   double cpuBytesPerNode = 0.0;           ///< host RAM per node for offloaded states (0 without offload)
   double deviceMemoryBytes = 0.0;         ///< the device's memory
   bool fits = false;                      ///< memory.total <= deviceMemoryBytes (and host RAM suffices)

@@ -11,6 +11,12 @@ namespace fathom::plan {
 enum class Strategy { Ddp, Fsdp, Zero1, Zero2, Zero3 };
 /// torch.distributed.fsdp.ShardingStrategy.
 enum class FsdpSharding { FullShard, ShardGradOp, HybridShard, NoShard };
+/// Accelerate's fsdp_auto_wrap_policy: which repeated blocks become FSDP / ZeRO-3 units (the rest is the root unit).
+enum class FsdpWrap {
+  TransformerBased,  ///< every repeated block (TRANSFORMER_BASED_WRAP)
+  SizeBased,         ///< the blocks holding >= Plan::fsdpMinNumParams parameters (SIZE_BASED_WRAP)
+  NoWrap,            ///< one unit: the whole model (NO_WRAP)
+};
 /// Compute precision of matmuls and activations.
 enum class Precision { Fp32, Fp16, Bf16, Fp8 };
 /// Where the fp32 copy of the weights lives in mixed precision.
@@ -60,6 +66,10 @@ struct Plan {
   bool flashAttention = false;                            ///< fused attention: the s² softmax terms are never stored
   BytesConvention bytes = BytesConvention::Megatron;      ///< model-state bytes convention
   GradSync gradSync = GradSync::Auto;                     ///< gradient-reduction timing under accumulation
+  FsdpWrap fsdpWrap = FsdpWrap::TransformerBased;         ///< FSDP / ZeRO-3 units (exact layouts only)
+  std::int64_t fsdpMinNumParams = 100'000'000;            ///< SizeBased threshold (fsdp_min_num_params)
+  /// ZeRO reduce_bucket_size in elements (DeepSpeed's default 5e8): stage 1-2 buckets (plan::zeroBuckets).
+  std::int64_t zeroBucketElements = 500'000'000;
 };
 
 /// Data-parallel degree: numGpus / (tp·pp).
@@ -74,6 +84,7 @@ Optimizer parseOptimizer(std::string_view text);              ///< adam, adamw, 
 Recompute parseRecompute(std::string_view text);              ///< none, selective, full
 BytesConvention parseBytesConvention(std::string_view text);  ///< zero, megatron, deepspeed
 GradSync parseGradSync(std::string_view text);                ///< auto, every_micro_step, once_per_step
+FsdpWrap parseFsdpWrap(std::string_view text);  ///< transformer_based_wrap, size_based_wrap, no_wrap (any case)
 
 std::string_view toString(Strategy v);  ///< canonical names, as the parsers accept them
 std::string_view toString(FsdpSharding v);
@@ -83,6 +94,7 @@ std::string_view toString(Optimizer v);
 std::string_view toString(Recompute v);
 std::string_view toString(BytesConvention v);
 std::string_view toString(GradSync v);
+std::string_view toString(FsdpWrap v);
 
 /// "fsdp/full_shard", "zero2", "ddp": the strategy as one label.
 std::string strategyLabel(const Plan& plan);
