@@ -6,6 +6,7 @@
 
 #include <fathom/common/error.h>
 #include <fathom/launch/local_launcher.h>
+#include <fathom/telemetry/launch_recorder.h>
 
 #include <iostream>
 #include <memory>
@@ -28,11 +29,18 @@ void addLaunchCommand(CLI::App& root, CommandAction& action) {
       FATHOM_CHECK(command.empty() || command.front().empty() || command.front()[0] != '-', ConfigError,
                    "unknown flag ", command.front(), " for `fathom launch` (see `fathom launch --help`)");
       std::vector<std::string> notes;
-      launch::LaunchOptions options = flags->resolve(&notes);
+      config::WorkspaceSetting workspace;
+      launch::LaunchOptions options = flags->resolve(&notes, &workspace);
       options.command = command;
       LaunchFlags::printNotes("launch", notes, options);
       launch::LocalLauncher launcher(std::move(options));
-      const launch::LaunchResult result = launcher.run();
+      // Records the run and collects the workers' telemetry; destroyed by an exception, it marks the run failed.
+      telemetry::LaunchRecorder recorder(workspace.path, launcher.options());
+      if (!launcher.options().quiet) {
+        std::cerr << "fathom launch: run " << recorder.run().value << " in " << workspace.path.string() << "\n";
+      }
+      const launch::LaunchResult result = launcher.run(&recorder);
+      recorder.finish(result.exitCode);
       if (result.attempts > 1 && result.exitCode == 0 && !launcher.options().quiet) {
         std::cerr << "fathom launch: succeeded after " << result.attempts - 1 << " restart(s)\n";
       }

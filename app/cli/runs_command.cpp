@@ -3,10 +3,12 @@
 #include "command.h"
 
 #include <fathom/common/error.h>
+#include <fathom/config/config_resolver.h>
 #include <fathom/store/workspace.h>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -28,19 +30,45 @@ using store::RunInfo;
 using store::Workspace;
 
 struct RunsFlags {
-  std::string workspace = Workspace::defaultPath().string();
+  std::string workspace;  ///< --workspace; empty: FATHOM_WORKSPACE, the config's fathom.workspace, ./fathom.sqlite
   bool json = false;
   std::string run;
   std::string otherRun;
   std::string format = "csv";
   std::string output;
   bool force = false;
+  int logLines = 20;      ///< show: the last N log lines
+  std::string keyPrefix;  ///< export: only keys starting with this
 };
 
+constexpr std::string_view kMemoryPrefix = "memory/";
+
+bool isMemoryKey(const std::string& key) {
+  return key.rfind(kMemoryPrefix, 0) == 0;
+}
+
+/// "1.5 GiB", "12.0 MiB", "512 B".
+std::string formatBytes(double bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  while (std::abs(bytes) >= 1024.0 && unit < 4) {
+    bytes /= 1024.0;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", bytes, kUnits[unit]);
+  return text;
+}
+
 Workspace openWorkspace(const RunsFlags& flags) {
-  FATHOM_CHECK(std::filesystem::exists(flags.workspace), ConfigError, "no workspace at ", flags.workspace,
+  const config::WorkspaceSetting setting =
+      config::resolveWorkspace(flags.workspace.empty() ? std::nullopt : std::optional(flags.workspace));
+  FATHOM_CHECK(std::filesystem::exists(setting.path), ConfigError, "no workspace at ", setting.path.string(),
+               setting.source == config::ValueSource::Environment || setting.source == config::ValueSource::ConfigFile
+                   ? " (from " + setting.origin + ")"
+                   : "",
                " (pass --workspace PATH to read another file)");
-  return Workspace(flags.workspace, Workspace::Options{.create = false, .reconcile = true});
+  return Workspace(setting.path, Workspace::Options{.create = false, .reconcile = true});
 }
 
 std::string formatTime(double seconds) {
@@ -135,7 +163,7 @@ int listRuns(const RunsFlags& flags) {
     return 0;
   }
   if (runs.empty()) {
-    std::cout << "No runs in " << flags.workspace << ".\n";
+    std::cout << "No runs in " << ws.path().string() << ".\n";
     return 0;
   }
   std::vector<std::vector<std::string>> rows{{"ID", "NAME", "STATUS", "CREATED (UTC)", "DURATION", "EXIT", "HOST"}};
@@ -153,6 +181,9 @@ int showRun(const RunsFlags& flags) {
   const auto ranks = ws.ranks(r.id);
   const auto summaries = ws.metricSummaries(r.id);
   const auto artifacts = ws.artifacts(r.id);
+  const auto heartbeats = ws.heartbeats(r.id);
+  const auto traces = ws.traces(r.id);
+  const auto logLines = ws.lastEvents(r.id, static_cast<std::size_t>(std::max(flags.logLines, 0)));
   if (flags.json) {
     json out = runJson(r);
     out["config_text"] = r.configText;
@@ -172,6 +203,33 @@ int showRun(const RunsFlags& flags) {
     for (const auto& a : artifacts) {
       out["artifacts"].push_back(
           {{"kind", store::toString(a.artifact.kind)}, {"path", a.artifact.path}, {"bytes", a.artifact.bytes}});
+    }
+    out["heartbeats"] = json::array();
+    for (const auto& h : heartbeats) {
+      out["heartbeats"].push_back({{"rank", h.rank}, {"time", h.time}, {"step", h.step}});
+    }
+    out["traces"] = json::array();
+    for (const auto& t : traces) {
+      out["traces"].push_back({{"name", t.name}, {"rank", t.rank}, {"chunks", t.chunks}, {"bytes", t.bytes}});
+    }
+    // The memory series (memory/* metrics) per rank: the latest sample and the peak.
+    out["memory"] = json::array();
+    for (const auto& m : summaries) {
+      if (isMemoryKey(m.key)) {
+        out["memory"].push_back({{"key", m.key.substr(kMemoryPrefix.size())},
+                                 {"rank", m.rank},
+                                 {"samples", m.count},
+                                 {"latest", number(m.last)},
+                                 {"latest_step", m.lastStep},
+                                 {"peak", number(m.max)}});
+      }
+    }
+    out["log"] = json::array();
+    for (const auto& e : logLines) {
+      out["log"].push_back({{"time", e.event.time},
+                            {"rank", e.event.rank},
+                            {"level", std::string(fathom::toString(e.event.level))},
+                            {"text", e.event.text}});
     }
     std::cout << out.dump(2) << '\n';
     return 0;
@@ -195,13 +253,42 @@ int showRun(const RunsFlags& flags) {
     printTable(std::cout, rows);
   }
   std::cout << "Metrics\n";
-  if (summaries.empty()) {
+  std::vector<std::vector<std::string>> metricRows{{"KEY", "RANK", "COUNT", "LAST", "AT STEP", "MIN", "MAX"}};
+  std::vector<std::vector<std::string>> memoryRows{{"RANK", "KEY", "SAMPLES", "LATEST", "AT STEP", "PEAK"}};
+  for (const auto& m : summaries) {
+    if (isMemoryKey(m.key)) {
+      memoryRows.push_back({std::to_string(m.rank), m.key.substr(kMemoryPrefix.size()), std::to_string(m.count),
+                            formatBytes(m.last), std::to_string(m.lastStep), formatBytes(m.max)});
+    } else {
+      metricRows.push_back({m.key, std::to_string(m.rank), std::to_string(m.count), formatNumber(m.last),
+                            std::to_string(m.lastStep), formatNumber(m.min), formatNumber(m.max)});
+    }
+  }
+  if (metricRows.size() == 1) {
     std::cout << "  (none)\n";
   } else {
-    std::vector<std::vector<std::string>> rows{{"KEY", "RANK", "COUNT", "LAST", "AT STEP", "MIN", "MAX"}};
-    for (const auto& m : summaries) {
-      rows.push_back({m.key, std::to_string(m.rank), std::to_string(m.count), formatNumber(m.last),
-                      std::to_string(m.lastStep), formatNumber(m.min), formatNumber(m.max)});
+    printTable(std::cout, metricRows);
+  }
+  if (memoryRows.size() > 1) {
+    // Sorted by rank, then key.
+    std::stable_sort(memoryRows.begin() + 1, memoryRows.end(),
+                     [](const auto& a, const auto& b) { return std::stoi(a[0]) < std::stoi(b[0]); });
+    std::cout << "Memory (latest sample and peak per rank)\n";
+    printTable(std::cout, memoryRows);
+  }
+  if (!heartbeats.empty()) {
+    std::cout << "Heartbeats\n";
+    std::vector<std::vector<std::string>> rows{{"RANK", "LAST SEEN (UTC)", "STEP"}};
+    for (const auto& h : heartbeats) {
+      rows.push_back({std::to_string(h.rank), formatTime(h.time), std::to_string(h.step)});
+    }
+    printTable(std::cout, rows);
+  }
+  if (!traces.empty()) {
+    std::cout << "Traces\n";
+    std::vector<std::vector<std::string>> rows{{"NAME", "RANK", "CHUNKS", "BYTES"}};
+    for (const auto& t : traces) {
+      rows.push_back({t.name, std::to_string(t.rank), std::to_string(t.chunks), std::to_string(t.bytes)});
     }
     printTable(std::cout, rows);
   }
@@ -211,6 +298,15 @@ int showRun(const RunsFlags& flags) {
     for (const auto& a : artifacts) {
       rows.push_back(
           {std::string(store::toString(a.artifact.kind)), std::to_string(a.artifact.bytes), a.artifact.path});
+    }
+    printTable(std::cout, rows);
+  }
+  if (!logLines.empty()) {
+    std::cout << "Log (last " << logLines.size() << " lines)\n";
+    std::vector<std::vector<std::string>> rows{{"TIME (UTC)", "RANK", "LEVEL", "TEXT"}};
+    for (const auto& e : logLines) {
+      rows.push_back({formatTime(e.event.time), std::to_string(e.event.rank),
+                      std::string(fathom::toString(e.event.level)), e.event.text});
     }
     printTable(std::cout, rows);
   }
@@ -280,15 +376,22 @@ int exportRun(const RunsFlags& flags) {
   }
   std::ostream& out = flags.output.empty() ? std::cout : file;
   std::int64_t count = 0;
+  const auto selected = [&](const store::MetricRow& m) { return m.point.key.rfind(flags.keyPrefix, 0) == 0; };
   if (flags.format == "csv") {
     out << "run_id,rank,step,wall_time,key,value\n";
     ws.forEachMetric(r.id, [&](const store::MetricRow& m) {
+      if (!selected(m)) {
+        return;
+      }
       out << m.run.value << ',' << m.point.rank << ',' << m.point.step << ',' << exactNumber(m.point.wallTime) << ','
           << csvField(m.point.key) << ',' << (std::isnan(m.point.value) ? "" : exactNumber(m.point.value)) << '\n';
       ++count;
     });
   } else {
     ws.forEachMetric(r.id, [&](const store::MetricRow& m) {
+      if (!selected(m)) {
+        return;
+      }
       out << json{{"run_id", m.run.value},         {"rank", m.point.rank}, {"step", m.point.step},
                   {"wall_time", m.point.wallTime}, {"key", m.point.key},   {"value", number(m.point.value)}}
                  .dump()
@@ -325,7 +428,9 @@ void addRunsCommand(CLI::App& root, CommandAction& action) {
   CLI::App* cmd = root.add_subcommand("runs", "List, inspect, compare, export and delete the runs of a workspace");
   cmd->require_subcommand(1);
   auto common = [flags](CLI::App* sub, bool json) {
-    sub->add_option("--workspace", flags->workspace, "The workspace file")->default_str("./fathom.sqlite");
+    sub->add_option("--workspace", flags->workspace,
+                    "The workspace file (default: FATHOM_WORKSPACE, else the config's fathom.workspace, else "
+                    "./fathom.sqlite)");
     if (json) {
       sub->add_flag("--json", flags->json, "Print JSON instead of text");
     }
@@ -335,9 +440,13 @@ void addRunsCommand(CLI::App& root, CommandAction& action) {
   common(list, true);
   list->callback([flags, &action] { action = [flags] { return listRuns(*flags); }; });
 
-  CLI::App* show = cmd->add_subcommand("show", "Print a run's facts, ranks and per-key metric summaries per rank");
+  CLI::App* show = cmd->add_subcommand(
+      "show", "Print a run's facts, ranks, per-key metric summaries per rank, memory per rank and last log lines");
   common(show, true);
   show->add_option("run", flags->run, "Run id or name (the newest run of that name)")->required();
+  show->add_option("--log_lines,--log-lines", flags->logLines, "How many of the run's last log lines to show")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   show->callback([flags, &action] { action = [flags] { return showRun(*flags); }; });
 
   CLI::App* compare = cmd->add_subcommand("compare", "Put two runs' last metric values side by side");
@@ -351,6 +460,8 @@ void addRunsCommand(CLI::App& root, CommandAction& action) {
   exportCmd->add_option("run", flags->run, "Run id or name")->required();
   exportCmd->add_option("--format", flags->format, "csv or jsonl")->check(CLI::IsMember({"csv", "jsonl"}));
   exportCmd->add_option("--output,-o", flags->output, "Write to this file instead of standard output");
+  exportCmd->add_option("--key_prefix,--key-prefix", flags->keyPrefix,
+                        "Only the keys that start with this (e.g. memory/ for the memory samples)");
   exportCmd->callback([flags, &action] { action = [flags] { return exportRun(*flags); }; });
 
   CLI::App* del = cmd->add_subcommand("delete", "Delete a run and all it recorded (not a running one without --force)");

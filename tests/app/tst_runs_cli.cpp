@@ -71,6 +71,10 @@ private slots:
     ws.upsertRank(m_first, {0, "hostA", 11, "cuda:0", 0});
     ws.upsertRank(m_first, {1, "hostA", 12, "cuda:1", 0});
     ws.addArtifact(m_first, {ArtifactKind::Checkpoint, "/ckpt/final", 123});
+    IngestBatch telemetry;  // what the collector writes: heartbeats and trace chunks
+    telemetry.heartbeats = {{0, 1009.5, 9}, {1, 1009.25, 9}};
+    telemetry.traces = {{0, "trace.json", 1001, "{\"traceEvents\":["}, {0, "trace.json", 1002, "]}"}};
+    ws.append(m_first, telemetry);
     ws.finishRun(m_first, RunStatus::Succeeded, 0);
     ws.finishRun(m_second, RunStatus::Failed, 3);
     m_running = ws.createRun({"live", "", "", ""});  // launched by this (living) test process
@@ -114,6 +118,18 @@ private slots:
     QCOMPARE(loss1.value(u"min"_s).toDouble(), 6.0 - 0.25 * 9);
     QCOMPARE(loss1.value(u"max"_s).toDouble(), 6.0);
     QCOMPARE(loss1.value(u"last_step"_s).toInt(), 9);
+    const QJsonArray heartbeats = o.value(u"heartbeats"_s).toArray();
+    QCOMPARE(heartbeats.size(), 2);
+    QCOMPARE(heartbeats[1].toObject().value(u"rank"_s).toInt(), 1);
+    QCOMPARE(heartbeats[1].toObject().value(u"step"_s).toInt(), 9);
+    const QJsonObject trace = o.value(u"traces"_s).toArray()[0].toObject();
+    QCOMPARE(trace.value(u"name"_s).toString(), u"trace.json"_s);
+    QCOMPARE(trace.value(u"chunks"_s).toInt(), 2);
+    QCOMPARE(trace.value(u"bytes"_s).toInt(), 18);
+    r = runs({u"show"_s, u"baseline"_s});
+    QVERIFY(r.out.contains("Heartbeats"));
+    QVERIFY(r.out.contains("Traces"));
+    QVERIFY(r.out.contains("trace.json"));
 
     // By name, as text.
     r = runs({u"show"_s, u"tuned"_s});

@@ -171,6 +171,50 @@ private slots:
     QCOMPARE(e.config.numProcesses(), 1);
   }
 
+  // docs/config.md: fathom.workspace, FATHOM_WORKSPACE; `fathom train`/`runs` use resolveWorkspace().
+  void workspacePrecedenceIsFlagEnvironmentConfigDefault() {
+    QTemporaryDir cache;
+    EnvGuard xdg("XDG_CACHE_HOME", qPrintable(cache.path()));
+    const std::map<std::string, std::string> env{{"FATHOM_WORKSPACE", "/env/ws.sqlite"},
+                                                 {"ACCELERATE_MIXED_PRECISION", "not-a-precision"}};
+    ResolveInputs in;
+    in.environment = std::map<std::string, std::string>{};
+    // Nothing set: ./fathom.sqlite.
+    WorkspaceSetting w = resolveWorkspace(std::nullopt, in);
+    QCOMPARE(w.path, std::filesystem::path("fathom.sqlite"));
+    QVERIFY(w.source == ValueSource::Default);
+    // The default config file's fathom.workspace.
+    writeFile(std::filesystem::path(cache.path().toStdString()) / "fathom/default_config.yaml",
+              "distributed_type: MULTI_CPU\nnum_processes: 2\nfathom:\n  workspace: /file/ws.sqlite\n");
+    w = resolveWorkspace(std::nullopt, in);
+    QCOMPARE(w.path, std::filesystem::path("/file/ws.sqlite"));
+    QVERIFY(w.source == ValueSource::ConfigFile);
+    QVERIFY2(w.origin.find("default_config.yaml:4:") != std::string::npos, w.origin.c_str());
+    // FATHOM_WORKSPACE beats the file; an unrelated bad variable is not read.
+    in.environment = env;
+    w = resolveWorkspace(std::nullopt, in);
+    QCOMPARE(w.path, std::filesystem::path("/env/ws.sqlite"));
+    QVERIFY(w.source == ValueSource::Environment);
+    QCOMPARE(w.origin, std::string("FATHOM_WORKSPACE"));
+    // The flag beats everything.
+    w = resolveWorkspace(std::string("flag.sqlite"), in);
+    QCOMPARE(w.path, std::filesystem::path("flag.sqlite"));
+    QVERIFY(w.source == ValueSource::CommandLine);
+    // An explicit config file (fathom launch --config_file) replaces the default one.
+    in.environment = std::map<std::string, std::string>{};
+    in.configFile = writeFile(std::filesystem::path(cache.path().toStdString()) / "other.yaml",
+                              "distributed_type: MULTI_CPU\nnum_processes: 2\nfathom:\n  workspace: other.sqlite\n");
+    QCOMPARE(resolveWorkspace(std::nullopt, in).path, std::filesystem::path("other.sqlite"));
+    // The full resolution (fathom launch) agrees: flag > environment > file.
+    in.commandLine = {{"fathom.workspace", "cli.sqlite"}};
+    in.environment = std::map<std::string, std::string>{{"FATHOM_WORKSPACE", "/env/ws.sqlite"}};
+    QCOMPARE(workspaceSetting(resolveConfig(in)).path, std::filesystem::path("cli.sqlite"));
+    in.commandLine.clear();
+    QCOMPARE(workspaceSetting(resolveConfig(in)).path, std::filesystem::path("/env/ws.sqlite"));
+    in.environment = std::map<std::string, std::string>{};
+    QCOMPARE(workspaceSetting(resolveConfig(in)).path, std::filesystem::path("other.sqlite"));
+  }
+
   void accelerateDefaultFileIsTheFallback() {
     QTemporaryDir cache;
     EnvGuard xdg("XDG_CACHE_HOME", qPrintable(cache.path()));

@@ -131,14 +131,16 @@ private slots:
       ws.appendMetrics(run, points(10, "loss"));
       ws.finishRun(run, RunStatus::Succeeded, 0);
     }
-    // Make it a version-1 file: what version 2 added is not there yet.
-    rawExec(path, "DROP TABLE plans; DROP INDEX metrics_by_run_key; PRAGMA user_version = 1;");
+    // Make it a version-1 file: what versions 2 and 3 added is not there yet.
+    rawExec(path, "DROP TABLE plans; DROP INDEX metrics_by_run_key; DROP TABLE heartbeats; DROP TABLE trace_chunks; "
+                  "PRAGMA user_version = 1;");
     QCOMPARE(rawInt(path, "PRAGMA user_version"), 1);
 
     Workspace ws(path);
-    QCOMPARE(ws.schemaVersion(), 2);
-    QCOMPARE(rawInt(path, "PRAGMA user_version"), 2);
+    QCOMPARE(ws.schemaVersion(), 3);
+    QCOMPARE(rawInt(path, "PRAGMA user_version"), 3);
     QCOMPARE(rawInt(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'metrics_by_run_key'"), 1);
+    QCOMPARE(rawInt(path, "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('heartbeats', 'trace_chunks')"), 2);
     QCOMPARE(ws.metricSeries(run, "loss").size(), std::size_t{10});
     QCOMPARE(name(ws.run(run)->status), name(RunStatus::Succeeded));
     const PlanId plan = ws.savePlan(R"({"model":"gpt2"})", R"({"step_ms":12})");

@@ -248,4 +248,28 @@ EffectiveConfig resolveConfig(const ResolveInputs& inputs) {
   return out;
 }
 
+WorkspaceSetting workspaceSetting(const EffectiveConfig& effective) {
+  if (const ResolvedValue* v = effective.find("fathom.workspace")) {
+    return {std::get<std::string>(v->value), v->source, v->origin};
+  }
+  return {kDefaultWorkspaceFile, ValueSource::Default, "default"};
+}
+
+WorkspaceSetting resolveWorkspace(const std::optional<std::string>& flag, ResolveInputs inputs) {
+  if (flag) {
+    return {*flag, ValueSource::CommandLine, "--workspace"};
+  }
+  const auto all = inputs.environment ? *inputs.environment : processEnvironment();
+  std::map<std::string, std::string> mine;
+  for (const auto& name : environmentNamesFor("fathom.workspace")) {
+    if (auto it = all.find(name); it != all.end()) {
+      mine.insert(*it);
+    }
+  }
+  inputs.environment = std::move(mine);
+  inputs.commandLine.clear();
+  inputs.code.clear();
+  return workspaceSetting(resolveConfig(inputs));
+}
+
 }  // namespace fathom::config

@@ -192,7 +192,7 @@ RankOutput::Options outputOptions(const LaunchOptions& o, int attempt, int rank)
 
 /// One attempt: spawn every local worker, pump output, watch, stop the group on the first failure or signal.
 LaunchResult runGroup(const LaunchOptions& o, const std::string& program, int attempt, std::uint16_t port,
-                      const SignalScope& signals) {
+                      const SignalScope& signals, LaunchObserver* observer) {
   LaunchResult result;
   result.masterPort = port;
   const int local = localWorldSize(o);
@@ -202,15 +202,23 @@ LaunchResult runGroup(const LaunchOptions& o, const std::string& program, int at
                 " processes do not overload the machine; tune it with --num_cpu_threads_per_process");
   }
 
+  const auto observerVars =
+      observer != nullptr ? observer->workerEnvironment() : std::vector<std::pair<std::string, std::string>>{};
   std::vector<Worker> workers(static_cast<std::size_t>(local));
   for (int lr = 0; lr < local; ++lr) {
     Worker& w = workers[static_cast<std::size_t>(lr)];
     w.localRank = lr;
     w.rank = o.machineRank * local + lr;
     w.output = std::make_unique<RankOutput>(outputOptions(o, attempt, w.rank));
-    const auto vars = workerVariables(o, {.localRank = lr, .masterPort = port, .restartCount = attempt}, ompThreads);
+    auto vars = workerVariables(o, {.localRank = lr, .masterPort = port, .restartCount = attempt}, ompThreads);
+    const std::size_t ownVars = vars.size();  // --debug prints these, not the observer's (they hold a token)
+    vars.insert(vars.end(), observerVars.begin(), observerVars.end());
     WorkerProcess::Spec spec{program, {o.command.begin() + 1, o.command.end()}, childEnvironment(vars)};
     w.process = WorkerProcess::spawn(spec);
+    vars.resize(ownVars);
+    if (observer != nullptr) {
+      observer->workerStarted({w.rank, w.localRank, attempt, w.process->pid()});
+    }
     if (o.debug) {
       std::string text = "rank " + std::to_string(w.rank) + ": pid " + std::to_string(w.process->pid()) + ",";
       for (const auto& [name, value] : vars) {
@@ -245,6 +253,9 @@ LaunchResult runGroup(const LaunchOptions& o, const std::string& program, int at
       return;
     }
     const ExitStatus& status = *w.process->status();
+    if (observer != nullptr) {
+      observer->workerEnded({w.rank, w.localRank, attempt, w.process->pid()}, status);
+    }
     if (o.debug) {
       note(o, "rank " + std::to_string(w.rank) + " (pid " + std::to_string(w.process->pid()) + ") ended with " +
                   status.describe());
@@ -389,14 +400,14 @@ LocalLauncher::LocalLauncher(LaunchOptions options) : m_options(std::move(option
   m_program = WorkerProcess::resolveProgram(m_options.command.front(), launcherVariable("PATH").value_or(""));
 }
 
-LaunchResult LocalLauncher::run() {
+LaunchResult LocalLauncher::run(LaunchObserver* observer) {
   const SignalScope signals;
   const LaunchOptions& o = m_options;
   for (int attempt = 0;; ++attempt) {
     const std::uint16_t port = o.mainProcessPort != 0
                                    ? o.mainProcessPort
                                    : runtime::findFreePort(isLoopback(o.mainProcessIp) ? "127.0.0.1" : "0.0.0.0");
-    LaunchResult result = runGroup(o, m_program, attempt, port, signals);
+    LaunchResult result = runGroup(o, m_program, attempt, port, signals, observer);
     result.attempts = attempt + 1;
     if (result.exitCode == 0 || result.interruptedBy || attempt >= o.maxRestarts) {
       return result;

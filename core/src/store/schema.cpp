@@ -88,9 +88,32 @@ CREATE TABLE plans (
 );
 )sql";
 
-constexpr std::array<Migration, 2> kMigrations{{
+// Version 3: what live telemetry adds (docs/workspace.md, "Telemetry"): each rank's latest heartbeat, and trace
+// chunks (opaque bytes under a name, appended in arrival order; a trace is the concatenation of its chunks by id).
+constexpr std::string_view kVersion3 = R"sql(
+CREATE TABLE heartbeats (
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  rank INTEGER NOT NULL,
+  time REAL NOT NULL,
+  step INTEGER NOT NULL,
+  PRIMARY KEY (run_id, rank)
+) WITHOUT ROWID;
+
+CREATE TABLE trace_chunks (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  rank INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  time REAL NOT NULL,
+  data BLOB NOT NULL
+);
+CREATE INDEX trace_chunks_by_run ON trace_chunks (run_id, name, rank, id);
+)sql";
+
+constexpr std::array<Migration, 3> kMigrations{{
     {1, "runs, ranks, metrics, events, artifacts", kVersion1},
     {2, "metric-series index, plans", kVersion2},
+    {3, "heartbeats, trace chunks", kVersion3},
 }};
 
 }  // namespace

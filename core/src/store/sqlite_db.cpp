@@ -80,6 +80,11 @@ Statement& Statement::bind(int index, std::string_view value) {
   return *this;
 }
 
+Statement& Statement::bindBlob(int index, std::string_view bytes) {
+  sqlite3_bind_blob64(m_stmt, index, bytes.data(), bytes.size(), SQLITE_TRANSIENT);
+  return *this;
+}
+
 Statement& Statement::bindNull(int index) {
   sqlite3_bind_null(m_stmt, index);
   return *this;
@@ -120,6 +125,10 @@ double Statement::real(int column) const {
 }
 
 std::string Statement::text(int column) const {
+  if (sqlite3_column_type(m_stmt, column) == SQLITE_BLOB) {
+    const auto* b = static_cast<const char*>(sqlite3_column_blob(m_stmt, column));
+    return b ? std::string(b, static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, column))) : std::string{};
+  }
   const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(m_stmt, column));
   return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, column))) : std::string{};
 }

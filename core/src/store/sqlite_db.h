@@ -49,6 +49,8 @@ public:
   Statement& bind(int index, double value);
   Statement& bind(int index, std::string_view value);
   Statement& bindNull(int index);
+  /// Binds bytes as a BLOB (text() reads them back).
+  Statement& bindBlob(int index, std::string_view bytes);
   template <typename T> Statement& bind(int index, const std::optional<T>& value) {
     return value ? bind(index, *value) : bindNull(index);
   }

@@ -6,6 +6,7 @@
 
 #include <fathom/common/error.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <chrono>
@@ -136,6 +137,8 @@ struct Workspace::Impl {
   std::unique_ptr<sql::Statement> insertKey;
   std::unique_ptr<sql::Statement> selectKey;
   std::unique_ptr<sql::Statement> insertEvent;
+  std::unique_ptr<sql::Statement> upsertHeartbeat;
+  std::unique_ptr<sql::Statement> insertTrace;
 
   Impl(std::filesystem::path p, int flags) : path(std::move(p)), db(path, flags) {}
 
@@ -167,6 +170,41 @@ struct Workspace::Impl {
     select.reset();
     ofRun.emplace(key, id);
     return id;
+  }
+
+  /// Inserts inside the caller's transaction. On failure the keys interned so far are forgotten, since the
+  /// caller's rollback removes them.
+  void insertMetrics(RunId run, std::span<const MetricPoint> points) {
+    auto& insert = cached(insertMetric, "INSERT INTO metrics (run_id, rank, step, wall_time, key_id, value) "
+                                        "VALUES (?, ?, ?, ?, ?, ?)");
+    try {
+      const std::string* lastKey = nullptr;
+      std::int64_t lastKeyId = 0;
+      for (const auto& p : points) {
+        if (!lastKey || *lastKey != p.key) {
+          lastKeyId = keyId(run.value, p.key);
+          lastKey = &p.key;
+        }
+        insert.bind(1, run.value).bind(2, p.rank).bind(3, p.step).bind(4, p.wallTime).bind(5, lastKeyId);
+        insert.bind(6, p.value);
+        insert.run();
+      }
+    } catch (...) {
+      keyIds.clear();  // keys interned in this transaction are rolled back with it
+      throw;
+    }
+  }
+
+  void insertEvents(RunId run, std::span<const EventRecord> events) {
+    auto& insert = cached(insertEvent, "INSERT INTO events (run_id, rank, time, level, text) VALUES (?, ?, ?, ?, ?)");
+    for (const auto& e : events) {
+      insert.bind(1, run.value)
+          .bind(2, e.rank)
+          .bind(3, e.time)
+          .bind(4, levelName(e.level))
+          .bind(5, std::string_view(e.text));
+      insert.run();
+    }
   }
 
   void requireRun(RunId run) {
@@ -316,26 +354,8 @@ void Workspace::appendMetrics(RunId run, std::span<const MetricPoint> points) {
   if (points.empty()) {
     return;
   }
-  auto& impl = *m_impl;
-  sql::Transaction tx(impl.db);
-  auto& insert = impl.cached(impl.insertMetric, "INSERT INTO metrics (run_id, rank, step, wall_time, key_id, value) "
-                                                "VALUES (?, ?, ?, ?, ?, ?)");
-  try {
-    const std::string* lastKey = nullptr;
-    std::int64_t lastKeyId = 0;
-    for (const auto& p : points) {
-      if (!lastKey || *lastKey != p.key) {
-        lastKeyId = impl.keyId(run.value, p.key);
-        lastKey = &p.key;
-      }
-      insert.bind(1, run.value).bind(2, p.rank).bind(3, p.step).bind(4, p.wallTime).bind(5, lastKeyId);
-      insert.bind(6, p.value);
-      insert.run();
-    }
-  } catch (...) {
-    impl.keyIds.clear();  // keys interned in this transaction are rolled back with it
-    throw;
-  }
+  sql::Transaction tx(m_impl->db);
+  m_impl->insertMetrics(run, points);
   tx.commit();
 }
 
@@ -343,19 +363,45 @@ void Workspace::appendEvents(RunId run, std::span<const EventRecord> events) {
   if (events.empty()) {
     return;
   }
+  sql::Transaction tx(m_impl->db);
+  m_impl->insertEvents(run, events);
+  tx.commit();
+}
+
+void Workspace::append(RunId run, const IngestBatch& batch) {
+  if (batch.empty()) {
+    return;
+  }
   auto& impl = *m_impl;
   sql::Transaction tx(impl.db);
-  auto& insert =
-      impl.cached(impl.insertEvent, "INSERT INTO events (run_id, rank, time, level, text) VALUES (?, ?, ?, ?, ?)");
-  for (const auto& e : events) {
-    insert.bind(1, run.value)
-        .bind(2, e.rank)
-        .bind(3, e.time)
-        .bind(4, levelName(e.level))
-        .bind(5, std::string_view(e.text));
-    insert.run();
+  try {
+    for (const RankInfo& rank : batch.ranks) {
+      upsertRank(run, rank);
+    }
+    impl.insertMetrics(run, batch.metrics);
+    impl.insertEvents(run, batch.events);
+    if (!batch.heartbeats.empty()) {
+      auto& beat = impl.cached(impl.upsertHeartbeat,
+                               "INSERT OR REPLACE INTO heartbeats (run_id, rank, time, step) VALUES (?, ?, ?, ?)");
+      for (const Heartbeat& h : batch.heartbeats) {
+        beat.bind(1, run.value).bind(2, h.rank).bind(3, h.time).bind(4, h.step);
+        beat.run();
+      }
+    }
+    if (!batch.traces.empty()) {
+      auto& chunk = impl.cached(impl.insertTrace,
+                                "INSERT INTO trace_chunks (run_id, rank, name, time, data) VALUES (?, ?, ?, ?, ?)");
+      for (const TraceChunk& t : batch.traces) {
+        chunk.bind(1, run.value).bind(2, t.rank).bind(3, std::string_view(t.name)).bind(4, t.time);
+        chunk.bindBlob(5, t.data);
+        chunk.run();
+      }
+    }
+    tx.commit();
+  } catch (...) {
+    impl.keyIds.clear();  // keys interned in this transaction were rolled back with it
+    throw;
   }
-  tx.commit();
 }
 
 ArtifactId Workspace::addArtifact(RunId run, const Artifact& artifact) {
@@ -535,6 +581,19 @@ std::vector<EventRow> Workspace::eventsSince(EventId after, std::size_t limit) c
   return out;
 }
 
+std::vector<EventRow> Workspace::lastEvents(RunId run, std::size_t limit) const {
+  sql::Statement s(m_impl->db, "SELECT id, run_id, rank, time, level, text FROM events WHERE run_id = ? ORDER BY id "
+                               "DESC LIMIT ?");
+  s.bind(1, run.value).bind(2, static_cast<std::int64_t>(limit));
+  std::vector<EventRow> out;
+  while (s.step()) {
+    out.push_back({EventId{s.int64(0)}, RunId{s.int64(1)},
+                   EventRecord{static_cast<int>(s.int64(2)), s.real(3), parseLevel(s.text(4)), s.text(5)}});
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
 std::vector<ArtifactRow> Workspace::artifacts(RunId run) const {
   sql::Statement s(m_impl->db,
                    "SELECT id, run_id, kind, path, bytes, created_at FROM artifacts WHERE run_id = ? ORDER BY id");
@@ -544,6 +603,37 @@ std::vector<ArtifactRow> Workspace::artifacts(RunId run) const {
     out.push_back({ArtifactId{s.int64(0)}, RunId{s.int64(1)},
                    Artifact{parseArtifactKind(s.text(2)).value_or(ArtifactKind::Export), s.text(3), s.int64(4)},
                    s.real(5)});
+  }
+  return out;
+}
+
+std::vector<Heartbeat> Workspace::heartbeats(RunId run) const {
+  sql::Statement s(m_impl->db, "SELECT rank, time, step FROM heartbeats WHERE run_id = ? ORDER BY rank");
+  s.bind(1, run.value);
+  std::vector<Heartbeat> out;
+  while (s.step()) {
+    out.push_back({static_cast<int>(s.int64(0)), s.real(1), s.int64(2)});
+  }
+  return out;
+}
+
+std::vector<TraceSummary> Workspace::traces(RunId run) const {
+  sql::Statement s(m_impl->db, "SELECT name, rank, COUNT(*), SUM(LENGTH(data)) FROM trace_chunks WHERE run_id = ? "
+                               "GROUP BY name, rank ORDER BY name, rank");
+  s.bind(1, run.value);
+  std::vector<TraceSummary> out;
+  while (s.step()) {
+    out.push_back({s.text(0), static_cast<int>(s.int64(1)), s.int64(2), s.int64(3)});
+  }
+  return out;
+}
+
+std::string Workspace::traceData(RunId run, std::string_view name, int rank) const {
+  sql::Statement s(m_impl->db, "SELECT data FROM trace_chunks WHERE run_id = ? AND name = ? AND rank = ? ORDER BY id");
+  s.bind(1, run.value).bind(2, name).bind(3, rank);
+  std::string out;
+  while (s.step()) {
+    out += s.text(0);
   }
   return out;
 }

@@ -75,6 +75,25 @@ struct EffectiveConfig {
 /// key in `commandLine`/`code`.
 EffectiveConfig resolveConfig(const ResolveInputs& inputs = {});
 
+/// The workspace file in effect (the key `fathom.workspace`, docs/workspace.md), with its provenance: `--workspace`
+/// when given, else FATHOM_WORKSPACE, else the config file's `fathom.workspace`, else "fathom.sqlite" (in the
+/// current directory; source Default).
+struct WorkspaceSetting {
+  std::filesystem::path path;
+  ValueSource source = ValueSource::Default;
+  std::string origin;  ///< "--workspace", "FATHOM_WORKSPACE", "file.yaml:3:12" or "default"
+};
+/// The default workspace file: "fathom.sqlite" in the current directory.
+inline constexpr const char* kDefaultWorkspaceFile = "fathom.sqlite";
+/// The workspace of an already resolved configuration (`fathom launch`, whose --workspace is a command-line entry
+/// of its ResolveInputs).
+WorkspaceSetting workspaceSetting(const EffectiveConfig& effective);
+/// The workspace for a command that resolves nothing else (`fathom train`, `fathom runs`): the flag when given (no
+/// file is read then), else resolveConfig() with `inputs` restricted to this key: only FATHOM_WORKSPACE of the
+/// environment is read (an unrelated bad variable is not this command's error); the config file is inputs.configFile,
+/// else the default file as resolveConfig() picks it. ConfigError for a bad config file.
+WorkspaceSetting resolveWorkspace(const std::optional<std::string>& flag, ResolveInputs inputs = {});
+
 /// The variables resolveConfig() reads for `path`, highest precedence first (FATHOM_* first).
 std::vector<std::string> environmentNamesFor(std::string_view path);
 

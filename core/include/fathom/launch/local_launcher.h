@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <fathom/launch/launch_observer.h>
 #include <fathom/launch/launch_options.h>
 #include <fathom/launch/worker_process.h>
 
@@ -56,7 +57,8 @@ public:
 
   /// Runs the group to completion; blocks. Throws ConfigError when PROGRAM cannot be executed, StorageError when
   /// a log file cannot be opened, CommError when no free port can be found; no worker is left behind either way.
-  LaunchResult run();
+  /// `observer` (optional) adds worker variables and hears of every worker's start and end.
+  LaunchResult run(LaunchObserver* observer = nullptr);
 
   /// The validated options.
   const LaunchOptions& options() const { return m_options; }

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fathom::store {
 
@@ -110,6 +111,43 @@ struct ArtifactRow {
   RunId run;
   Artifact artifact;
   double createdAt = 0;
+};
+
+/// The latest sign of life of one rank (the telemetry collector keeps one row per rank, the newest).
+struct Heartbeat {
+  int rank = 0;
+  double time = 0;        ///< seconds since the Unix epoch, as the rank's clock read it
+  std::int64_t step = 0;  ///< the rank's step at that time
+};
+
+/// A piece of a named trace (opaque bytes, e.g. a Chrome trace or a profiler dump) sent by one rank. A trace is
+/// the concatenation of its chunks of one (name, rank) in id order.
+struct TraceChunk {
+  int rank = 0;
+  std::string name;
+  double time = 0;
+  std::string data;
+};
+
+/// Totals of one stored trace, per (name, rank).
+struct TraceSummary {
+  std::string name;
+  int rank = 0;
+  std::int64_t chunks = 0;
+  std::int64_t bytes = 0;
+};
+
+/// What one telemetry commit writes: everything in one transaction (Workspace::append).
+struct IngestBatch {
+  std::vector<RankInfo> ranks;  ///< upserted first
+  std::vector<MetricPoint> metrics;
+  std::vector<EventRecord> events;
+  std::vector<Heartbeat> heartbeats;  ///< the newest per rank wins
+  std::vector<TraceChunk> traces;
+
+  bool empty() const {
+    return ranks.empty() && metrics.empty() && events.empty() && heartbeats.empty() && traces.empty();
+  }
 };
 
 /// A saved planner invocation: its input and its prediction, both JSON text.

@@ -25,7 +25,7 @@ namespace fathom::store {
 class Workspace {
 public:
   /// The schema this build writes; files from older builds are migrated on open, newer ones refused.
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
   /// `PRAGMA application_id` of every workspace: "FTHM".
   static constexpr std::int32_t kApplicationId = 0x4654484D;
 
@@ -61,6 +61,8 @@ public:
   /// Appends points in one transaction (all or nothing).
   void appendMetrics(RunId run, std::span<const MetricPoint> points);
   void appendEvents(RunId run, std::span<const EventRecord> events);
+  /// Writes everything in `batch` in one transaction (all or nothing): the telemetry collector's commit.
+  void append(RunId run, const IngestBatch& batch);
   ArtifactId addArtifact(RunId run, const Artifact& artifact);
   PlanId savePlan(std::string_view inputJson, std::string_view predictionJson);
   /// Deletes a run and everything it owns. Throws ConfigError when the run is missing, or still running without
@@ -90,7 +92,15 @@ public:
   /// Metrics with id > `after` (of every run), in id order, at most `limit`: the Studio's incremental read.
   std::vector<MetricRow> metricsSince(MetricId after, std::size_t limit = 100'000) const;
   std::vector<EventRow> eventsSince(EventId after, std::size_t limit = 100'000) const;
+  /// The last `limit` events (log lines) of a run, oldest first (the index (run_id, id) serves it).
+  std::vector<EventRow> lastEvents(RunId run, std::size_t limit) const;
   std::vector<ArtifactRow> artifacts(RunId run) const;
+  /// The latest heartbeat of each rank that sent one, by rank.
+  std::vector<Heartbeat> heartbeats(RunId run) const;
+  /// The traces of a run, by name then rank.
+  std::vector<TraceSummary> traces(RunId run) const;
+  /// One trace's bytes: the chunks of (name, rank) concatenated in arrival order; empty when there are none.
+  std::string traceData(RunId run, std::string_view name, int rank) const;
   std::vector<PlanRecord> plans() const;
 
 private:

@@ -28,6 +28,9 @@ struct TrackerOptions {
   std::filesystem::path loggingDir;
   /// The run's display name (MLflow's `run_name`); empty means one is generated from the start time.
   std::string runName;
+  /// The workspace the built-in `sqlite` tracker writes when the process runs without `fathom launch` (under the
+  /// launcher it sends to the launcher's collector instead).
+  std::filesystem::path workspace = "fathom.sqlite";
 
   std::filesystem::path effectiveLoggingDir() const { return loggingDir.empty() ? projectDir : loggingDir; }
 };

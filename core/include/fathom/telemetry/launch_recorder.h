@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <fathom/launch/launch_observer.h>
+#include <fathom/launch/launch_options.h>
+#include <fathom/telemetry/telemetry_collector.h>
+
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fathom::telemetry {
+
+/// What `fathom launch` records of a run in the workspace (docs/workspace.md): the run row (name, command line,
+/// host, launcher pid, the launch configuration as JSON with the world size), a collector the workers send their
+/// telemetry to, each rank's host, pid and exit code, and the final status. While the run lives the collector is
+/// the only writer of the workspace; the final status is written after it stopped.
+///
+/// Use: construct (creates the run, starts the collector), pass as the LaunchObserver of LocalLauncher::run(),
+/// then finish() with the launch's exit code. A recorder destroyed without finish() (an exception) stops the
+/// collector and marks the run failed.
+class LaunchRecorder : public launch::LaunchObserver {
+public:
+  /// Opens (creating when missing) the workspace at `workspace` and creates the run for `options` (validated).
+  /// StorageError for a workspace that cannot be opened, CommError when the collector cannot listen.
+  LaunchRecorder(const std::filesystem::path& workspace, const launch::LaunchOptions& options,
+                 CollectorOptions collector = {});
+  ~LaunchRecorder() override;
+  LaunchRecorder(const LaunchRecorder&) = delete;
+  LaunchRecorder& operator=(const LaunchRecorder&) = delete;
+
+  store::RunId run() const { return m_run; }
+  const TelemetryCollector& collector() const { return *m_collector; }
+
+  std::vector<std::pair<std::string, std::string>> workerEnvironment() override;
+  void workerStarted(const launch::WorkerEvent& worker) override;
+  void workerEnded(const launch::WorkerEvent& worker, const launch::ExitStatus& status) override;
+
+  /// Stops the collector (committing everything the workers sent) and records the final status: succeeded for
+  /// exit code 0, failed otherwise. Idempotent; the collector's StorageError passes through.
+  void finish(int exitCode);
+
+private:
+  store::RunId m_run;
+  std::string m_host;
+  std::unique_ptr<TelemetryCollector> m_collector;
+  bool m_finished = false;
+};
+
+}  // namespace fathom::telemetry

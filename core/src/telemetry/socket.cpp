@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "socket.h"
+
+#include <fathom/common/error.h>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+
+namespace fathom::telemetry::net {
+
+void Socket::reset() {
+  if (m_fd >= 0) {
+    ::close(m_fd);
+    m_fd = -1;
+  }
+}
+
+Listener listenLoopback() {
+  Socket s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  FATHOM_CHECK(s.valid(), CommError, "telemetry: cannot create a socket: ", std::strerror(errno));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  FATHOM_CHECK(::bind(s.fd(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0, CommError,
+               "telemetry: cannot bind 127.0.0.1: ", std::strerror(errno));
+  FATHOM_CHECK(::listen(s.fd(), 128) == 0, CommError, "telemetry: cannot listen on 127.0.0.1: ", std::strerror(errno));
+  socklen_t len = sizeof(addr);
+  FATHOM_CHECK(::getsockname(s.fd(), reinterpret_cast<sockaddr*>(&addr), &len) == 0, CommError,
+               "telemetry: getsockname failed: ", std::strerror(errno));
+  return {std::move(s), ntohs(addr.sin_port)};
+}
+
+Socket connectTo(const std::string& host, std::uint16_t port, std::chrono::milliseconds timeout) {
+  const std::string where = host + ":" + std::to_string(port);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  FATHOM_CHECK(::inet_pton(AF_INET, host.c_str(), &addr.sin_addr) == 1, ConfigError, "telemetry endpoint ", where,
+               ": '", host, "' is not an IPv4 address");
+  Socket s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  FATHOM_CHECK(s.valid(), CommError, "telemetry: cannot create a socket: ", std::strerror(errno));
+  if (::connect(s.fd(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    FATHOM_CHECK(errno == EINPROGRESS, CommError, "telemetry: cannot connect to the collector at ", where, ": ",
+                 std::strerror(errno));
+    pollfd p{s.fd(), POLLOUT, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(timeout.count()));
+    FATHOM_CHECK(ready == 1, CommError, "telemetry: no answer from the collector at ", where, " within ",
+                 timeout.count(), " ms");
+    int error = 0;
+    socklen_t len = sizeof(error);
+    ::getsockopt(s.fd(), SOL_SOCKET, SO_ERROR, &error, &len);
+    FATHOM_CHECK(error == 0, CommError, "telemetry: cannot connect to the collector at ", where, ": ",
+                 std::strerror(error));
+  }
+  setNonBlocking(s.fd(), false);
+  setNoDelay(s.fd());
+  return s;
+}
+
+std::pair<std::string, std::uint16_t> parseEndpoint(std::string_view text) {
+  const auto colon = text.rfind(':');
+  unsigned port = 0;
+  const char* end = text.data() + text.size();
+  const bool ok = colon != std::string_view::npos && colon > 0 &&
+                  std::from_chars(text.data() + colon + 1, end, port).ptr == end && colon + 1 < text.size() &&
+                  port > 0 && port <= 65535;
+  FATHOM_CHECK(ok, ConfigError, protocol::kEndpointVariable, "='", text,
+               "' is not HOST:PORT (the launcher sets it to 127.0.0.1:<port>)");
+  return {std::string(text.substr(0, colon)), static_cast<std::uint16_t>(port)};
+}
+
+void setReceiveTimeout(int fd, std::chrono::milliseconds timeout) {
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(timeout.count() / 1000);
+  tv.tv_usec = static_cast<suseconds_t>((timeout.count() % 1000) * 1000);
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+void setNonBlocking(int fd, bool on) {
+  const int flags = ::fcntl(fd, F_GETFL, 0);
+  ::fcntl(fd, F_SETFL, on ? (flags | O_NONBLOCK) : (flags & ~O_NONBLOCK));
+}
+
+void setNoDelay(int fd) {
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+void setBufferSize(int fd, int option) {
+  int bytes = kSocketBufferBytes;
+  ::setsockopt(fd, SOL_SOCKET, option, &bytes, sizeof(bytes));
+}
+
+bool readExact(int fd, char* data, std::size_t n, const char* what) {
+  std::size_t done = 0;
+  while (done < n) {
+    const ssize_t got = ::recv(fd, data + done, n - done, 0);
+    if (got > 0) {
+      done += static_cast<std::size_t>(got);
+      continue;
+    }
+    if (got == 0) {
+      FATHOM_CHECK(done == 0, CommError, "telemetry: the connection closed in the middle of ", what);
+      return false;
+    }
+    if (errno == EINTR) {
+      continue;
+    }
+    FATHOM_CHECK(errno != EAGAIN && errno != EWOULDBLOCK, CommError, "telemetry: timed out reading ", what);
+    throw CommError(detail::concat("telemetry: cannot read ", what, ": ", std::strerror(errno)));
+  }
+  return true;
+}
+
+void writeAll(int fd, std::string_view data, const char* what) {
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t sent = ::send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL);
+    if (sent > 0) {
+      done += static_cast<std::size_t>(sent);
+    } else if (sent < 0 && errno == EINTR) {
+      continue;
+    } else {
+      throw CommError(detail::concat("telemetry: cannot send ", what, ": ", std::strerror(errno)));
+    }
+  }
+}
+
+std::optional<protocol::Frame> readFrame(int fd, std::string& buffer) {
+  std::uint32_t length = 0;
+  if (!readExact(fd, reinterpret_cast<char*>(&length), sizeof(length), "a frame header")) {
+    return std::nullopt;
+  }
+  FATHOM_CHECK(length >= 1 && length <= protocol::kMaxFrameBytes, CommError, "telemetry: a frame of ", length,
+               " bytes (frames hold 1 to ", protocol::kMaxFrameBytes, " bytes); not the Fathom telemetry protocol?");
+  buffer.resize(length);
+  readExact(fd, buffer.data(), length, "a frame");
+  return protocol::Frame{static_cast<protocol::FrameType>(static_cast<std::uint8_t>(buffer[0])),
+                         std::string_view(buffer).substr(1)};
+}
+
+std::string peerName(int fd) {
+  sockaddr_in addr{};
+  socklen_t len = sizeof(addr);
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    return "an unknown peer";
+  }
+  char text[INET_ADDRSTRLEN] = {};
+  ::inet_ntop(AF_INET, &addr.sin_addr, text, sizeof(text));
+  return std::string(text) + ":" + std::to_string(ntohs(addr.sin_port));
+}
+
+}  // namespace fathom::telemetry::net

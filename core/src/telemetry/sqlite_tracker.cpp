@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <fathom/telemetry/sqlite_tracker.h>
+
+#include <fathom/common/error.h>
+#include <fathom/store/workspace.h>
+#include <fathom/telemetry/telemetry_sender.h>
+#include <fathom/track/tracker_registry.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <vector>
+
+namespace fathom::telemetry {
+namespace {
+
+/// This process's command line from /proc/self/cmdline, arguments joined by spaces.
+std::string ownCommandLine() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!raw.empty() && raw.back() == '\0') {
+    raw.pop_back();
+  }
+  for (char& c : raw) {
+    if (c == '\0') {
+      c = ' ';
+    }
+  }
+  return raw;
+}
+
+int rankFromEnvironment() {
+  const char* rank = std::getenv("RANK");
+  if (rank == nullptr || *rank == '\0') {
+    return 0;
+  }
+  char* end = nullptr;
+  const long value = std::strtol(rank, &end, 10);
+  FATHOM_CHECK(*end == '\0' && value >= 0 && value < (1L << 30), ConfigError, "RANK='", rank,
+               "' is not a rank (a non-negative integer)");
+  return static_cast<int>(value);
+}
+
+}  // namespace
+
+SqliteTracker::SqliteTracker(const track::TrackerOptions& options) : m_options(options) {
+  if (auto endpoint = TelemetryEndpoint::fromEnvironment()) {
+    m_rank = endpoint->rank;
+    m_sender = std::make_unique<TelemetrySender>(*endpoint);
+    m_run = store::RunId{m_sender->runId()};
+    return;
+  }
+  m_rank = rankFromEnvironment();
+  FATHOM_CHECK(!m_options.workspace.empty(), ConfigError, "the sqlite tracker needs a workspace path");
+  m_workspace = std::make_unique<store::Workspace>(m_options.workspace);
+}
+
+SqliteTracker::~SqliteTracker() = default;
+
+void SqliteTracker::ensureRun(const std::string& configText) {
+  if (m_sender || m_run.value != 0) {
+    return;
+  }
+  store::NewRun run;
+  run.name = m_options.runName.empty() ? m_options.projectName : m_options.runName;
+  run.commandLine = ownCommandLine();
+  if (!configText.empty()) {
+    run.configFormat = "json";
+    run.configText = configText;
+  }
+  m_run = m_workspace->createRun(run);
+  m_workspace->upsertRank(m_run, {m_rank, store::currentHostName(), store::ProcessIdentity::current().pid, "", {}});
+}
+
+void SqliteTracker::doStoreInitConfiguration(const nlohmann::json& config) {
+  if (m_sender) {
+    if (m_rank == 0) {
+      m_sender->sendLog(LogLevel::Info, "hparams " + config.dump(), track::unixTimeSeconds());
+    }
+    return;
+  }
+  ensureRun(config.dump(2));
+}
+
+void SqliteTracker::doLog(const track::LogValues& values, std::int64_t step, double wallTime) {
+  ensureRun({});
+  std::vector<store::MetricPoint> points;
+  std::vector<store::EventRecord> events;
+  for (const auto& [key, value] : values) {
+    if (const auto* text = std::get_if<std::string>(&value)) {
+      events.push_back({m_rank, wallTime, LogLevel::Info, key + " = " + *text});
+      continue;
+    }
+    const double number = std::holds_alternative<double>(value) ? std::get<double>(value)
+                                                                : static_cast<double>(std::get<std::int64_t>(value));
+    points.push_back({m_rank, step, wallTime, key, number});
+  }
+  if (m_sender) {
+    m_sender->setStep(step);
+    for (const auto& p : points) {
+      m_sender->addMetric(p.step, p.wallTime, p.key, p.value);
+    }
+    for (const auto& e : events) {
+      m_sender->sendLog(e.level, e.text, e.time);
+    }
+    return;
+  }
+  store::IngestBatch batch;
+  batch.metrics = std::move(points);
+  batch.events = std::move(events);
+  m_workspace->append(m_run, batch);
+}
+
+void SqliteTracker::logLine(LogLevel level, std::string_view text, double time) {
+  FATHOM_CHECK(!finished(), ConfigError, "SqliteTracker::logLine() after finish()");
+  if (m_sender) {
+    m_sender->sendLog(level, text, time);
+    return;
+  }
+  ensureRun({});
+  const store::EventRecord event{m_rank, time, level, std::string(text)};
+  m_workspace->appendEvents(m_run, {&event, 1});
+}
+
+void SqliteTracker::doFinish() {
+  if (m_sender) {
+    m_sender->close();  // waits until the collector has committed every point
+    return;
+  }
+  if (m_run.value != 0) {
+    m_workspace->finishRun(m_run, store::RunStatus::Succeeded, 0);
+  }
+}
+
+std::string registerSqliteTracker() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    track::registerBuiltinTracker("sqlite",
+                                  [](const track::TrackerOptions& o) { return std::make_unique<SqliteTracker>(o); });
+  });
+  return "sqlite";
+}
+
+}  // namespace fathom::telemetry

@@ -1,0 +1,566 @@
+// SPDX-License-Identifier: Apache-2.0
+// The telemetry collector: an accept thread, one reader thread per connection, one writer thread, and a bounded
+// queue between the readers and the writer. Invariants:
+//  - Only the writer thread touches the Workspace until stop() has joined it.
+//  - Items of one connection enter the queue in sequence order and the writer commits in queue order, so the
+//    highest sequence number of a connection in a committed transaction acknowledges everything before it too.
+//  - An ack is queued for sending only after Workspace::append returned (commit, then ack).
+//  - A full queue blocks the readers, never drops: TCP then blocks the senders.
+#include <fathom/telemetry/telemetry_collector.h>
+
+#include "socket.h"
+
+#include <fathom/common/error.h>
+#include <fathom/common/log.h>
+#include <fathom/telemetry/protocol.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+
+namespace fathom::telemetry {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using protocol::FrameType;
+
+double nowSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+bool sameToken(std::string_view a, std::string_view b) {
+  // Compares every byte whatever the first difference, so timing does not reveal a prefix of the token.
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  }
+  return diff == 0;
+}
+
+LogLevel levelFromWire(std::uint8_t level) {
+  return level <= static_cast<std::uint8_t>(LogLevel::Error) ? static_cast<LogLevel>(level) : LogLevel::Info;
+}
+
+/// One accepted connection. The reader thread owns reading; acks are written by the writer thread under
+/// `writeMutex` without blocking (a partial write stays in `outbox` and is retried).
+struct Connection {
+  net::Socket socket;
+  std::string peer;
+  int rank = -1;
+  std::thread reader;
+  std::atomic<bool> readerDone{false};
+
+  std::mutex writeMutex;
+  std::string outbox;              ///< ack bytes not yet taken by the kernel
+  std::uint64_t committedSeq = 0;  ///< highest sequence number committed
+  std::uint64_t ackedSeq = 0;      ///< highest sequence number put in an ack frame
+};
+
+/// One decoded data frame (or a launcher record, with no connection).
+struct Item {
+  std::shared_ptr<Connection> connection;
+  std::uint64_t seq = 0;
+  std::size_t weight = 1;
+  store::IngestBatch part;
+};
+
+/// Decodes the body of a data frame (after its sequence number) from `rank` into `item`. CommError for a malformed
+/// body or a frame type a sender may not send.
+void decodeDataFrame(FrameType type, protocol::BodyReader& in, int rank, Item& item) {
+  switch (type) {
+  case FrameType::Metrics:
+    protocol::decodeMetrics(in, rank, item.part.metrics);
+    item.weight = std::max<std::size_t>(1, item.part.metrics.size());
+    break;
+  case FrameType::Memory: {
+    const double time = in.f64();
+    const std::int64_t step = in.i64();
+    const double allocated = static_cast<double>(in.i64());
+    const double reserved = static_cast<double>(in.i64());
+    const double peak = static_cast<double>(in.i64());
+    in.finish();
+    item.part.metrics = {{rank, step, time, "memory/allocated_bytes", allocated},
+                         {rank, step, time, "memory/reserved_bytes", reserved},
+                         {rank, step, time, "memory/peak_allocated_bytes", peak}};
+    item.weight = 3;
+    break;
+  }
+  case FrameType::Log: {
+    const double time = in.f64();
+    const LogLevel level = levelFromWire(in.u8());
+    item.part.events.push_back({rank, time, level, std::string(in.longString())});
+    in.finish();
+    break;
+  }
+  case FrameType::Heartbeat: {
+    const double time = in.f64();
+    const std::int64_t step = in.i64();
+    in.finish();
+    item.part.heartbeats.push_back({rank, time, step});
+    break;
+  }
+  case FrameType::Trace: {
+    store::TraceChunk chunk;
+    chunk.rank = rank;
+    chunk.time = in.f64();
+    chunk.name = std::string(in.shortString());
+    chunk.data = std::string(in.longString());
+    in.finish();
+    item.weight = 1 + chunk.data.size() / 256;
+    item.part.traces.push_back(std::move(chunk));
+    break;
+  }
+  case FrameType::Bye: in.finish(); break;
+  default: throw CommError(detail::concat("telemetry: unexpected frame type ", int(type), " from a sender"));
+  }
+}
+
+}  // namespace
+
+std::string randomToken() {
+  std::random_device device;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 8; ++i) {
+    const std::uint32_t word = device();
+    for (int nibble = 0; nibble < 8; ++nibble) {
+      out += kHex[(word >> (4 * nibble)) & 0xF];
+    }
+  }
+  return out;
+}
+
+class TelemetryCollector::Impl {
+public:
+  Impl(store::Workspace workspace, store::RunId run, CollectorOptions options)
+      : m_workspace(std::move(workspace)), m_run(run), m_options(std::move(options)) {
+    FATHOM_CHECK(m_options.queuePoints >= 1, ConfigError, "CollectorOptions::queuePoints must be >= 1");
+    FATHOM_CHECK(m_options.maxPointsPerCommit >= 1, ConfigError, "CollectorOptions::maxPointsPerCommit must be >= 1");
+    if (m_options.token.empty()) {
+      m_options.token = randomToken();
+    }
+    auto listener = net::listenLoopback();
+    m_listener = std::move(listener.socket);
+    m_port = listener.port;
+    int fds[2];
+    FATHOM_CHECK(::pipe2(fds, O_CLOEXEC | O_NONBLOCK) == 0, CommError, "telemetry: cannot create a pipe");
+    m_wakeRead = net::Socket(fds[0]);
+    m_wakeWrite = net::Socket(fds[1]);
+    m_writer = std::thread([this] { writerLoop(); });
+    m_acceptor = std::thread([this] { acceptLoop(); });
+  }
+
+  ~Impl() {
+    try {
+      stop();
+    } catch (const std::exception& e) {
+      log(LogLevel::Error, std::string("telemetry collector: ") + e.what());
+    }
+  }
+
+  void stop();
+  void push(Item item);
+  CollectorStats stats() const {
+    std::lock_guard lock(m_statsMutex);
+    return m_stats;
+  }
+
+  store::Workspace m_workspace;
+  store::RunId m_run;
+  CollectorOptions m_options;
+  std::uint16_t m_port = 0;
+  bool m_stopped = false;
+
+private:
+  void acceptLoop();
+  void readLoop(const std::shared_ptr<Connection>& connection);
+  /// Reads and checks the hello; answers Welcome (true) or Refused (false, recorded).
+  bool handshake(Connection& connection, std::string& buffer);
+  /// Answers a bad hello with Refused, closes, and records why.
+  void refuse(Connection& connection, const std::string& why, const protocol::Hello* hello);
+  void writerLoop();
+  void sendAcks(Connection& connection);
+  void recordWarning(const std::string& text);
+  template <typename F> void updateStats(F&& f) {
+    std::lock_guard lock(m_statsMutex);
+    f(m_stats);
+  }
+
+  net::Socket m_listener;
+  net::Socket m_wakeRead;
+  net::Socket m_wakeWrite;
+  std::thread m_acceptor;
+  std::thread m_writer;
+  std::atomic<bool> m_accepting{true};
+
+  std::mutex m_connectionsMutex;
+  std::vector<std::shared_ptr<Connection>> m_connections;
+
+  std::mutex m_queueMutex;
+  std::condition_variable m_queueNotEmpty;
+  std::condition_variable m_queueNotFull;
+  std::condition_variable m_readerFinished;
+  std::deque<Item> m_queue;
+  std::size_t m_queuedWeight = 0;
+  bool m_writerStop = false;
+  std::exception_ptr m_failure;  ///< the writer's error; set once, then the queue refuses items
+
+  mutable std::mutex m_statsMutex;
+  CollectorStats m_stats;
+};
+
+void TelemetryCollector::Impl::push(Item item) {
+  std::unique_lock lock(m_queueMutex);
+  // Admits an item larger than the whole queue when the queue is empty, so nothing can block forever.
+  m_queueNotFull.wait(
+      lock, [&] { return m_failure || m_queuedWeight == 0 || m_queuedWeight + item.weight <= m_options.queuePoints; });
+  FATHOM_CHECK(!m_failure, StorageError, "telemetry: the workspace stopped accepting data");
+  m_queuedWeight += item.weight;
+  m_queue.push_back(std::move(item));
+  m_queueNotEmpty.notify_one();
+}
+
+void TelemetryCollector::Impl::recordWarning(const std::string& text) {
+  log(LogLevel::Warning, text);
+  Item item;
+  item.part.events.push_back({-1, nowSeconds(), LogLevel::Warning, text});
+  try {
+    push(std::move(item));
+  } catch (const Error&) {
+    // the workspace failed already; the warning went to the log
+  }
+}
+
+void TelemetryCollector::Impl::acceptLoop() {
+  while (m_accepting) {
+    pollfd fds[2] = {{m_listener.fd(), POLLIN, 0}, {m_wakeRead.fd(), POLLIN, 0}};
+    if (::poll(fds, 2, -1) < 0) {
+      continue;  // EINTR
+    }
+    if ((fds[1].revents & POLLIN) != 0 || !m_accepting) {
+      break;
+    }
+    const int fd = ::accept4(m_listener.fd(), nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) {
+      continue;
+    }
+    auto connection = std::make_shared<Connection>();
+    connection->socket = net::Socket(fd);
+    connection->peer = net::peerName(fd);
+    net::setNoDelay(fd);
+    net::setBufferSize(fd, SO_RCVBUF);
+    updateStats([](CollectorStats& s) { ++s.connectionsAccepted; });
+    std::lock_guard lock(m_connectionsMutex);
+    m_connections.push_back(connection);
+    connection->reader = std::thread([this, connection] { readLoop(connection); });
+  }
+}
+
+void TelemetryCollector::Impl::refuse(Connection& connection, const std::string& why, const protocol::Hello* hello) {
+  std::string frame;
+  protocol::FrameWriter(frame).refused(why);
+  try {
+    net::writeAll(connection.socket.fd(), frame, "a refusal");
+  } catch (const CommError&) {
+    // the peer is gone already; it is refused all the same
+  }
+  ::shutdown(connection.socket.fd(), SHUT_RDWR);
+  updateStats([](CollectorStats& s) { ++s.connectionsRefused; });
+  std::string who = "telemetry: refused a connection from " + connection.peer;
+  if (hello != nullptr) {
+    who += " (rank " + std::to_string(hello->rank) + ", pid " + std::to_string(hello->pid) + ")";
+  }
+  recordWarning(who + ": " + why);
+}
+
+bool TelemetryCollector::Impl::handshake(Connection& connection, std::string& buffer) {
+  const int fd = connection.socket.fd();
+  net::setReceiveTimeout(fd, m_options.helloTimeout);
+  std::optional<protocol::Frame> frame;
+  try {
+    frame = net::readFrame(fd, buffer);
+  } catch (const CommError& e) {
+    refuse(connection, std::string("no valid hello (") + e.what() + ")", nullptr);
+  }
+  if (frame && frame->type != FrameType::Hello) {
+    refuse(connection, "the first frame must be a hello, got type " + std::to_string(int(frame->type)), nullptr);
+  } else if (frame) {
+    protocol::Hello hello;
+    std::string problem;
+    try {
+      hello = protocol::decodeHello(frame->body);
+      if (hello.version != protocol::kVersion) {
+        problem = "protocol version " + std::to_string(hello.version) + " is not supported (this collector speaks " +
+                  std::to_string(protocol::kVersion) + ")";
+      } else if (!sameToken(hello.token, m_options.token)) {
+        problem = "wrong token";
+      }
+    } catch (const CommError& e) {
+      problem = e.what();
+    }
+    if (!problem.empty()) {
+      refuse(connection, problem, problem == "wrong token" ? &hello : nullptr);
+    } else {
+      connection.rank = hello.rank;
+      Item rank;
+      rank.part.ranks.push_back({hello.rank, hello.host, hello.pid, "", std::nullopt});
+      push(std::move(rank));
+      std::string welcome;
+      protocol::FrameWriter(welcome).welcome(m_run.value);
+      {
+        std::lock_guard lock(connection.writeMutex);
+        net::writeAll(fd, welcome, "the welcome");
+      }
+      net::setReceiveTimeout(fd, std::chrono::milliseconds(0));
+      return true;
+    }
+  }
+  return false;
+}
+
+void TelemetryCollector::Impl::readLoop(const std::shared_ptr<Connection>& connection) {
+  const int fd = connection->socket.fd();
+  std::string buffer;
+  bool welcomed = false;
+  try {
+    welcomed = handshake(*connection, buffer);
+    std::optional<protocol::Frame> frame;
+    std::uint64_t expected = 1;
+    while (welcomed) {
+      frame = net::readFrame(fd, buffer);
+      if (!frame) {
+        break;  // the sender hung up
+      }
+      const char* name = protocol::frameName(frame->type);
+      protocol::BodyReader in(frame->body, name);
+      Item item;
+      item.connection = connection;
+      item.seq = in.u64();
+      FATHOM_CHECK(item.seq == expected, CommError, "telemetry: ", name, " frame with sequence number ", item.seq,
+                   ", expected ", expected);
+      ++expected;
+      decodeDataFrame(frame->type, in, connection->rank, item);
+      push(std::move(item));
+    }
+  } catch (const Error& e) {
+    if (welcomed) {
+      updateStats([](CollectorStats& s) { ++s.protocolErrors; });
+      recordWarning("telemetry: closed the connection of rank " + std::to_string(connection->rank) + " (" +
+                    connection->peer + "): " + e.what());
+    }
+    ::shutdown(fd, SHUT_RDWR);
+  }
+  connection->readerDone = true;
+  std::lock_guard lock(m_queueMutex);
+  m_readerFinished.notify_all();
+}
+
+void TelemetryCollector::Impl::sendAcks(Connection& connection) {
+  std::lock_guard lock(connection.writeMutex);
+  if (connection.outbox.empty() && connection.committedSeq > connection.ackedSeq) {
+    protocol::FrameWriter(connection.outbox).ack(connection.committedSeq);
+    connection.ackedSeq = connection.committedSeq;
+  }
+  if (connection.outbox.empty()) {
+    return;
+  }
+  // Never blocks: a sender that does not read its acks must not stall the writer. Acks are cumulative, so one that
+  // waits here is simply superseded by the next.
+  const ssize_t sent =
+      ::send(connection.socket.fd(), connection.outbox.data(), connection.outbox.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  if (sent > 0) {
+    connection.outbox.erase(0, static_cast<std::size_t>(sent));
+  } else if (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+    connection.outbox.clear();  // the peer is gone; nobody is left to tell
+  }
+}
+
+void TelemetryCollector::Impl::writerLoop() {
+  std::vector<Item> taken;
+  for (;;) {
+    {
+      std::unique_lock lock(m_queueMutex);
+      m_queueNotEmpty.wait_for(lock, std::chrono::milliseconds(50), [&] { return !m_queue.empty() || m_writerStop; });
+      if (m_queue.empty() && m_writerStop) {
+        break;
+      }
+      std::size_t weight = 0;
+      while (!m_queue.empty() && (taken.empty() || weight + m_queue.front().weight <= m_options.maxPointsPerCommit)) {
+        weight += m_queue.front().weight;
+        taken.push_back(std::move(m_queue.front()));
+        m_queue.pop_front();
+      }
+      m_queuedWeight -= weight;
+      m_queueNotFull.notify_all();
+    }
+    if (!taken.empty()) {
+      store::IngestBatch batch;
+      std::map<Connection*, std::uint64_t> highest;
+      std::uint64_t frames = 0;
+      for (Item& item : taken) {
+        auto& part = item.part;
+        const auto move = [](auto& to, auto& from) {
+          to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+        };
+        move(batch.ranks, part.ranks);
+        move(batch.metrics, part.metrics);
+        move(batch.events, part.events);
+        move(batch.heartbeats, part.heartbeats);
+        move(batch.traces, part.traces);
+        if (item.connection) {
+          highest[item.connection.get()] = item.seq;
+          ++frames;
+        }
+      }
+      const auto started = Clock::now();
+      try {
+        m_workspace.append(m_run, batch);
+      } catch (const std::exception& e) {
+        log(LogLevel::Error, std::string("telemetry: the workspace stopped accepting data: ") + e.what());
+        {
+          std::lock_guard lock(m_queueMutex);
+          m_failure = std::current_exception();
+          m_queue.clear();
+          m_queuedWeight = 0;
+          m_queueNotFull.notify_all();
+        }
+        // Nothing more is committed, so nothing more is acknowledged: every sender is cut off and fails loudly.
+        std::lock_guard lock(m_connectionsMutex);
+        for (const auto& c : m_connections) {
+          ::shutdown(c->socket.fd(), SHUT_RDWR);
+        }
+        break;
+      }
+      const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+      updateStats([&](CollectorStats& s) {
+        s.pointsCommitted += batch.metrics.size();
+        s.framesCommitted += frames;
+        ++s.commits;
+        s.commitSeconds += seconds;
+      });
+      for (Item& item : taken) {
+        if (item.connection) {
+          std::lock_guard lock(item.connection->writeMutex);
+          item.connection->committedSeq = highest[item.connection.get()];
+        }
+      }
+      taken.clear();
+    }
+    std::vector<std::shared_ptr<Connection>> connections;
+    {
+      std::lock_guard lock(m_connectionsMutex);
+      connections = m_connections;
+    }
+    for (const auto& c : connections) {
+      sendAcks(*c);
+    }
+  }
+}
+
+void TelemetryCollector::Impl::stop() {
+  if (m_stopped) {
+    return;
+  }
+  m_stopped = true;
+  m_accepting = false;
+  [[maybe_unused]] const auto n = ::write(m_wakeWrite.fd(), "x", 1);
+  m_acceptor.join();
+  m_listener.reset();
+
+  std::vector<std::shared_ptr<Connection>> connections;
+  {
+    std::lock_guard lock(m_connectionsMutex);
+    connections = m_connections;
+  }
+  {
+    // Senders still connected get drainTimeout to finish; then their connections are cut.
+    std::unique_lock lock(m_queueMutex);
+    m_readerFinished.wait_for(lock, m_options.drainTimeout, [&] {
+      return std::all_of(connections.begin(), connections.end(), [](const auto& c) { return c->readerDone.load(); });
+    });
+  }
+  for (const auto& c : connections) {
+    if (!c->readerDone) {
+      ::shutdown(c->socket.fd(), SHUT_RDWR);
+    }
+  }
+  for (const auto& c : connections) {
+    c->reader.join();
+  }
+  {
+    std::lock_guard lock(m_queueMutex);
+    m_writerStop = true;
+    m_queueNotEmpty.notify_all();
+  }
+  m_writer.join();
+  if (m_failure) {
+    std::rethrow_exception(m_failure);
+  }
+}
+
+// ---- TelemetryCollector ------------------------------------------------------------------------------------------
+
+TelemetryCollector::TelemetryCollector(store::Workspace workspace, store::RunId run, CollectorOptions options)
+    : m_impl(std::make_unique<Impl>(std::move(workspace), run, std::move(options))) {}
+
+TelemetryCollector::~TelemetryCollector() = default;
+
+std::string TelemetryCollector::endpoint() const {
+  return "127.0.0.1:" + std::to_string(m_impl->m_port);
+}
+
+std::uint16_t TelemetryCollector::port() const {
+  return m_impl->m_port;
+}
+
+const std::string& TelemetryCollector::token() const {
+  return m_impl->m_options.token;
+}
+
+store::RunId TelemetryCollector::run() const {
+  return m_impl->m_run;
+}
+
+std::vector<std::pair<std::string, std::string>> TelemetryCollector::workerEnvironment() const {
+  return {{protocol::kEndpointVariable, endpoint()},
+          {protocol::kTokenVariable, token()},
+          {protocol::kRunIdVariable, std::to_string(m_impl->m_run.value)}};
+}
+
+void TelemetryCollector::recordRank(const store::RankInfo& rank) {
+  Item item;
+  item.part.ranks.push_back(rank);
+  m_impl->push(std::move(item));
+}
+
+void TelemetryCollector::recordEvent(const store::EventRecord& event) {
+  Item item;
+  item.part.events.push_back(event);
+  m_impl->push(std::move(item));
+}
+
+void TelemetryCollector::stop() {
+  m_impl->stop();
+}
+
+store::Workspace& TelemetryCollector::workspace() {
+  FATHOM_ASSERT(m_impl->m_stopped, "TelemetryCollector::workspace() before stop()");
+  return m_impl->m_workspace;
+}
+
+CollectorStats TelemetryCollector::stats() const {
+  return m_impl->stats();
+}
+
+}  // namespace fathom::telemetry

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: Apache-2.0
+// core/telemetry: the wire format, a collector and senders in one process (commit-then-ack, every frame kind,
+// refusals of a wrong token, a wrong version and a stranger), backpressure from a locked workspace, and the
+// built-in sqlite tracker with and without the launcher's variables.
+#include "env_guard.h"
+#include "error_helpers.h"
+
+#include <fathom/common/error.h>
+#include <fathom/store/workspace.h>
+#include <fathom/telemetry/protocol.h>
+#include <fathom/telemetry/sqlite_tracker.h>
+#include <fathom/telemetry/telemetry_collector.h>
+#include <fathom/telemetry/telemetry_sender.h>
+#include <fathom/track/tracker_registry.h>
+
+#include <nlohmann/json.hpp>
+
+#include <QElapsedTimer>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sqlite3.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+using namespace fathom;
+using namespace fathom::telemetry;
+using fathom::test::contains;
+using fathom::test::EnvGuard;
+using fathom::test::messageOf;
+
+namespace {
+
+TelemetryEndpoint endpointOf(const TelemetryCollector& c, int rank, std::string token = {}) {
+  return {"127.0.0.1", c.port(), token.empty() ? c.token() : token, rank};
+}
+
+/// The warning events the collector recorded (rank -1).
+std::vector<std::string> collectorWarnings(const store::Workspace& ws) {
+  std::vector<std::string> out;
+  for (const auto& row : ws.eventsSince(store::EventId{0})) {
+    if (row.event.rank == -1 && row.event.level == LogLevel::Warning) {
+      out.push_back(row.event.text);
+    }
+  }
+  return out;
+}
+
+/// Connects a plain socket to the collector, writes `bytes`, and returns what the collector answered before closing.
+std::string rawExchange(std::uint16_t port, const std::string& bytes) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    ::close(fd);
+    return "<connect failed>";
+  }
+  ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  std::string answer;
+  char buffer[4096];
+  timeval tv{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  for (ssize_t n; (n = ::recv(fd, buffer, sizeof(buffer), 0)) > 0;) {
+    answer.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return answer;
+}
+
+}  // namespace
+
+class TestTelemetry : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  std::string file(const char* name) const { return m_dir.filePath(QString::fromUtf8(name)).toStdString(); }
+
+  /// A workspace with one run, for a collector.
+  std::pair<store::Workspace, store::RunId> freshRun(const char* name) {
+    store::Workspace ws(file(name));
+    const auto run = ws.createRun({"telemetry", "tst_telemetry", "", ""});
+    return {std::move(ws), run};
+  }
+
+private slots:
+  void framesRoundTrip() {
+    std::string bytes;
+    protocol::FrameWriter w(bytes);
+    w.hello({protocol::kVersion, 3, 4242, "secret", "node7"});
+    std::string points;
+    protocol::encodePoint(points, 5, 1.5e9, "loss", 0.25);
+    protocol::encodePoint(points, 6, 1.5e9 + 1, "lr", NAN);
+    w.metrics(1, 2, points);
+    // Frame 1: u32 length | u8 type | body.
+    std::uint32_t length = 0;
+    std::memcpy(&length, bytes.data(), 4);
+    QCOMPARE(static_cast<int>(bytes[4]), static_cast<int>(protocol::FrameType::Hello));
+    const auto hello = protocol::decodeHello(std::string_view(bytes).substr(5, length - 1));
+    QCOMPARE(hello.rank, 3);
+    QCOMPARE(hello.pid, std::int64_t{4242});
+    QCOMPARE(hello.token, std::string("secret"));
+    QCOMPARE(hello.host, std::string("node7"));
+    const auto second = std::string_view(bytes).substr(4 + length);
+    std::uint32_t length2 = 0;
+    std::memcpy(&length2, second.data(), 4);
+    QCOMPARE(std::size_t{length2} + 4, second.size());
+    QCOMPARE(static_cast<int>(second[4]), static_cast<int>(protocol::FrameType::Metrics));
+    protocol::BodyReader in(second.substr(5), "metrics");
+    QCOMPARE(in.u64(), std::uint64_t{1});
+    std::vector<store::MetricPoint> decoded;
+    protocol::decodeMetrics(in, 3, decoded);
+    QCOMPARE(decoded.size(), std::size_t{2});
+    QCOMPARE(decoded[0].key, std::string("loss"));
+    QCOMPARE(decoded[0].step, std::int64_t{5});
+    QCOMPARE(decoded[0].value, 0.25);
+    QCOMPARE(decoded[0].rank, 3);
+    QVERIFY(std::isnan(decoded[1].value));
+    // A lying count and a truncated body are errors, not crashes.
+    std::string lie;
+    protocol::FrameWriter(lie).metrics(1, 1'000'000, points);
+    protocol::BodyReader bad(std::string_view(lie).substr(5), "metrics");
+    bad.u64();
+    QVERIFY(fathom::test::throwsType<CommError>([&] { protocol::decodeMetrics(bad, 0, decoded); }));
+    QVERIFY(fathom::test::throwsType<CommError>([&] { protocol::decodeHello("FTHM\x01"); }));
+    QVERIFY(contains(messageOf([&] { protocol::decodeHello("HTTP/1.1 200"); }), "magic"));
+  }
+
+  void commitsThenAcknowledgesEveryFrameKind() {
+    auto [ws, run] = freshRun("kinds.sqlite");
+    TelemetryCollector collector(std::move(ws), run);
+    QVERIFY(collector.endpoint().rfind("127.0.0.1:", 0) == 0);
+    QCOMPARE(collector.token().size(), std::size_t{64});
+    const auto env = collector.workerEnvironment();
+    QCOMPARE(env.size(), std::size_t{3});
+    QCOMPARE(env[0].first, std::string(protocol::kEndpointVariable));
+    QCOMPARE(env[2].second, std::to_string(run.value));
+
+    std::atomic<std::uint64_t> lastCallback{0};
+    SenderOptions options;
+    options.batchPoints = 1000;
+    options.heartbeatInterval = std::chrono::milliseconds(20);
+    options.onAcknowledged = [&](std::uint64_t acked) { lastCallback = acked; };
+    TelemetrySender sender(endpointOf(collector, 2), options);
+    QCOMPARE(sender.runId(), run.value);
+    constexpr int kPoints = 25'000;
+    for (int i = 0; i < kPoints; ++i) {
+      sender.addMetric(i / 5, 1.7e9 + i, i % 5 == 0 ? "loss" : "aux/" + std::to_string(i % 5), i);
+    }
+    sender.sendMemory({1.7e9, 7, 1000, 2000, 1500});
+    sender.sendLog(LogLevel::Warning, "a warning line", 1.7e9);
+    sender.sendTrace("trace.json", "{\"traceEvents\":[", 1.7e9);
+    sender.sendTrace("trace.json", "]}", 1.7e9 + 1);
+    sender.setStep(4999);
+    sender.flush();
+    QCOMPARE(sender.sentPoints(), std::uint64_t{kPoints + 3});
+    QCOMPARE(sender.acknowledgedPoints(), std::uint64_t{kPoints + 3});
+    QCOMPARE(lastCallback.load(), std::uint64_t{kPoints + 3});
+    // Acknowledged means committed: a second connection to the file sees every point now, before stop().
+    {
+      store::Workspace reader(file("kinds.sqlite"), {.create = false, .reconcile = false});
+      QCOMPARE(reader.metricSeries(run, "loss").size(), std::size_t{kPoints / 5});
+      // An idle sender keeps sending heartbeats (every 20 ms here) with the latest step.
+      QTRY_VERIFY_WITH_TIMEOUT(!reader.heartbeats(run).empty() && reader.heartbeats(run)[0].step == 4999, 10'000);
+    }
+    sender.close();
+    sender.close();  // idempotent
+    collector.stop();
+
+    auto& out = collector.workspace();
+    const auto loss = out.metricSeries(run, "loss", 2);
+    QCOMPARE(loss.size(), std::size_t{kPoints / 5});
+    QCOMPARE(loss.back().point.step, std::int64_t{kPoints / 5 - 1});
+    QCOMPARE(loss.back().point.value, double(kPoints - 5));
+    QCOMPARE(out.metricSeries(run, "memory/reserved_bytes").at(0).point.value, 2000.0);
+    QCOMPARE(out.metricSeries(run, "memory/peak_allocated_bytes").at(0).point.step, std::int64_t{7});
+    const auto events = out.eventsSince(store::EventId{0});
+    QVERIFY(std::any_of(events.begin(), events.end(), [](const store::EventRow& e) {
+      return e.event.rank == 2 && e.event.level == LogLevel::Warning && e.event.text == "a warning line";
+    }));
+    QCOMPARE(out.traceData(run, "trace.json", 2), std::string("{\"traceEvents\":[]}"));
+    QCOMPARE(out.traces(run).at(0).chunks, std::int64_t{2});
+    QCOMPARE(out.heartbeats(run).size(), std::size_t{1});
+    QCOMPARE(out.heartbeats(run)[0].step, std::int64_t{4999});
+    const auto ranks = out.ranks(run);
+    QCOMPARE(ranks.size(), std::size_t{1});
+    QCOMPARE(ranks[0].rank, 2);
+    QCOMPARE(ranks[0].pid, static_cast<std::int64_t>(::getpid()));
+    const auto stats = collector.stats();
+    QCOMPARE(stats.pointsCommitted, std::uint64_t{kPoints + 3});
+    QCOMPARE(stats.connectionsAccepted, std::uint64_t{1});
+    QCOMPARE(stats.connectionsRefused, std::uint64_t{0});
+  }
+
+  void refusesWrongTokenVersionAndStrangers() {
+    auto [ws, run] = freshRun("refuse.sqlite");
+    TelemetryCollector collector(std::move(ws), run);
+    const auto message = messageOf([&] { TelemetrySender bad(endpointOf(collector, 1, "not-the-token")); });
+    QVERIFY2(contains(message, "refused rank 1"), message.c_str());
+    QVERIFY2(contains(message, "wrong token"), message.c_str());
+    QVERIFY(fathom::test::throwsType<CommError>([&] { TelemetrySender bad(endpointOf(collector, 1, "x")); }));
+
+    // Another protocol version: refused with the reason, in a Refused frame.
+    std::string hello;
+    protocol::FrameWriter(hello).hello({99, 0, 1, collector.token(), "h"});
+    const std::string answer = rawExchange(collector.port(), hello);
+    QVERIFY(answer.size() > 5);
+    QCOMPARE(static_cast<int>(answer[4]), static_cast<int>(protocol::FrameType::Refused));
+    QVERIFY2(contains(answer, "protocol version 99 is not supported"), answer.c_str());
+    // Not the protocol at all.
+    const std::string http = rawExchange(collector.port(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    QCOMPARE(static_cast<int>(http.size() > 4 ? http[4] : 0), static_cast<int>(protocol::FrameType::Refused));
+
+    // The right token still works after all that.
+    TelemetrySender good(endpointOf(collector, 0));
+    good.addMetric(0, 1.7e9, "loss", 1.0);
+    good.close();
+    collector.stop();
+    QCOMPARE(collector.stats().connectionsRefused, std::uint64_t{4});
+    const auto warnings = collectorWarnings(collector.workspace());
+    QCOMPARE(warnings.size(), std::size_t{4});
+    const auto anyWarning = [&](const std::string& part) {
+      return std::any_of(warnings.begin(), warnings.end(), [&](const std::string& w) { return contains(w, part); });
+    };
+    // Each refusal is recorded by its connection's thread, so their order is not fixed.
+    QVERIFY(std::all_of(warnings.begin(), warnings.end(),
+                        [](const std::string& w) { return contains(w, "refused a connection from 127.0.0.1:"); }));
+    QVERIFY(anyWarning("(rank 1, pid " + std::to_string(::getpid()) + "): wrong token"));
+    QVERIFY(anyWarning("protocol version 99 is not supported"));
+    QVERIFY(anyWarning("no valid hello"));
+    // Only the accepted sender became a rank, and only its point is stored.
+    QCOMPARE(collector.workspace().ranks(run).size(), std::size_t{1});
+    QCOMPARE(collector.workspace().metricSeries(run, "loss").size(), std::size_t{1});
+  }
+
+  void slowDiskSlowsTheSenderWithoutLoss() {
+    auto [ws, run] = freshRun("slow.sqlite");
+    CollectorOptions small;
+    small.queuePoints = 2'000;
+    small.maxPointsPerCommit = 1'000;
+    TelemetryCollector collector(std::move(ws), run, small);
+
+    // Another connection holds the write lock: the collector's commits wait (busy timeout), like a stalled disk.
+    sqlite3* blocker = nullptr;
+    QCOMPARE(sqlite3_open(file("slow.sqlite").c_str(), &blocker), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(blocker, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+
+    SenderOptions options;
+    options.batchPoints = 500;
+    options.maxQueuedFrames = 2;
+    constexpr std::int64_t kPoints = 400'000;
+    std::atomic<std::int64_t> queued{0};
+    TelemetrySender sender(endpointOf(collector, 0), options);
+    std::thread producer([&] {
+      for (std::int64_t i = 0; i < kPoints; ++i) {
+        sender.addMetric(i, 1.7e9, "x", static_cast<double>(i));
+        queued = i + 1;
+      }
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    // Blocked: what got through is bounded by the queues and socket buffers, far below what was offered.
+    const std::int64_t whileBlocked = queued.load();
+    qInfo("queued while the workspace was locked: %lld of %lld points", static_cast<long long>(whileBlocked),
+          static_cast<long long>(kPoints));
+    QVERIFY2(whileBlocked < kPoints / 2, "the sender was not slowed down by a stalled workspace");
+    QCOMPARE(sender.acknowledgedPoints(), std::uint64_t{0});
+    QCOMPARE(sqlite3_exec(blocker, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(blocker);
+    producer.join();
+    sender.close();
+    QCOMPARE(sender.acknowledgedPoints(), std::uint64_t{kPoints});
+    collector.stop();
+    const auto series = collector.workspace().metricSeries(run, "x");
+    QCOMPARE(series.size(), static_cast<std::size_t>(kPoints));
+    for (std::int64_t i = 0; i < kPoints; i += 9973) {
+      QCOMPARE(series[static_cast<std::size_t>(i)].point.value, static_cast<double>(i));
+    }
+  }
+
+  void senderFailsWhenTheCollectorGoes() {
+    auto [ws, run] = freshRun("gone.sqlite");
+    auto collector = std::make_unique<TelemetryCollector>(
+        std::move(ws), run, CollectorOptions{.drainTimeout = std::chrono::milliseconds(200)});
+    TelemetrySender sender(endpointOf(*collector, 0));
+    sender.addMetric(0, 1.7e9, "loss", 1);
+    sender.flush();
+    collector.reset();  // stops: the connection is cut after the drain timeout
+    const auto message = messageOf([&] {
+      for (int i = 0; i < 1'000'000; ++i) {
+        sender.addMetric(i, 1.7e9, "loss", 1);
+      }
+      sender.flush();
+    });
+    QVERIFY2(contains(message, "closed the connection"), message.c_str());
+  }
+
+  void sqliteTrackerWritesDirectlyWithoutTheLauncher() {
+    EnvGuard noEndpoint(protocol::kEndpointVariable, nullptr);
+    EnvGuard rank("RANK", "0");
+    QCOMPARE(registerSqliteTracker(), std::string("sqlite"));
+    QCOMPARE(registerSqliteTracker(), std::string("sqlite"));  // once per process
+    const auto all = track::parseLogWith("all");
+    QVERIFY(std::find(all.begin(), all.end(), "sqlite") != all.end());
+
+    track::TrackerOptions options;
+    options.workspace = file("direct.sqlite");
+    options.runName = "direct-run";
+    auto tracker = track::makeTracker("sqlite", options);
+    QVERIFY(!tracker->mainProcessOnly());
+    auto* sqlite = dynamic_cast<SqliteTracker*>(tracker.get());
+    QVERIFY(sqlite != nullptr);
+    QVERIFY(!sqlite->launched());
+    tracker->storeInitConfiguration({{"lr", 0.001}, {"model", "mlp"}});
+    tracker->log({{"loss", 0.5}, {"tokens", std::int64_t{4096}}, {"phase", std::string("warmup")}}, 3);
+    tracker->log({{"loss", 0.25}}, 4);
+    tracker->finish();
+
+    store::Workspace ws(file("direct.sqlite"));
+    const auto runs = ws.listRuns();
+    QCOMPARE(runs.size(), std::size_t{1});
+    QCOMPARE(runs[0].name, std::string("direct-run"));
+    QVERIFY(store::toString(runs[0].status) == "succeeded");
+    QCOMPARE(nlohmann::json::parse(runs[0].configText)["model"].get<std::string>(), std::string("mlp"));
+    QVERIFY(contains(runs[0].commandLine, "tst_telemetry"));
+    QCOMPARE(ws.metricSeries(runs[0].id, "loss").size(), std::size_t{2});
+    QCOMPARE(ws.metricSeries(runs[0].id, "tokens").at(0).point.value, 4096.0);
+    const auto events = ws.eventsSince(store::EventId{0});
+    QCOMPARE(events.size(), std::size_t{1});
+    QCOMPARE(events[0].event.text, std::string("phase = warmup"));
+    QCOMPARE(ws.ranks(runs[0].id).size(), std::size_t{1});
+  }
+
+  void sqliteTrackerSendsUnderTheLauncher() {
+    registerSqliteTracker();
+    auto [ws, run] = freshRun("launched.sqlite");
+    TelemetryCollector collector(std::move(ws), run);
+    const auto env = collector.workerEnvironment();
+    EnvGuard endpoint(env[0].first.c_str(), env[0].second.c_str());
+    EnvGuard token(env[1].first.c_str(), env[1].second.c_str());
+    EnvGuard rank("RANK", "1");
+    track::TrackerOptions options;
+    options.workspace = file("must-not-exist.sqlite");
+    auto tracker = track::makeTracker("sqlite", options);
+    auto* sqlite = dynamic_cast<SqliteTracker*>(tracker.get());
+    QVERIFY(sqlite->launched());
+    QCOMPARE(sqlite->run().value, run.value);
+    tracker->storeInitConfiguration({{"lr", 0.1}});  // rank 1: not sent (rank 0 sends the hparams event)
+    for (int step = 0; step < 100; ++step) {
+      tracker->log({{"loss", 1.0 / (step + 1)}}, step);
+    }
+    tracker->finish();  // waits for the collector's ack
+    QVERIFY(!std::filesystem::exists(file("must-not-exist.sqlite")));
+    {
+      EnvGuard badToken(env[1].first.c_str(), "0000");
+      const auto message = messageOf([&] { track::makeTracker("sqlite", options); });
+      QVERIFY2(contains(message, "refused rank 1: wrong token"), message.c_str());
+      EnvGuard badEndpoint(env[0].first.c_str(), "nowhere");
+      const auto malformed = messageOf([&] { track::makeTracker("sqlite", options); });
+      QVERIFY2(contains(malformed, "FATHOM_TELEMETRY_ENDPOINT='nowhere'"), malformed.c_str());
+    }
+    collector.stop();
+    const auto loss = collector.workspace().metricSeries(run, "loss", 1);
+    QCOMPARE(loss.size(), std::size_t{100});
+    QCOMPARE(loss[99].point.step, std::int64_t{99});
+  }
+};
+
+QTEST_GUILESS_MAIN(TestTelemetry)
+#include "tst_telemetry.moc"
