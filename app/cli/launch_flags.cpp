@@ -74,6 +74,10 @@ void LaunchFlags::addTo(CLI::App& cmd, Scope scope) {
             (flag.defaultValue != nullptr ? std::string(" (default ") + flag.defaultValue + ")" : std::string()));
   }
   add(cmd, "zero_stage", m_zeroStage, "DeepSpeed ZeRO stage 0-3: ACCELERATE_DEEPSPEED_ZERO_STAGE (default 2)");
+  add(cmd, "offload_optimizer_device", m_offloadOptimizerDevice,
+      "DeepSpeed: none, cpu or nvme: ACCELERATE_DEEPSPEED_OFFLOAD_OPTIMIZER_DEVICE");
+  add(cmd, "offload_param_device", m_offloadParamDevice,
+      "DeepSpeed ZeRO-3: none, cpu or nvme: ACCELERATE_DEEPSPEED_OFFLOAD_PARAM_DEVICE");
   add(cmd, "num_cpu_threads_per_process", m_numCpuThreads,
       "OMP_NUM_THREADS for each process (default: 1 when several processes run and OMP_NUM_THREADS is unset)");
   add(cmd, "max_restarts", m_maxRestarts, "Restart the whole group up to N times after a failure (default 0)");
@@ -82,9 +86,13 @@ void LaunchFlags::addTo(CLI::App& cmd, Scope scope) {
       "(default 3 when --log_dir is given)")
       ->check(CLI::Range(0, 3));
   add(cmd, "log_dir", m_logDir, "Per-rank logs: LOG_DIR/attempt_N/rank_R/{stdout,stderr}.log");
+  // The config key fathom.workspace: resolve() applies flag > FATHOM_WORKSPACE > config file > default to it.
+  add(cmd, "workspace", m_workspace,
+      "The workspace that records the run (ranks, exit codes, status) and every worker's telemetry (default: "
+      "FATHOM_WORKSPACE, else the config's fathom.workspace, else ./fathom.sqlite); see docs/workspace.md");
 }
 
-launch::LaunchOptions LaunchFlags::resolve(std::vector<std::string>* notes) const {
+launch::LaunchOptions LaunchFlags::resolve(std::vector<std::string>* notes, config::WorkspaceSetting* workspace) const {
   // Config keys: fathom::config applies flag > environment > config file > default, per key.
   config::ResolveInputs inputs;
   if (given("config_file")) {
@@ -106,8 +114,16 @@ launch::LaunchOptions LaunchFlags::resolve(std::vector<std::string>* notes) cons
       }
     }
   }
+  if (given("workspace")) {
+    // A `fathom` section key, which configKeyForLaunchFlag() leaves out: --workspace beats FATHOM_WORKSPACE and the
+    // file's fathom.workspace like any flag.
+    inputs.commandLine["fathom.workspace"] = m_workspace;
+  }
   const config::EffectiveConfig effective = config::resolveConfig(inputs);
   launch::LaunchOptions o = launch::launchOptionsFromConfig(effective);
+  if (workspace != nullptr) {
+    *workspace = config::workspaceSetting(effective);
+  }
   if (notes != nullptr) {
     for (const auto& note : effective.notes) {
       const bool logged = effective.usedAccelerateFallback && effective.configFile &&

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <fathom/config/config_resolver.h>
 #include <fathom/launch/launch_options.h>
 
 #include <CLI/CLI.hpp>
@@ -29,8 +30,10 @@ public:
   /// launch::launchOptionsFromConfig(); the launcher-only flags (--max_restarts, --tee, --log_dir, ...) are applied
   /// on top. Throws ConfigError for bad values, naming the flag, variable or file position. `notes` receives
   /// what the user should know about the configuration in effect (which defaults were used, Accelerate quirks);
-  /// the Accelerate-fallback note is left out, because the config layer already logs it.
-  launch::LaunchOptions resolve(std::vector<std::string>* notes = nullptr) const;
+  /// the Accelerate-fallback note is left out, because the config layer already logs it. `workspace` (Scope::Launch)
+  /// receives the workspace file resolved the same way (--workspace > FATHOM_WORKSPACE > fathom.workspace > default).
+  launch::LaunchOptions resolve(std::vector<std::string>* notes = nullptr,
+                                config::WorkspaceSetting* workspace = nullptr) const;
 
   /// Prints `notes` to stderr as "fathom <command>: note: ..." unless `options.quiet`.
   static void printNotes(const char* command, const std::vector<std::string>& notes,
@@ -55,12 +58,15 @@ private:
   bool m_useDeepSpeed = false;
   std::map<std::string, std::string> m_fsdp;
   int m_zeroStage = 2;
+  std::string m_offloadOptimizerDevice;
+  std::string m_offloadParamDevice;
   // Launcher-only flags.
   int m_numCpuThreads = 1;
   int m_maxRestarts = 0;
   double m_monitorInterval = 0.1;
   int m_tee = 0;
   std::string m_logDir;
+  std::string m_workspace;
   bool m_quiet = false;
   bool m_debug = false;
   double m_gracePeriod = 5.0;

@@ -3,11 +3,14 @@
 // under `fathom launch` (DDP over Gloo/NCCL). The loop itself is in train_loop.cpp. docs/train.md.
 #include "command.h"
 #include "train_loop.h"
+#include "train_sharding_flags.h"
 
 #include <fathom/common/error.h>
+#include <fathom/config/config_resolver.h>
 #include <fathom/parallel/ddp_options.h>
 #include <fathom/precision/mixed_precision.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -24,9 +27,12 @@ struct TrainFlags {
   std::string textPath;
   std::string logWith;
   std::string projectDir = ".";
+  std::string workspace;
   std::int64_t hidden = 256, layers = 2;
   std::int64_t nLayer = 0, nHead = 0, nEmbd = 0, blockSize = 0, vocabSize = 0;
   int gradientAccumulationSteps = 0;
+  std::string statsJson;
+  TrainShardingFlags sharding;
 };
 
 bool parseBool(const std::string& flag, const std::string& value) {
@@ -48,6 +54,7 @@ void addTrainCommand(CLI::App& root, CommandAction& action) {
               "  fathom train --model mlp --steps 100\n"
               "  fathom launch --num_processes 2 fathom train --model gpt-tiny --dataset text --steps 200\n"
               "  fathom train --model mlp --gradient_accumulation_steps 4 --batch_size 4 --save_final w.safetensors\n"
+              "  fathom launch --num_processes 4 fathom train --model gpt-tiny --strategy fsdp --stats_json s.json\n"
               "See docs/train.md.");
   cmd->add_option("--model", o.model.name, "mlp | gpt | gpt-tiny | gpt-small")->capture_default_str();
   CLI::Option* hidden =
@@ -103,13 +110,21 @@ void addTrainCommand(CLI::App& root, CommandAction& action) {
   cmd->add_option("--project_dir,--project-dir", flags->projectDir,
                   "Where the trackers write (mlruns/, dvclive/, TensorBoard event files)")
       ->capture_default_str();
+  CLI::Option* workspace =
+      cmd->add_option("--workspace", flags->workspace,
+                      "The workspace the run's metrics, memory samples and log lines go to without `fathom launch` "
+                      "(under it, the launcher's); default: FATHOM_WORKSPACE, else the config's fathom.workspace, "
+                      "else ./fathom.sqlite");
   cmd->add_option("--save_final,--save-final", flags->saveFinal,
                   "Write the final parameters to PATH.safetensors (names as in named_parameters())");
   cmd->add_option("--log_every,--log-every", o.logEvery, "Log every N optimizer steps (0: summary only)")
       ->capture_default_str();
+  flags->sharding.add(cmd);
+  cmd->add_option("--stats_json,--stats-json", flags->statsJson,
+                  "Write per-rank model-state bytes and per-step losses and collectives to PATH (JSON, rank 0)");
   cmd->add_flag("--json", o.json, "Print JSON lines: {\"event\":\"log\",...} and a final {\"event\":\"summary\",...}");
 
-  cmd->callback([flags, dataset, hidden, layers, nLayer, nHead, nEmbd, blockSize, vocabSize, &action] {
+  cmd->callback([flags, dataset, hidden, layers, nLayer, nHead, nEmbd, blockSize, vocabSize, workspace, &action] {
     TrainOptions& opts = flags->options;
     const bool gpt = opts.model.name.rfind("gpt", 0) == 0;
     if (gpt && (hidden->count() > 0 || layers->count() > 0)) {
@@ -154,7 +169,20 @@ void addTrainCommand(CLI::App& root, CommandAction& action) {
     if (!flags->logWith.empty())
       opts.accelerator.logWith = {flags->logWith};
     opts.accelerator.projectDir = flags->projectDir;
-    action = [flags] { return runTraining(flags->options); };
+    if (!flags->statsJson.empty())
+      opts.statsJson = flags->statsJson;
+    const bool workspaceGiven = workspace->count() > 0;
+    action = [flags, workspaceGiven] {
+      // --workspace > FATHOM_WORKSPACE > the config's fathom.workspace > ./fathom.sqlite.
+      flags->options.accelerator.workspace =
+          config::resolveWorkspace(workspaceGiven ? std::optional(flags->workspace) : std::nullopt).path;
+      // In the action, not the parse callback: a ConfigError here is a usage error (exit code 2).
+      flags->sharding.apply(flags->options.accelerator, [](const std::string& name) -> std::optional<std::string> {
+        const char* value = std::getenv(name.c_str());
+        return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
+      });
+      return runTraining(flags->options);
+    };
   });
 }
 

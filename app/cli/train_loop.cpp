@@ -3,6 +3,7 @@
 // program would (docs/train.md walks through it): build the model, optimizer and loader as for one process,
 // prepare() them, and keep the loop unchanged.
 #include "train_loop.h"
+#include "train_stats.h"
 
 #include <fathom/common/error.h>
 #include <fathom/io/safetensors.h>
@@ -86,6 +87,14 @@ nlohmann::json memorySummary(const std::vector<at::Tensor>& parameters, torch::o
   return {{"parameters", params}, {"gradients", grads}, {"optimizer_states", states}};
 }
 
+/// One progress line: printed by the main process (when `print`), and sent to the workspace by every process as a
+/// log line of its rank (docs/trackers.md), so `fathom runs show` has every rank's progress.
+void emitLine(Accelerator& accelerator, const std::string& line, bool print, LogLevel level = LogLevel::Info) {
+  if (print && accelerator.isMainProcess())
+    std::cout << line << std::endl;
+  accelerator.logLine(line, level);
+}
+
 }  // namespace
 
 int runTraining(const TrainOptions& options) {
@@ -118,16 +127,19 @@ int runTraining(const TrainOptions& options) {
   auto [dmodel, doptimizer, dloader] = accelerator.prepare(model, optimizer, loader);
 
   const std::int64_t samplesPerStep = dloader->totalBatchSize() * accelerator.gradientAccumulationSteps();
-  if (accelerator.isMainProcess() && !options.json) {
-    std::cout << "fathom train: " << options.model.name << ", " << model->parameters().size() << " parameter tensors, "
-              << accelerator.numProcesses() << " process(es) on " << accelerator.device().str() << ", "
-              << precision::toString(accelerator.mixedPrecision()) << " precision, " << samplesPerStep
-              << " samples per optimizer step, " << dloader->size() << " batches per epoch per process" << std::endl;
+  {
+    std::ostringstream line;
+    line << "fathom train: " << options.model.name << ", " << model->parameters().size() << " parameter tensors, "
+         << accelerator.numProcesses() << " process(es) on " << accelerator.device().str() << ", "
+         << precision::toString(accelerator.mixedPrecision()) << " precision, " << samplesPerStep
+         << " samples per optimizer step, " << dloader->size() << " batches per epoch per process";
+    emitLine(accelerator, line.str(), !options.json);
   }
 
   std::int64_t step = 0;
   std::int64_t epoch = 0;
   at::Tensor lastLoss;
+  TrainStats stats;  // --stats_json
   Clock::time_point loopStart;
   Clock::time_point lastLog;
   std::int64_t lastLogStep = 0;
@@ -144,6 +156,8 @@ int runTraining(const TrainOptions& options) {
       }
       at::Tensor loss = dmodel->loss(output.to(at::kFloat), batch.target);
       accelerator.backward(loss);
+      if (options.statsJson)
+        stats.addMicroStepLoss(loss.item<double>());
       if (accelerator.syncGradients() && options.maxGradNorm > 0) {
         accelerator.clipGradNorm_(dmodel->parameters(), options.maxGradNorm);
       }
@@ -154,7 +168,9 @@ int runTraining(const TrainOptions& options) {
         continue;
 
       ++step;
-      if (options.logEvery > 0 && (step % options.logEvery == 0 || step == options.steps)) {
+      stats.endStep(step);
+      const bool logNow = options.logEvery > 0 && (step % options.logEvery == 0 || step == options.steps);
+      if (logNow) {
         const double meanLoss = accelerator.reduce(lastLoss, train::Reduction::Mean).item<double>();
         const auto now = Clock::now();
         const double rate =
@@ -162,33 +178,39 @@ int runTraining(const TrainOptions& options) {
         lastLog = now;
         lastLogStep = step;
         accelerator.log({{"loss", meanLoss}, {"steps_per_second", rate}}, step);
-        if (accelerator.isMainProcess()) {
-          if (options.json) {
-            std::cout << nlohmann::json{{"event", "log"},           {"step", step},
-                                        {"epoch", epoch - 1},       {"loss", meanLoss},
-                                        {"steps_per_second", rate}, {"skipped", accelerator.optimizerStepWasSkipped()}}
-                             .dump()
-                      << std::endl;
-          } else {
-            std::cout << "step " << step << "/" << options.steps << "  loss " << std::setprecision(6) << meanLoss
-                      << "  " << std::setprecision(4) << rate << " steps/s"
-                      << (accelerator.optimizerStepWasSkipped() ? "  (step skipped: inf/NaN gradients)" : "")
-                      << std::endl;
-          }
+        const bool skipped = accelerator.optimizerStepWasSkipped();
+        std::ostringstream line;
+        if (options.json) {
+          line << nlohmann::json{{"event", "log"},           {"step", step},
+                                 {"epoch", epoch - 1},       {"loss", meanLoss},
+                                 {"steps_per_second", rate}, {"skipped", skipped}}
+                      .dump();
+        } else {
+          line << "step " << step << "/" << options.steps << "  loss " << std::setprecision(6) << meanLoss << "  "
+               << std::setprecision(4) << rate << " steps/s" << (skipped ? "  (step skipped: inf/NaN gradients)" : "");
         }
+        emitLine(accelerator, line.str(), true, skipped ? LogLevel::Warning : LogLevel::Info);
       }
+      // A memory sample (RSS, model-state bytes) at every logged step and at the last one, on every process.
+      if (logNow || step == options.steps)
+        accelerator.logMemory(step);
       if (step == options.steps)
         break;
     }
   }
   synchronizeDevice(accelerator.device());
   const double loopSeconds = std::chrono::duration<double>(Clock::now() - loopStart).count();
+  if (options.statsJson)
+    stats.write(accelerator, *options.statsJson);  // collective; before the final reduce
 
   const double finalLoss = accelerator.reduce(lastLoss, train::Reduction::Mean).item<double>();
+  // The full state dict, gathered on the main process (FSDP's FULL_STATE_DICT; collective for sharded models).
+  std::vector<std::pair<std::string, at::Tensor>> tensors;
+  if (options.saveFinal) {
+    for (auto& [name, tensor] : accelerator.getStateDict(dmodel, /*rank0Only=*/true))
+      tensors.emplace_back(name, tensor.cpu());
+  }
   if (options.saveFinal && accelerator.isMainProcess()) {
-    std::vector<std::pair<std::string, at::Tensor>> tensors;
-    for (const auto& item : dmodel->named_parameters())
-      tensors.emplace_back(item.key(), item.value().detach().cpu());
     io::writeSafetensors(*options.saveFinal, tensors,
                          {{"format", "pt"},
                           {"fathom.steps", std::to_string(step)},
@@ -196,28 +218,36 @@ int runTraining(const TrainOptions& options) {
                           {"fathom.world_size", std::to_string(accelerator.numProcesses())}});
   }
   accelerator.log({{"final_loss", finalLoss}}, step);
-  accelerator.endTraining();  // closes the trackers; nobody exits while rank 0 still writes
 
+  // The summary, built on every process: each sends it to the workspace before endTraining() closes the trackers;
+  // the main process prints it after.
+  std::vector<std::string> summary;
+  const double stepsPerSecond = static_cast<double>(step) / loopSeconds;
+  if (options.json) {
+    summary.push_back(nlohmann::json{{"event", "summary"},
+                                     {"steps", step},
+                                     {"loop_seconds", loopSeconds},
+                                     {"steps_per_second", stepsPerSecond},
+                                     {"samples_per_second", stepsPerSecond * static_cast<double>(samplesPerStep)},
+                                     {"final_loss", finalLoss},
+                                     {"world_size", accelerator.numProcesses()},
+                                     {"ddp_last_step", ddpSummary(accelerator, step)},
+                                     {"memory", memorySummary(dmodel->parameters(), *optimizer)}}
+                          .dump());
+  } else {
+    std::ostringstream done;
+    done << "done: " << step << " steps in " << std::setprecision(4) << loopSeconds << " s (" << stepsPerSecond
+         << " steps/s), final loss " << std::setprecision(6) << finalLoss;
+    summary.push_back(done.str());
+    if (options.saveFinal)
+      summary.push_back("saved final parameters to " + options.saveFinal->string());
+  }
+  for (const std::string& line : summary)
+    accelerator.logLine(line);
+  accelerator.endTraining();  // closes the trackers; nobody exits while rank 0 still writes
   if (accelerator.isMainProcess()) {
-    const double stepsPerSecond = static_cast<double>(step) / loopSeconds;
-    if (options.json) {
-      std::cout << nlohmann::json{{"event", "summary"},
-                                  {"steps", step},
-                                  {"loop_seconds", loopSeconds},
-                                  {"steps_per_second", stepsPerSecond},
-                                  {"samples_per_second", stepsPerSecond * static_cast<double>(samplesPerStep)},
-                                  {"final_loss", finalLoss},
-                                  {"world_size", accelerator.numProcesses()},
-                                  {"ddp_last_step", ddpSummary(accelerator, step)},
-                                  {"memory", memorySummary(dmodel->parameters(), *optimizer)}}
-                       .dump()
-                << std::endl;
-    } else {
-      std::cout << "done: " << step << " steps in " << std::setprecision(4) << loopSeconds << " s (" << stepsPerSecond
-                << " steps/s), final loss " << std::setprecision(6) << finalLoss << std::endl;
-      if (options.saveFinal)
-        std::cout << "saved final parameters to " << options.saveFinal->string() << std::endl;
-    }
+    for (const std::string& line : summary)
+      std::cout << line << std::endl;
   }
   return 0;
 }

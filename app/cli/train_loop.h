@@ -27,6 +27,7 @@ struct TrainOptions {
   std::int64_t logEvery = 10;       ///< log every N optimizer steps; 0 = only the summary
   bool json = false;                ///< JSON lines instead of text
   std::optional<std::filesystem::path> saveFinal;  ///< write the final parameters (.safetensors)
+  std::optional<std::filesystem::path> statsJson;  ///< write bytes and per-step collectives (train_stats.h)
   train::AcceleratorOptions accelerator;
 };
 

@@ -166,6 +166,12 @@ class TestLaunch : public QObject {
   Q_OBJECT
 
 private slots:
+  // Every `fathom train`/`launch` of this test writes its workspace here, not into the test's directory.
+  void initTestCase() {
+    QVERIFY(m_workspaceDir.isValid());
+    qputenv("FATHOM_WORKSPACE", m_workspaceDir.filePath(u"fathom.sqlite"_s).toLocal8Bit());
+  }
+
   void threeRanksSeeTheirVariables() {
     const Run r = fathom({u"launch"_s, u"--num_processes"_s, u"3"_s, u"sh"_s, u"-c"_s,
                           u"echo $RANK/$WORLD_SIZE/$LOCAL_RANK/$MASTER_PORT"_s});
@@ -237,6 +243,48 @@ private slots:
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains(file.toUtf8() + ":2:"), r.err.constData());
     QVERIFY(r.out.isEmpty());
+  }
+
+  // A config file's FSDP and DeepSpeed sections reach the workers as the variables the Accelerator reads
+  // (parallel::fsdpOptionsFromEnvironment / zeroOptionsFromEnvironment, docs/sharding.md).
+  void configFileShardingReachesTheWorkers() {
+    QTemporaryDir dir;
+    const QString file = dir.filePath(u"fsdp.yaml"_s);
+    QVERIFY(writeFile(file, "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n"
+                            "  fsdp_sharding_strategy: HYBRID_SHARD\n  fsdp_auto_wrap_policy: SIZE_BASED_WRAP\n"
+                            "  fsdp_min_num_params: 2000\n  fsdp_transformer_layer_cls_to_wrap: Block\n"
+                            "  fsdp_backward_prefetch: BACKWARD_POST\n  fsdp_sync_module_states: false\n"
+                            "  fsdp_cpu_ram_efficient_loading: false\n"));
+    Run r = fathom({u"launch"_s, u"--config_file"_s, file, u"sh"_s, u"-c"_s,
+                    u"echo $ACCELERATE_USE_FSDP $FSDP_SHARDING_STRATEGY $FSDP_AUTO_WRAP_POLICY $FSDP_MIN_NUM_PARAMS "
+                    "$FSDP_TRANSFORMER_CLS_TO_WRAP $FSDP_BACKWARD_PREFETCH $FSDP_SYNC_MODULE_STATES "
+                    "${ACCELERATE_USE_DEEPSPEED:-none}"_s});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(sortedLines(r.out),
+             (QStringList{u"[rank0]: true HYBRID_SHARD SIZE_BASED_WRAP 2000 Block BACKWARD_POST false none"_s,
+                          u"[rank1]: true HYBRID_SHARD SIZE_BASED_WRAP 2000 Block BACKWARD_POST false none"_s}));
+    // A flag beats the file, key by key.
+    r = fathom({u"launch"_s, u"--config_file"_s, file, u"--fsdp_sharding_strategy"_s, u"SHARD_GRAD_OP"_s, u"sh"_s,
+                u"-c"_s, u"echo $FSDP_SHARDING_STRATEGY $FSDP_AUTO_WRAP_POLICY"_s});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(sortedLines(r.out),
+             (QStringList{u"[rank0]: SHARD_GRAD_OP SIZE_BASED_WRAP"_s, u"[rank1]: SHARD_GRAD_OP SIZE_BASED_WRAP"_s}));
+
+    const QString ds = dir.filePath(u"ds.yaml"_s);
+    QVERIFY(writeFile(ds, "distributed_type: DEEPSPEED\nnum_processes: 2\ndeepspeed_config:\n  zero_stage: 3\n"
+                          "  offload_optimizer_device: cpu\n"));
+    r = fathom({u"launch"_s, u"--config_file"_s, ds, u"sh"_s, u"-c"_s,
+                u"echo $ACCELERATE_USE_DEEPSPEED $ACCELERATE_DEEPSPEED_ZERO_STAGE "
+                "$ACCELERATE_DEEPSPEED_OFFLOAD_OPTIMIZER_DEVICE ${ACCELERATE_DEEPSPEED_OFFLOAD_PARAM_DEVICE:-unset} "
+                "${ACCELERATE_USE_FSDP:-none}"_s});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(sortedLines(r.out),
+             (QStringList{u"[rank0]: true 3 cpu unset none"_s, u"[rank1]: true 3 cpu unset none"_s}));
+    r = fathom({u"launch"_s, u"--config_file"_s, ds, u"--zero_stage"_s, u"1"_s, u"--offload_param_device"_s, u"CPU"_s,
+                u"sh"_s, u"-c"_s,
+                u"echo $ACCELERATE_DEEPSPEED_ZERO_STAGE $ACCELERATE_DEEPSPEED_OFFLOAD_PARAM_DEVICE"_s});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(sortedLines(r.out), (QStringList{u"[rank0]: 1 cpu"_s, u"[rank1]: 1 cpu"_s}));
   }
 
   void stderrIsPrefixedAndTeedToLogFiles() {
@@ -453,6 +501,9 @@ echo $$ > pid.$RANK; while :; do sleep 0.1; done)"_s.arg(dir.path());
     QVERIFY(r.out.contains("gather (uneven sizes) ok"));
     qInfo("fathom test --num_processes 4: %lld ms", r.elapsedMs);
   }
+
+private:
+  QTemporaryDir m_workspaceDir;
 };
 
 QTEST_GUILESS_MAIN(TestLaunch)

@@ -37,6 +37,12 @@ class PlanVsTrainTest : public QObject {
   Q_OBJECT
 
 private slots:
+  // Every `fathom train`/`launch` of this test writes its workspace here, not into the test's directory.
+  void initTestCase() {
+    QVERIFY(m_workspaceDir.isValid());
+    fathom::test::useWorkspaceIn(m_workspaceDir);
+  }
+
   void predictedEqualsMeasured_data() {
     QTest::addColumn<QStringList>("model");
     QTest::addColumn<int>("ranks");
@@ -105,6 +111,9 @@ private slots:
     QCOMPARE(bytes, integer(ddp, "all_reduce_bytes"));
     QCOMPARE(bytes, integer(measured, "gradients"));  // every fp32 gradient byte, once per step
   }
+
+private:
+  QTemporaryDir m_workspaceDir;
 };
 
 QTEST_GUILESS_MAIN(PlanVsTrainTest)

@@ -72,6 +72,12 @@ class TrainCliTest : public QObject {
   Q_OBJECT
 
 private slots:
+  // Every `fathom train`/`launch` of this test writes its workspace here, not into the test's directory.
+  void initTestCase() {
+    QVERIFY(m_workspaceDir.isValid());
+    fathom::test::useWorkspaceIn(m_workspaceDir);
+  }
+
   void twoRanksOfEightEqualOneRankOfSixteen_data() {
     QTest::addColumn<QStringList>("extra");
     QTest::newRow("sgd") << QStringList{u"--optimizer"_s, u"sgd"_s, u"--lr"_s, u"0.05"_s};
@@ -219,6 +225,9 @@ private slots:
     QCOMPARE(QString::fromStdString(saved.tensors.front().first), u"transformer.wte.weight"_s);
     QCOMPARE(QString::fromStdString(saved.metadata.at("fathom.steps")), u"3"_s);
   }
+
+private:
+  QTemporaryDir m_workspaceDir;
 };
 
 QTEST_GUILESS_MAIN(TrainCliTest)

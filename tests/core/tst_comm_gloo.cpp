@@ -16,8 +16,11 @@
 #include <QCoreApplication>
 #include <QTest>
 
+#include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <sstream>
+#include <string_view>
 
 using namespace Qt::StringLiterals;
 using fathom::parallel::Comm;
@@ -51,6 +54,109 @@ void checkTotals(Checker& c, const Comm& comm, std::int64_t step, CommKind kind,
           got.count, " bytes ", got.bytes, ", expected count ", expected.count, " bytes ", expected.bytes);
 }
 
+/// The asynchronous all-gather and reduce-scatter (FATHOM_TEST_SCENARIO=async): results equal the synchronous
+/// calls', records are the same (kind, requested, bytes, elements, op, label, step) and appear only once waited
+/// for, in wait order while sequence keeps the issue order, and a reduce-scatter emulated by all_reduce leaves the
+/// caller's input free at once.
+void asyncChecks(Checker& c, fathom::runtime::ProcessGroup& group, std::string& okSuffix) {
+  const int rank = group.rank();
+  const std::int64_t w = group.worldSize();
+  Comm comm(group);
+  comm.markStep(1);
+
+  // All-gather into a contiguous buffer (in place) and into a transposed one (through a temporary).
+  auto flat = torch::full({3}, -1.0F).repeat({w});
+  const auto mine = torch::full({3}, static_cast<float>(rank + 1));
+  auto flatWork = comm.allGatherIntoAsync(mine, flat, "ag.flat");
+  c.check(flatWork.valid() && comm.records().empty(), "an all-gather in flight is not recorded yet");
+  auto strided = torch::empty({2, w}).t();  // shape (w, 2), not contiguous
+  auto stridedWork = comm.allGatherIntoAsync(torch::full({2}, static_cast<float>(10 * rank)), strided, "ag.strided");
+  // Waited for in reverse issue order: both were in flight together.
+  stridedWork.wait();
+  flatWork.wait();
+  c.check(!flatWork.valid() && !stridedWork.valid(), "a waited CommWork is empty");
+  c.check(torch::equal(flat, (torch::arange(w) + 1).repeat_interleave(3).to(torch::kFloat)), "all_gather into flat");
+  c.check(torch::equal(strided, (torch::arange(w) * 10).repeat_interleave(2).view({w, 2}).to(torch::kFloat)),
+          "all_gather into a strided output");
+
+  // Reduce-scatter, Sum and Avg, with the input overwritten right after issue where the backend emulates it.
+  auto rsIn = torch::arange(w * 4, torch::kFloat) + static_cast<float>(rank);
+  auto rsOut = torch::empty({4});
+  auto sumWork = comm.reduceScatterAsync(rsIn, rsOut, ReduceOp::Sum, "rs.sum");
+  const bool emulated = sumWork.record().kind == CommKind::AllReduce;
+  if (emulated) {
+    rsIn.fill_(1e6F);  // the all_reduce runs on a copy: the caller's input is free once the call returns
+  }
+  auto avgIn = torch::full({w * 2}, static_cast<double>(rank), torch::kDouble);
+  auto avgOut = torch::empty({2}, torch::kDouble);
+  auto avgWork = comm.reduceScatterAsync(avgIn, avgOut, ReduceOp::Avg, "rs.avg");
+  avgWork.wait();
+  sumWork.wait();
+  const auto rsExpected =
+      torch::arange(rank * 4, rank * 4 + 4, torch::kFloat) * w + static_cast<float>(w * (w - 1) / 2);
+  c.check(torch::equal(rsOut, rsExpected), "async reduce_scatter slice ", rsOut[0].item<float>(), " expected ",
+          rsExpected[0].item<float>());
+  c.check(torch::allclose(avgOut, torch::full({2}, (w - 1) / 2.0, torch::kDouble)), "async reduce_scatter avg ",
+          avgOut[0].item<double>());
+  okSuffix = std::string(" async_reduce_scatter_ran=") + (emulated ? "all_reduce" : "reduce_scatter");
+
+  // Invalid sizes are refused before anything is issued or recorded.
+  auto tooSmall = torch::empty({w * 3 - 1});
+  bool refused = false;
+  try {
+    (void)comm.allGatherIntoAsync(mine, tooSmall, "bad");
+  } catch (const fathom::ConfigError&) {
+    refused = true;
+  }
+  c.check(refused, "all_gather into a too small output was accepted");
+  refused = false;
+  try {
+    auto out = torch::empty({5});
+    (void)comm.reduceScatterAsync(rsIn, out, ReduceOp::Sum, "bad");
+  } catch (const fathom::ConfigError&) {
+    refused = true;
+  }
+  c.check(refused, "reduce_scatter into a wrong-sized output was accepted");
+
+  // Records: stored in wait order, numbered in issue order, described as the synchronous calls describe them.
+  const auto records = comm.records();
+  const CommKind rsKind = emulated ? CommKind::AllReduce : CommKind::ReduceScatter;
+  struct Want {
+    std::string label;
+    std::uint64_t sequence;
+    CommKind kind, requested;
+    std::int64_t bytes, elements;
+    std::optional<ReduceOp> op;
+  };
+  const std::vector<Want> want{
+      {"ag.strided", 1, CommKind::AllGather, CommKind::AllGather, 8 * w, 2 * w, std::nullopt},
+      {"ag.flat", 0, CommKind::AllGather, CommKind::AllGather, 12 * w, 3 * w, std::nullopt},
+      {"rs.avg", 3, rsKind, CommKind::ReduceScatter, 16 * w, 2 * w, ReduceOp::Avg},
+      {"rs.sum", 2, rsKind, CommKind::ReduceScatter, 16 * w, 4 * w, ReduceOp::Sum},
+  };
+  c.check(records.size() == want.size(), records.size(), " async records, expected ", want.size());
+  for (std::size_t i = 0; i < std::min(records.size(), want.size()); ++i) {
+    const CommRecord& r = records[i];
+    const Want& e = want[i];
+    c.check(r.label == e.label && r.sequence == e.sequence && r.kind == e.kind && r.requested == e.requested &&
+                r.bytes == e.bytes && r.elements == e.elements && r.op == e.op && r.step == 1 && r.groupSize == w &&
+                r.rank == rank && r.duration.value >= 0,
+            "async record ", i, ": '", r.label, "' sequence ", r.sequence, " ", toString(r.kind), "/",
+            toString(r.requested), " bytes ", r.bytes, " elements ", r.elements, "; expected '", e.label, "' sequence ",
+            e.sequence, " ", toString(e.kind), "/", toString(e.requested), " bytes ", e.bytes, " elements ",
+            e.elements);
+  }
+  // The later-issued all-gather started after the first and finished (was waited for) before it.
+  if (records.size() == want.size()) {
+    c.check(records[0].start > records[1].start && records[0].start.value + records[0].duration.value <=
+                                                       records[1].start.value + records[1].duration.value,
+            "the two all-gathers did not overlap as issued and waited");
+  }
+  checkTotals(c, comm, 1, CommKind::AllGather, {.count = 2, .bytes = 20 * w});
+  const KindTotals rs = comm.stepTotals(1)->requested(CommKind::ReduceScatter);
+  c.check(rs.count == 2 && rs.bytes == 32 * w, "async requested reduce_scatter: count ", rs.count, " bytes ", rs.bytes);
+}
+
 int runWorker(int rank, int world, int port, int timeoutMs) {
   std::string okSuffix;  // names what ran for reduce_scatter; read after the checks
   return fathom::test::runRankChecks(
@@ -62,6 +168,11 @@ int runWorker(int rank, int world, int port, int timeoutMs) {
                                                             .masterPort = static_cast<std::uint16_t>(port),
                                                             .storeRole = fathom::runtime::StoreRole::ClientOnly,
                                                             .timeout = std::chrono::milliseconds(timeoutMs)});
+        const char* scenario = std::getenv("FATHOM_TEST_SCENARIO");
+        if (scenario != nullptr && std::string_view(scenario) == "async") {
+          asyncChecks(c, *group, okSuffix);
+          return;
+        }
         Comm comm(*group, {.capacity = 64, .maxSteps = 8});
         const std::int64_t w = world;
 
@@ -210,12 +321,36 @@ class TestCommGloo : public QObject {
     }
   }
 
+  /// The asynchronous all-gather / reduce-scatter scenario on `world` ranks.
+  static void checkAsync(int world) {
+    qputenv("FATHOM_TEST_SCENARIO", "async");
+    const auto results = runGroup(world, 60'000);
+    qunsetenv("FATHOM_TEST_SCENARIO");
+    QCOMPARE(results.size(), world);
+#if TORCH_VERSION_MAJOR < 2
+    const QString ran = u"all_reduce"_s;
+#else
+    const QString ran = results[0].out.section(u'=', 1).trimmed();
+#endif
+    for (int rank = 0; rank < world; ++rank) {
+      const Result& r = results[rank];
+      QVERIFY2(r.exitCode == 0, qPrintable(u"rank %1 exit %2: %3"_s.arg(rank).arg(r.exitCode).arg(r.err)));
+      QCOMPARE(r.out.trimmed(), u"rank %1 ok async_reduce_scatter_ran=%2"_s.arg(rank).arg(ran));
+    }
+  }
+
 private slots:
   void twoRanks() {
     checkGroup(2);
   }
   void threeRanks() {
     checkGroup(3);
+  }
+  void asyncTwoRanks() {
+    checkAsync(2);
+  }
+  void asyncThreeRanks() {
+    checkAsync(3);
   }
 };
 

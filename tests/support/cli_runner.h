@@ -7,6 +7,8 @@
 #include <QProcessEnvironment>
 #include <QString>
 #include <QStringList>
+#include <QTemporaryDir>
+#include <QtGlobal>
 
 namespace fathom::test {
 
@@ -15,6 +17,13 @@ struct CliRun {
   QByteArray out;
   QByteArray err;
 };
+
+/// Points FATHOM_WORKSPACE at `dir`/fathom.sqlite for this test process and every `fathom` it starts (they inherit
+/// the environment), so no `fathom train` or `fathom launch` of the test writes ./fathom.sqlite into the directory
+/// the test runs in. Call it from initTestCase() with a QTemporaryDir member; an explicit --workspace still wins.
+inline void useWorkspaceIn(const QTemporaryDir& dir) {
+  qputenv("FATHOM_WORKSPACE", dir.filePath(QStringLiteral("fathom.sqlite")).toLocal8Bit());
+}
 
 /// <build>/bin/fathom, or $FATHOM_BIN_DIR/fathom (CTest sets it).
 inline QString fathomExecutable() {

@@ -92,6 +92,12 @@ LaunchOptions launchOptionsFromConfig(const config::EffectiveConfig& effective) 
   if (const auto* stage = chosen(effective, "deepspeed_config.zero_stage")) {
     o.zeroStage = static_cast<int>(std::get<std::int64_t>(stage->value));
   }
+  if (const auto* device = chosen(effective, "deepspeed_config.offload_optimizer_device")) {
+    o.offloadOptimizerDevice = variableText(device->value);
+  }
+  if (const auto* device = chosen(effective, "deepspeed_config.offload_param_device")) {
+    o.offloadParamDevice = variableText(device->value);
+  }
   if (const auto* steps = chosen(effective, "gradient_accumulation_steps")) {
     o.gradientAccumulationSteps = static_cast<int>(std::get<std::int64_t>(steps->value));
   } else if (const auto* dsSteps = chosen(effective, "deepspeed_config.gradient_accumulation_steps");

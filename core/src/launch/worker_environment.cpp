@@ -60,6 +60,16 @@ std::vector<std::pair<std::string, std::string>> workerVariables(const LaunchOpt
   if (o.useDeepSpeed) {
     vars.emplace_back("ACCELERATE_USE_DEEPSPEED", "true");
     vars.emplace_back("ACCELERATE_DEEPSPEED_ZERO_STAGE", std::to_string(o.zeroStage.value_or(2)));
+    // Accelerate writes the devices lower-case (str(value).lower()).
+    const auto device = [&](const char* variable, const std::optional<std::string>& value) {
+      if (value) {
+        std::string text = *value;
+        std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+        vars.emplace_back(variable, text);
+      }
+    };
+    device("ACCELERATE_DEEPSPEED_OFFLOAD_OPTIMIZER_DEVICE", o.offloadOptimizerDevice);
+    device("ACCELERATE_DEEPSPEED_OFFLOAD_PARAM_DEVICE", o.offloadParamDevice);
   }
   return vars;
 }

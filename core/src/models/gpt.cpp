@@ -4,6 +4,8 @@
 
 #include "fathom/common/error.h"
 
+#include <fathom/parallel/unit_scope.h>
+
 #include <ATen/ATen.h>
 #include <torch/csrc/autograd/grad_mode.h>
 
@@ -59,14 +61,17 @@ at::Tensor Gpt::forward(const at::Tensor& input) {
   const std::int64_t time = input.size(1);
   FATHOM_CHECK(time <= m_options.blockSize, ConfigError, "gpt input has ", time,
                " tokens per sequence but block_size is ", m_options.blockSize);
+  // Sharding units (FSDP / ZeRO-3): the model itself is the root unit, each block a unit of its own.
+  parallel::UnitScope root(*this);
   const at::Tensor positions = at::arange(time, input.options());
   at::Tensor x = m_drop->forward(m_wte->forward(input) + m_wpe->forward(positions));
   for (const auto& block : *m_h) {
-    x = block->as<GptBlock>()->forward(x);
+    auto* gptBlock = block->as<GptBlock>();
+    x = parallel::callUnit(gptBlock, x);
   }
   x = m_lnF->forward(x);
   // lm_head tied to wte: logits = x·wteᵀ, no bias.
-  return at::linear(x, m_wte->weight);
+  return root.finish(at::linear(x, m_wte->weight));
 }
 
 at::Tensor Gpt::loss(const at::Tensor& output, const at::Tensor& target) const {

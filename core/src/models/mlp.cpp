@@ -3,6 +3,8 @@
 
 #include "fathom/common/error.h"
 
+#include <fathom/parallel/unit_scope.h>
+
 #include <ATen/ATen.h>
 
 namespace fathom::models {
@@ -40,11 +42,14 @@ at::Tensor Mlp::forward(const at::Tensor& input) {
                input.defined() ? input.sizes() : at::IntArrayRef{});
   FATHOM_CHECK(at::isFloatingType(input.scalar_type()), ConfigError, "mlp input must be floating point, got ",
                input.scalar_type());
+  // Sharding units (FSDP / ZeRO-3): the model itself is the root unit, each block a unit of its own.
+  parallel::UnitScope root(*this);
   at::Tensor x = input;
   for (const auto& block : *m_blocks) {
-    x = block->as<MlpBlock>()->forward(x);
+    auto* mlpBlock = block->as<MlpBlock>();
+    x = parallel::callUnit(mlpBlock, x);
   }
-  return m_head->forward(x);
+  return root.finish(m_head->forward(x));
 }
 
 at::Tensor Mlp::loss(const at::Tensor& output, const at::Tensor& target) const {

@@ -12,7 +12,13 @@
 
 namespace fathom::parallel {
 
-Comm::Comm(runtime::ProcessGroup& group, const CommRecorderOptions& options) : m_group(group), m_recorder(options) {}
+Comm::Comm(runtime::ProcessGroup& group, const CommRecorderOptions& options)
+    : m_group(group), m_recorder(std::make_shared<CommRecorder>(options)) {}
+
+Comm::Comm(runtime::ProcessGroup& group, std::shared_ptr<CommRecorder> recorder)
+    : m_group(group), m_recorder(std::move(recorder)) {
+  FATHOM_CHECK(m_recorder != nullptr, ConfigError, "a Comm sharing a recorder needs one (got null)");
+}
 
 int Comm::rank() const {
   return m_group.rank();
@@ -40,7 +46,7 @@ PendingCall Comm::begin(CommKind kind, const at::Tensor& buffer, std::int64_t el
   draft.groupSize = m_group.worldSize();
   draft.rank = m_group.rank();
   draft.label.assign(label.data(), label.size());
-  return m_recorder.begin(std::move(draft));
+  return m_recorder->begin(std::move(draft));
 }
 
 void Comm::allReduce(at::Tensor& tensor, runtime::ReduceOp op, std::string_view label) {
@@ -79,22 +85,27 @@ std::vector<at::Tensor> Comm::allGather(const at::Tensor& tensor, std::string_vi
   return gathered;
 }
 
-void Comm::allGatherInto(const at::Tensor& input, at::Tensor& output, std::string_view label) {
+namespace {
+
+void checkGatherInto(const at::Tensor& input, const at::Tensor& output, std::int64_t world) {
   FATHOM_CHECK(input.defined() && output.defined(), ConfigError, "all_gather needs defined input and output tensors");
   FATHOM_CHECK(input.scalar_type() == output.scalar_type(), ConfigError, "all_gather input dtype ", input.scalar_type(),
                " differs from output dtype ", output.scalar_type());
-  const std::int64_t world = worldSize();
   FATHOM_CHECK(output.numel() == world * input.numel(), ConfigError, "all_gather output has ", output.numel(),
                " elements, expected world size ", world, " x input ", input.numel(), " = ", world * input.numel());
+}
+
+}  // namespace
+
+void Comm::allGatherInto(const at::Tensor& input, at::Tensor& output, std::string_view label) {
+  allGatherIntoAsync(input, output, label).wait();
+}
+
+CommWork Comm::allGatherIntoAsync(const at::Tensor& input, at::Tensor& output, std::string_view label) {
+  checkGatherInto(input, output, worldSize());
   PendingCall call = begin(CommKind::AllGather, input, output.numel(), label);
-  const auto gathered = m_group.allGather(input);
-  std::vector<at::Tensor> flat;
-  flat.reserve(gathered.size());
-  for (const auto& part : gathered) {
-    flat.push_back(part.reshape({-1}));
-  }
-  output.view({-1}).copy_(at::cat(flat, 0));
-  call.finish();
+  runtime::AsyncWork work = m_group.allGatherIntoAsync(input, output);
+  return CommWork(std::move(call), std::move(work));
 }
 
 std::vector<at::Tensor> Comm::allGatherUneven(const at::Tensor& tensor, std::string_view label) {
@@ -118,6 +129,19 @@ void Comm::reduceScatter(const at::Tensor& input, at::Tensor& output, runtime::R
   call.finish();
 }
 
+CommWork Comm::reduceScatterAsync(const at::Tensor& input, at::Tensor& output, runtime::ReduceOp op,
+                                  std::string_view label) {
+  FATHOM_CHECK(input.defined() && output.defined(), ConfigError,
+               "reduce_scatter needs defined input and output tensors");
+  PendingCall call = begin(CommKind::ReduceScatter, input, input.numel(), label, op);
+  runtime::ReduceScatterPath path = runtime::ReduceScatterPath::Native;
+  runtime::AsyncWork work = m_group.reduceScatterAsync(input, output, op, &path);
+  if (path == runtime::ReduceScatterPath::AllReduceSlice) {
+    call.record().kind = CommKind::AllReduce;  // what runs; bytes (the full input) are the same either way
+  }
+  return CommWork(std::move(call), std::move(work));
+}
+
 void Comm::barrier(std::string_view label) {
   PendingCall call = begin(CommKind::Barrier, at::Tensor(), 0, label);
   m_group.barrier();
@@ -125,23 +149,23 @@ void Comm::barrier(std::string_view label) {
 }
 
 void Comm::markStep(std::int64_t step) {
-  m_recorder.markStep(step);
+  m_recorder->markStep(step);
 }
 
 std::vector<CommRecord> Comm::records() const {
-  return m_recorder.records();
+  return m_recorder->records();
 }
 
 std::optional<StepTotals> Comm::stepTotals(std::int64_t step) const {
-  return m_recorder.stepTotals(step);
+  return m_recorder->stepTotals(step);
 }
 
 std::vector<StepTotals> Comm::allStepTotals() const {
-  return m_recorder.allStepTotals();
+  return m_recorder->allStepTotals();
 }
 
 void Comm::reset() {
-  m_recorder.reset();
+  m_recorder->reset();
 }
 
 }  // namespace fathom::parallel

@@ -2,6 +2,7 @@
 #include <fathom/parallel/ddp_reducer.h>
 
 #include <fathom/common/error.h>
+#include <fathom/parallel/module_state_sync.h>
 
 #include <ATen/ATen.h>
 #include <torch/csrc/autograd/engine.h>
@@ -55,38 +56,6 @@ std::int64_t capBytes(double mb) {
 
 c10::ScalarType wireType(GradCompression hook) {
   return hook == GradCompression::Fp16 ? c10::ScalarType::Half : c10::ScalarType::BFloat16;
-}
-
-/// One broadcast from rank 0 per dtype/device group, of all of the group's tensors flattened into one buffer
-/// (torch's _sync_module_states / _broadcast_coalesced, without its 250 MiB split).
-void broadcastCoalesced(Comm& comm, const std::vector<at::Tensor>& tensors, std::string_view label) {
-  const at::NoGradGuard noGrad;
-  std::vector<std::vector<at::Tensor>> groups;
-  for (const at::Tensor& t : tensors) {
-    auto same = [&](const std::vector<at::Tensor>& g) {
-      return g.front().scalar_type() == t.scalar_type() && g.front().device() == t.device();
-    };
-    auto it = std::find_if(groups.begin(), groups.end(), same);
-    if (it == groups.end()) {
-      groups.push_back({t});
-    } else {
-      it->push_back(t);
-    }
-  }
-  for (const auto& group : groups) {
-    std::vector<at::Tensor> flat;
-    flat.reserve(group.size());
-    for (const at::Tensor& t : group) {
-      flat.push_back(t.detach().reshape({-1}));
-    }
-    at::Tensor buffer = at::cat(flat, 0);
-    comm.broadcast(buffer, 0, label);
-    std::int64_t offset = 0;
-    for (const at::Tensor& t : group) {
-      t.detach().copy_(buffer.narrow(0, offset, t.numel()).view(t.sizes()));
-      offset += t.numel();
-    }
-  }
 }
 
 }  // namespace
@@ -332,26 +301,7 @@ DdpReducer::DdpReducer(std::shared_ptr<torch::nn::Module> module, Comm& comm, Dd
   }
 
   if (s.communicate()) {
-    // Same tensors on every rank? Otherwise the coalesced broadcasts below would mismatch in size.
-    std::vector<at::Tensor> states;
-    std::int64_t elements = 0;
-    for (const auto& [name, t] : named) {
-      states.push_back(t);
-      elements += t.numel();
-    }
-    for (const at::Tensor& t : s.buffers) {
-      states.push_back(t);
-      elements += t.numel();
-    }
-    const at::Tensor mine = at::tensor(std::vector<std::int64_t>{static_cast<std::int64_t>(states.size()), elements});
-    const auto all = comm.allGather(mine, "ddp.init.verify");
-    for (std::size_t r = 0; r < all.size(); ++r) {
-      FATHOM_CHECK(at::equal(all[r], all[0]), CommError, "DDP: rank ", r, "'s module has ",
-                   all[r][0].item<std::int64_t>(), " parameters and buffers with ", all[r][1].item<std::int64_t>(),
-                   " elements, rank 0's has ", all[0][0].item<std::int64_t>(), " with ", all[0][1].item<std::int64_t>(),
-                   "; every rank must build the same model");
-    }
-    broadcastCoalesced(comm, states, "ddp.init");
+    syncModuleStates(comm, *m_module, "ddp.init");
   }
 
   // Bucket assignment (torch's compute_bucket_assignment_by_size over the gradient-ready order).

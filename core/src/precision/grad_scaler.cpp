@@ -90,6 +90,12 @@ void GradScaler::unscaleGradients(torch::optim::Optimizer& optimizer, OptimizerS
   for (auto& [device, perGrad] : flags) {
     state.foundInf.emplace_back(device, at::stack(perGrad).any());
   }
+  if (m_reduceFoundInf) {
+    // Sharded strategies: each rank saw only its shards' gradients; every rank must skip the same steps.
+    const bool global = m_reduceFoundInf(anyInf(state));
+    state.foundInf.clear();
+    state.foundInf.emplace_back(c10::Device(c10::kCPU), at::scalar_tensor(global, at::kBool));
+  }
   state.stage = Stage::Unscaled;
 }
 

@@ -41,6 +41,9 @@ void AsyncWork::wait() {
   if (impl->divisor > 1) {
     impl->tensor.div_(impl->divisor);
   }
+  if (impl->complete) {
+    impl->complete();
+  }
 }
 
 }  // namespace fathom::runtime

@@ -9,6 +9,7 @@
 
 #include <ATen/ATen.h>
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 
 #include <algorithm>
 #include <string_view>
@@ -144,6 +145,34 @@ std::unique_ptr<ProcessGroup> ProcessGroup::create(const ProcessGroupOptions& op
   return std::unique_ptr<ProcessGroup>(new ProcessGroup(std::move(impl)));
 }
 
+std::unique_ptr<ProcessGroup> ProcessGroup::newGroup(const std::vector<int>& ranks, std::string_view name) {
+  FATHOM_CHECK(!ranks.empty(), ConfigError, "new group '", name, "' has no ranks");
+  FATHOM_CHECK(!name.empty(), ConfigError, "a new group needs a name (it prefixes the group's rendezvous keys)");
+  std::vector<int> sorted = ranks;
+  std::sort(sorted.begin(), sorted.end());
+  FATHOM_CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end() && sorted.front() >= 0 &&
+                   sorted.back() < worldSize(),
+               ConfigError, "new group '", name, "': ranks must be distinct and in [0, ", worldSize(), ")");
+  const auto it = std::find(ranks.begin(), ranks.end(), rank());
+  if (it == ranks.end())
+    return nullptr;
+  auto impl = std::make_unique<Impl>();
+  impl->options = m_impl->options;
+  impl->options.rank = static_cast<int>(it - ranks.begin());
+  impl->options.worldSize = static_cast<int>(ranks.size());
+  // The members rendezvous under their own key prefix on the world's store, as torch.distributed.new_group.
+  impl->store = c10::make_intrusive<c10d::PrefixStore>("fathom_group/" + std::string(name) + "/", m_impl->store);
+  try {
+    impl->backend = makeBackend(impl->store, impl->options);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw CommError(detail::concat(where(impl->options), ": rendezvous of group '", name, "' (", ranks.size(),
+                                   " ranks) did not complete: ", e.what()));
+  }
+  return std::unique_ptr<ProcessGroup>(new ProcessGroup(std::move(impl)));
+}
+
 int ProcessGroup::rank() const {
   return m_impl->options.rank;
 }
@@ -229,7 +258,53 @@ std::vector<at::Tensor> ProcessGroup::allGatherUneven(const at::Tensor& tensor) 
       [this](const at::Tensor& t) { return allGather(t); });
 }
 
+AsyncWork ProcessGroup::allGatherIntoAsync(const at::Tensor& input, at::Tensor& output) {
+  FATHOM_CHECK(input.defined() && output.defined(), ConfigError,
+               "allGatherInto needs defined input and output tensors");
+  FATHOM_CHECK(input.scalar_type() == output.scalar_type(), ConfigError, "allGatherInto input dtype ",
+               input.scalar_type(), " differs from output dtype ", output.scalar_type());
+  const std::int64_t world = worldSize();
+  const std::int64_t n = input.numel();
+  FATHOM_CHECK(output.numel() == world * n, ConfigError, "allGatherInto output has ", output.numel(),
+               " elements, expected world size ", world, " x input ", n, " = ", world * n);
+  auto impl = std::make_unique<AsyncWork::Impl>();
+  std::vector<at::Tensor> inputs{input.contiguous()};
+  std::vector<std::vector<at::Tensor>> outputs(1);
+  // c10d's all_gather writes one tensor per rank, each shaped like the input. A contiguous output is cut into
+  // views of its slices, so the result lands in place; otherwise into temporaries that wait() copies over.
+  const bool inPlace = output.is_contiguous();
+  const at::Tensor flat = inPlace ? output.view({-1}) : at::Tensor();
+  for (std::int64_t r = 0; r < world; ++r) {
+    outputs[0].push_back(inPlace ? flat.narrow(0, r * n, n).view(inputs[0].sizes()) : at::empty_like(inputs[0]));
+  }
+  c10d::AllgatherOptions opts;
+  opts.timeout = m_impl->options.timeout;
+  impl->work = issue([&] { return m_impl->backend->allgather(outputs, inputs, opts); }, m_impl->options, "all_gather");
+  impl->keepAlive = inputs;
+  if (!inPlace) {
+    impl->complete = [parts = outputs[0], output]() mutable {
+      std::vector<at::Tensor> flatParts;
+      flatParts.reserve(parts.size());
+      for (const at::Tensor& part : parts) {
+        flatParts.push_back(part.reshape({-1}));
+      }
+      output.copy_(at::cat(flatParts, 0).view(output.sizes()));
+    };
+  }
+  impl->tensor = output;
+  impl->where = where(m_impl->options);
+  impl->what = "all_gather";
+  return AsyncWork(std::move(impl));
+}
+
 ReduceScatterPath ProcessGroup::reduceScatter(const at::Tensor& input, at::Tensor& output, ReduceOp op) {
+  ReduceScatterPath path = ReduceScatterPath::Native;
+  reduceScatterAsync(input, output, op, &path).wait();
+  return path;
+}
+
+AsyncWork ProcessGroup::reduceScatterAsync(const at::Tensor& input, at::Tensor& output, ReduceOp op,
+                                           ReduceScatterPath* path) {
   FATHOM_CHECK(input.defined() && input.is_contiguous() && output.defined() && output.is_contiguous(), ConfigError,
                "reduceScatter needs defined, contiguous input and output tensors");
   FATHOM_CHECK(input.scalar_type() == output.scalar_type(), ConfigError, "reduceScatter input dtype ",
@@ -237,40 +312,55 @@ ReduceScatterPath ProcessGroup::reduceScatter(const at::Tensor& input, at::Tenso
   const std::int64_t world = worldSize();
   FATHOM_CHECK(input.numel() == world * output.numel(), ConfigError, "reduceScatter input has ", input.numel(),
                " elements, expected world size ", world, " x output ", output.numel(), " = ", world * output.numel());
-  ReduceScatterPath path = ReduceScatterPath::AllReduceSlice;
+  auto impl = std::make_unique<AsyncWork::Impl>();
+  impl->where = where(m_impl->options);
   if (m_impl->nativeReduceScatter) {
     std::vector<at::Tensor> outputs{output.view({-1})};
     std::vector<std::vector<at::Tensor>> inputs{input.view({-1}).chunk(world)};
     c10d::ReduceScatterOptions opts;
     opts.reduceOp = toC10d(op);
     opts.timeout = m_impl->options.timeout;
-    c10::intrusive_ptr<c10d::Work> work;
     try {
-      work = m_impl->backend->reduce_scatter(outputs, inputs, opts);
+      impl->work = m_impl->backend->reduce_scatter(outputs, inputs, opts);
     } catch (const std::exception& e) {
       // Raised while issuing, before any byte moves, identically on every rank: safe to fall back.
       if (std::string_view(e.what()).find("does not support reduce_scatter") == std::string_view::npos) {
-        throw CommError(detail::concat(where(m_impl->options), ": reduce_scatter failed: ", e.what()));
+        throw CommError(detail::concat(impl->where, ": reduce_scatter failed: ", e.what()));
       }
       m_impl->nativeReduceScatter = false;
     }
-    if (work) {
-      waitFor(work, m_impl->options, "reduce_scatter");
-      path = ReduceScatterPath::Native;
+    if (impl->work) {
+      impl->keepAlive = {input};
+      impl->tensor = output;
+      impl->divisor = op == ReduceOp::Avg ? world : 1;
+      impl->what = "reduce_scatter";
+      if (path != nullptr) {
+        *path = ReduceScatterPath::Native;
+      }
+      return AsyncWork(std::move(impl));
     }
   }
-  if (path == ReduceScatterPath::AllReduceSlice) {
-    std::vector<at::Tensor> tensors{input.clone()};
-    c10d::AllreduceOptions opts;
-    opts.reduceOp = toC10d(op);
-    opts.timeout = m_impl->options.timeout;
-    waitFor(m_impl->backend->allreduce(tensors, opts), m_impl->options, "all_reduce (for reduce_scatter)");
-    output.view({-1}).copy_(tensors[0].view({-1}).narrow(0, rank() * output.numel(), output.numel()));
+  // All_reduce of a copy of the whole input (so the caller's input is free at once), then this rank's slice.
+  std::vector<at::Tensor> tensors{input.clone()};
+  c10d::AllreduceOptions opts;
+  opts.reduceOp = toC10d(op);
+  opts.timeout = m_impl->options.timeout;
+  impl->work = issue([&] { return m_impl->backend->allreduce(tensors, opts); }, m_impl->options,
+                     "all_reduce (for reduce_scatter)");
+  impl->tensor = output;
+  impl->what = "all_reduce (for reduce_scatter)";
+  // The slice is copied before the division, as the synchronous path always did: the same arithmetic.
+  impl->complete = [reduced = tensors[0], output, offset = rank() * output.numel(),
+                    divisor = op == ReduceOp::Avg ? world : std::int64_t{1}]() mutable {
+    output.view({-1}).copy_(reduced.view({-1}).narrow(0, offset, output.numel()));
+    if (divisor > 1) {
+      output.div_(divisor);
+    }
+  };
+  if (path != nullptr) {
+    *path = ReduceScatterPath::AllReduceSlice;
   }
-  if (op == ReduceOp::Avg) {
-    output.div_(m_impl->options.worldSize);
-  }
-  return path;
+  return AsyncWork(std::move(impl));
 }
 
 bool ProcessGroup::backendAvailable(CommBackend backend, std::string* detail) {

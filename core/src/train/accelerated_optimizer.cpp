@@ -6,12 +6,16 @@
 namespace fathom::train {
 
 AcceleratedOptimizer::AcceleratedOptimizer(std::shared_ptr<torch::optim::Optimizer> optimizer, GradientState& state,
-                                           precision::GradScaler* scaler, std::function<void()> onStep)
-    : m_optimizer(std::move(optimizer)), m_state(state), m_scaler(scaler), m_onStep(std::move(onStep)) {}
+                                           precision::GradScaler* scaler, std::function<void()> onStep,
+                                           std::function<void()> beforeStep)
+    : m_optimizer(std::move(optimizer)), m_state(state), m_scaler(scaler), m_onStep(std::move(onStep)),
+      m_beforeStep(std::move(beforeStep)) {}
 
 void AcceleratedOptimizer::step() {
   if (!m_state.syncGradients())
     return;
+  if (m_beforeStep)
+    m_beforeStep();
   if (m_scaler != nullptr && m_scaler->isEnabled()) {
     m_scaler->step(*m_optimizer);
     m_stepWasSkipped = m_scaler->stepWasSkipped(*m_optimizer);

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/common/error.h>
 #include <fathom/parallel/comm.h>
-#include <fathom/parallel/ddp_reducer.h>
+#include <fathom/models/model.h>
+#include <fathom/parallel/ddp_engine.h>
+#include <fathom/parallel/fully_sharded_engine.h>
+#include <fathom/parallel/zero_engine.h>
 #include <fathom/precision/grad_scaler.h>
 #include <fathom/runtime/process_group.h>
+#include <fathom/telemetry/sqlite_tracker.h>
 #include <fathom/train/accelerator.h>
 
 #include <ATen/ATen.h>
@@ -13,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <unordered_set>
 
 namespace fathom::train {
 
@@ -34,8 +39,8 @@ c10::Device torchDevice(const runtime::Device& device) {
 }  // namespace
 
 SyncPause::~SyncPause() {
-  for (parallel::DdpReducer* reducer : m_paused)
-    reducer->setRequireGradSync(true);
+  for (parallel::DataParallelEngine* engine : m_paused)
+    engine->setRequireGradSync(true);
 }
 
 ProcessFirst::ProcessFirst(Accelerator& accelerator, bool first) : m_accelerator(accelerator), m_first(first) {
@@ -57,22 +62,52 @@ Accelerator::Accelerator(AcceleratorOptions options, runtime::ProcessState state
       m_gradientState(m_options.gradientAccumulationSteps, options.gradientAccumulation.syncWithDataloader) {
   using runtime::DistributedType;
   const DistributedType type = m_state.distributedType();
-  FATHOM_CHECK(type == DistributedType::No || type == DistributedType::MultiCpu || type == DistributedType::MultiGpu,
-               ConfigError, "distributed_type ", runtime::toString(type),
-               " is not supported by fathom::Accelerator yet (it runs NO, MULTI_CPU and MULTI_GPU)");
+  FATHOM_CHECK(type != DistributedType::MegatronLm, ConfigError, "distributed_type ", runtime::toString(type),
+               " is not supported by fathom::Accelerator (it runs NO, MULTI_CPU, MULTI_GPU, FSDP and DEEPSPEED)");
   m_device = options.cpu ? c10::Device(c10::kCPU) : torchDevice(m_state.device());
   if (m_state.useDistributed()) {
     m_group = m_state.joinProcessGroup(options.processGroup);
     m_comm = std::make_unique<parallel::Comm>(*m_group);
+    if (m_options.fsdp && m_options.fsdp->shardingStrategy == parallel::FsdpShardingStrategy::HybridShard)
+      joinHybridGroups();
   }
   if (m_options.mixedPrecision == precision::MixedPrecision::Fp16) {
     m_scaler = std::make_unique<precision::GradScaler>(options.gradScaler);
+    if (m_comm && (m_options.fsdp || m_options.zero)) {
+      m_scaler->setFoundInfReduction([this](bool found) {
+        at::Tensor flag = at::scalar_tensor(found ? 1.0 : 0.0, at::kFloat);
+        m_comm->allReduce(flag, runtime::ReduceOp::Max, "amp.found_inf");
+        return flag.item<float>() > 0;
+      });
+    }
   }
 }
 
+void Accelerator::joinHybridGroups() {
+  // HYBRID_SHARD: parameters are sharded within a node (consecutive ranks) and replicated across nodes.
+  const int world = numProcesses();
+  const int size = m_options.fsdp->shardGroupSize > 0 ? m_options.fsdp->shardGroupSize : m_state.localNumProcesses();
+  FATHOM_CHECK(size >= 1 && world % size == 0, ConfigError, "HYBRID_SHARD: the shard group size (", size,
+               ", fsdp_hybrid_group_size or the ranks per machine) must divide the number of processes (", world, ")");
+  const int rank = processIndex();
+  const int node = rank / size;
+  // Every rank creates every group it belongs to, in the same order: its node's, then its replica set's.
+  std::vector<int> shard;
+  for (int r = node * size; r < (node + 1) * size; ++r)
+    shard.push_back(r);
+  std::vector<int> replicas;
+  for (int r = rank % size; r < world; r += size)
+    replicas.push_back(r);
+  m_shardGroup = m_group->newGroup(shard, "hybrid.shard." + std::to_string(node));
+  m_replicaGroup = m_group->newGroup(replicas, "hybrid.replica." + std::to_string(rank % size));
+  // Their collectives are recorded with the world's: one recorder per rank, so step totals cover all groups.
+  m_shardComm = std::make_unique<parallel::Comm>(*m_shardGroup, m_comm->recorderHandle());
+  m_replicaComm = std::make_unique<parallel::Comm>(*m_replicaGroup, m_comm->recorderHandle());
+}
+
 Accelerator::~Accelerator() {
-  // Reducers hold hooks that reference the Comm; they go first.
-  m_reducers.clear();
+  // Engines hold hooks that reference the Comms; they go first.
+  m_engines.clear();
 }
 
 std::string Accelerator::describe() const {
@@ -81,19 +116,106 @@ std::string Accelerator::describe() const {
 
 // ---- prepare ---------------------------------------------------------------------------------------------------
 
+std::string Accelerator::strategy() const {
+  if (m_options.fsdp)
+    return "fsdp";
+  if (m_options.zero)
+    return "zero" + std::to_string(m_options.zero->stage);
+  return "ddp";
+}
+
+std::unique_ptr<parallel::DataParallelEngine>
+Accelerator::makeEngine(const std::shared_ptr<torch::nn::Module>& module) {
+  // The built-in models name their block class; Accelerate's default for fsdp_transformer_layer_cls_to_wrap is
+  // the model's _no_split_modules, the same thing.
+  std::vector<std::string> blockClasses;
+  const auto* builtin = dynamic_cast<const models::Model*>(module.get());
+  if (builtin != nullptr)
+    blockClasses.push_back(builtin->repeatedBlockType());
+  if (m_options.fsdp) {
+    parallel::FullyShardedConfig config = parallel::FullyShardedConfig::fromFsdp(*m_options.fsdp);
+    if (config.unitClassNames.empty())
+      config.unitClassNames = blockClasses;
+    config.rootOpensScope = builtin != nullptr;  // models::Model's forward opens the root's UnitScope
+    parallel::Comm* shard = m_shardComm ? m_shardComm.get() : m_comm.get();
+    return std::make_unique<parallel::FullyShardedEngine>(module, shard, m_replicaComm.get(), config);
+  }
+  if (m_options.zero && m_options.zero->stage == 3) {
+    parallel::FullyShardedConfig config = parallel::FullyShardedConfig::fromZero3(*m_options.zero);
+    config.unitClassNames = blockClasses;
+    config.rootOpensScope = builtin != nullptr;
+    if (blockClasses.empty())
+      config.wrapPolicy = parallel::FsdpWrapPolicy::NoWrap;
+    return std::make_unique<parallel::FullyShardedEngine>(module, m_comm.get(), nullptr, config);
+  }
+  if (m_options.zero && m_comm)
+    return std::make_unique<parallel::ZeroEngine>(module, *m_comm, *m_options.zero);
+  // ZeRO-1/2 in one process: nothing to partition; the parameters, gradients and states are DDP's.
+  return std::make_unique<parallel::DdpEngine>(module, m_comm.get(), m_options.raw.ddp);
+}
+
 void Accelerator::prepareModule(const std::shared_ptr<torch::nn::Module>& module) {
   FATHOM_CHECK(module != nullptr, ConfigError, "prepare: the model is null");
-  FATHOM_CHECK(reducerFor(*module) == nullptr, ConfigError, "prepare: this model was already prepared");
+  if (engineFor(*module) != nullptr)
+    return;  // prepared before: its engine already synchronizes (or shards) it; preparing again changes nothing
   module->to(m_device);
+  m_engines.push_back(makeEngine(module));
+  // Setup (the engines' initial broadcasts) is step 0; from here on collectives belong to the first step.
   if (m_comm)
-    m_reducers.push_back(std::make_unique<parallel::DdpReducer>(module, *m_comm, m_options.raw.ddp));
+    m_comm->markStep(m_optimizerSteps + 1);
+  // Optimizers prepared before their model (prepare(optimizer, model)) are bound now.
+  for (const auto& weak : m_optimizers) {
+    if (auto optimizer = weak.lock())
+      bindEngines(optimizer->optimizer());
+  }
+}
+
+void Accelerator::bindEngines(torch::optim::Optimizer& optimizer) {
+  std::unordered_set<const c10::TensorImpl*> held;
+  for (const auto& group : optimizer.param_groups()) {
+    for (const at::Tensor& p : group.params())
+      held.insert(p.unsafeGetTensorImpl());
+  }
+  for (const auto& engine : m_engines) {
+    const bool bound = std::any_of(m_bindings.begin(), m_bindings.end(), [&](const auto& b) {
+      return b.first == &optimizer && b.second == engine.get();
+    });
+    if (bound)
+      continue;
+    const auto params = engine->module()->parameters(/*recurse=*/true);
+    const bool holds = std::any_of(params.begin(), params.end(),
+                                   [&](const at::Tensor& p) { return held.count(p.unsafeGetTensorImpl()) > 0; });
+    if (!holds)
+      continue;
+    engine->bindOptimizer(optimizer);
+    m_bindings.emplace_back(&optimizer, engine.get());
+  }
+}
+
+void Accelerator::runStepHooks(const torch::optim::Optimizer& optimizer, bool after) {
+  for (const auto& [bound, engine] : m_bindings) {
+    if (bound != &optimizer)
+      continue;
+    if (after) {
+      engine->afterOptimizerStep();
+    } else {
+      engine->beforeOptimizerStep();
+    }
+  }
 }
 
 std::shared_ptr<AcceleratedOptimizer>
 Accelerator::prepareOptimizer(std::shared_ptr<torch::optim::Optimizer> optimizer) {
   FATHOM_CHECK(optimizer != nullptr, ConfigError, "prepare: the optimizer is null");
-  auto prepared = std::make_shared<AcceleratedOptimizer>(std::move(optimizer), m_gradientState, m_scaler.get(),
-                                                         [this] { onOptimizerStep(); });
+  torch::optim::Optimizer* raw = optimizer.get();
+  bindEngines(*raw);
+  auto prepared = std::make_shared<AcceleratedOptimizer>(
+      std::move(optimizer), m_gradientState, m_scaler.get(),
+      [this, raw] {
+        runStepHooks(*raw, /*after=*/true);
+        onOptimizerStep();
+      },
+      [this, raw] { runStepHooks(*raw, /*after=*/false); });
   m_optimizers.push_back(prepared);
   return prepared;
 }
@@ -133,23 +255,45 @@ std::shared_ptr<DataLoaderShard> Accelerator::skipFirstBatches(const std::shared
 }
 
 const parallel::DdpReducer* Accelerator::reducerFor(const torch::nn::Module& module) const {
-  for (const auto& reducer : m_reducers) {
-    if (reducer->module().get() == &module)
-      return reducer.get();
+  const auto* ddp = dynamic_cast<const parallel::DdpEngine*>(engineFor(module));
+  return ddp != nullptr ? ddp->reducer() : nullptr;
+}
+
+const parallel::DataParallelEngine* Accelerator::engineFor(const torch::nn::Module& module) const {
+  for (const auto& engine : m_engines) {
+    if (engine->module().get() == &module)
+      return engine.get();
   }
   return nullptr;
+}
+
+parallel::ModelStateBytes Accelerator::modelStateBytes() const {
+  std::vector<const torch::optim::Optimizer*> optimizers;
+  for (const auto& weak : m_optimizers) {
+    if (auto optimizer = weak.lock())
+      optimizers.push_back(&optimizer->optimizer());
+  }
+  parallel::ModelStateBytes total;
+  auto add = [](parallel::StateCategoryBytes& to, const parallel::StateCategoryBytes& from) {
+    to.parameters += from.parameters;
+    to.gradients += from.gradients;
+    to.optimizerStates += from.optimizerStates;
+    to.masterWeights += from.masterWeights;
+  };
+  for (const auto& engine : m_engines) {
+    const parallel::ModelStateBytes b = engine->stateBytes(optimizers);
+    add(total.device, b.device);
+    add(total.host, b.host);
+    total.peakGatheredParameters += b.peakGatheredParameters;
+  }
+  return total;
 }
 
 // ---- training --------------------------------------------------------------------------------------------------
 
 void Accelerator::backward(const at::Tensor& loss) {
   FATHOM_CHECK(loss.defined(), ConfigError, "backward: the loss is an undefined tensor");
-  if (!m_stepOpen) {
-    // Collectives from here to the optimizer step belong to step m_optimizerSteps + 1.
-    if (m_comm)
-      m_comm->markStep(m_optimizerSteps + 1);
-    m_stepOpen = true;
-  }
+  m_stepOpen = true;
   at::Tensor scaled = loss;
   if (gradientAccumulationSteps() > 1)
     scaled = scaled / gradientAccumulationSteps();
@@ -163,6 +307,9 @@ void Accelerator::onOptimizerStep() {
   if (m_stepOpen || m_optimizerSteps == 0)
     ++m_optimizerSteps;
   m_stepOpen = false;
+  // What follows (the next forward: FSDP / ZeRO-3 gather there) belongs to the next step.
+  if (m_comm)
+    m_comm->markStep(m_optimizerSteps + 1);
 }
 
 SyncPause Accelerator::accumulate() {
@@ -177,13 +324,14 @@ SyncPause Accelerator::accumulateModules(const std::vector<const torch::nn::Modu
 }
 
 SyncPause Accelerator::pauseModules(const std::vector<const torch::nn::Module*>& modules) {
-  std::vector<parallel::DdpReducer*> paused;
-  for (const auto& reducer : m_reducers) {
+  std::vector<parallel::DataParallelEngine*> paused;
+  for (const auto& engine : m_engines) {
     const bool selected =
-        modules.empty() || std::find(modules.begin(), modules.end(), reducer->module().get()) != modules.end();
-    if (selected && reducer->requireGradSync()) {
-      reducer->setRequireGradSync(false);
-      paused.push_back(reducer.get());
+        modules.empty() || std::find(modules.begin(), modules.end(), engine->module().get()) != modules.end();
+    // DeepSpeed ZeRO-2/3 reduce on every micro-step: accumulate() does not pause them.
+    if (selected && engine->requireGradSync() && !engine->reducesEveryMicroStep()) {
+      engine->setRequireGradSync(false);
+      paused.push_back(engine.get());
     }
   }
   return SyncPause(std::move(paused));
@@ -200,6 +348,21 @@ void Accelerator::unscaleGradients() {
 
 double Accelerator::clipGradNorm_(const std::vector<at::Tensor>& parameters, double maxNorm, double normType) {
   unscaleGradients();
+  // Sharded strategies hold the gradients in their shards, not in the parameters the loop passes: the engine
+  // of the model they belong to clips across ranks (Accelerate calls FSDP's model.clip_grad_norm_ likewise).
+  std::unordered_set<const c10::TensorImpl*> given;
+  for (const at::Tensor& p : parameters)
+    given.insert(p.unsafeGetTensorImpl());
+  for (const auto& engine : m_engines) {
+    if (engine->strategy() == "ddp")
+      continue;
+    const auto params = engine->module()->parameters(/*recurse=*/true);
+    if (std::any_of(params.begin(), params.end(), [&](const at::Tensor& p) {
+          return given.count(p.unsafeGetTensorImpl()) > 0;
+        })) {
+      return engine->clipGradNorm(maxNorm, normType);
+    }
+  }
   return torch::nn::utils::clip_grad_norm_(parameters, maxNorm, normType);
 }
 
@@ -235,7 +398,9 @@ void Accelerator::initTrackers(const std::string& projectName, const nlohmann::j
   options.projectDir = m_options.raw.projectDir;
   options.loggingDir = m_options.raw.loggingDir;
   options.runName = runName;
-  std::vector<std::string> names;
+  options.workspace = m_options.raw.workspace;
+  // The workspace's sqlite tracker is always on (docs/trackers.md), on every process.
+  std::vector<std::string> names{telemetry::registerSqliteTracker()};
   for (const std::string& entry : m_options.raw.logWith) {
     for (std::string& name : track::parseLogWith(entry)) {
       if (std::find(names.begin(), names.end(), name) == names.end())

@@ -1,11 +1,55 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/common/error.h>
+#include <fathom/config/config_schema.h>
 #include <fathom/train/accelerator_options.h>
 
 #include <charconv>
 #include <string>
 
 namespace fathom::train {
+namespace {
+
+/// ACCELERATE_USE_FSDP / ACCELERATE_USE_DEEPSPEED as Accelerate reads them (str_to_bool; unset or empty = false).
+bool useFlag(const runtime::EnvLookup& env, const char* variable) {
+  const auto value = env(variable);
+  if (!value || value->empty()) {
+    return false;
+  }
+  const auto flag = config::parseBool(*value);
+  FATHOM_CHECK(flag.has_value(), ConfigError, variable, "='", *value, "' is not a boolean (true or false)");
+  return *flag;
+}
+
+/// FSDP or ZeRO: options given in code win (Accelerate's plugin passed to the constructor); otherwise the launcher's
+/// ACCELERATE_USE_FSDP / ACCELERATE_USE_DEEPSPEED select the strategy and its variables fill it in.
+void resolveShardingOptions(const AcceleratorOptions& options, const runtime::EnvLookup& env,
+                            ResolvedAcceleratorOptions& resolved) {
+  FATHOM_CHECK(!(options.fsdp && options.deepspeed), ConfigError,
+               "AcceleratorOptions: fsdp and deepspeed are both set; choose one sharding strategy");
+  if (options.fsdp) {
+    resolved.fsdp = options.fsdp;
+  } else if (options.deepspeed) {
+    resolved.zero = options.deepspeed;
+  } else {
+    const bool useFsdp = useFlag(env, "ACCELERATE_USE_FSDP");
+    const bool useDeepSpeed = useFlag(env, "ACCELERATE_USE_DEEPSPEED");
+    FATHOM_CHECK(!(useFsdp && useDeepSpeed), ConfigError,
+                 "ACCELERATE_USE_FSDP and ACCELERATE_USE_DEEPSPEED are both true; a run uses one of them");
+    if (useFsdp) {
+      resolved.fsdp = parallel::fsdpOptionsFromEnvironment(env);
+    } else if (useDeepSpeed) {
+      resolved.zero = parallel::zeroOptionsFromEnvironment(env);
+    }
+  }
+  if (resolved.fsdp) {
+    parallel::validate(*resolved.fsdp);
+  }
+  if (resolved.zero) {
+    parallel::validate(*resolved.zero);
+  }
+}
+
+}  // namespace
 
 ResolvedAcceleratorOptions resolveAcceleratorOptions(const AcceleratorOptions& options, const runtime::EnvLookup& env) {
   ResolvedAcceleratorOptions resolved;
@@ -36,6 +80,8 @@ ResolvedAcceleratorOptions resolveAcceleratorOptions(const AcceleratorOptions& o
   }
   FATHOM_CHECK(resolved.gradientAccumulationSteps >= 1, ConfigError, "gradient_accumulation_steps must be >= 1 (got ",
                resolved.gradientAccumulationSteps, ")");
+
+  resolveShardingOptions(options, env, resolved);
 
   parallel::validate(options.ddp);
   precision::validate(options.gradScaler);

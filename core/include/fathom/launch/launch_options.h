@@ -68,6 +68,10 @@ struct LaunchOptions {
   std::map<std::string, std::string> fsdp;
   /// --zero_stage (DeepSpeed); Accelerate's default is 2.
   std::optional<int> zeroStage;
+  /// --offload_optimizer_device / --offload_param_device (DeepSpeed, "none", "cpu" or "nvme"): set as
+  /// ACCELERATE_DEEPSPEED_OFFLOAD_OPTIMIZER_DEVICE / _PARAM_DEVICE when given, as Accelerate's launcher does.
+  std::optional<std::string> offloadOptimizerDevice;
+  std::optional<std::string> offloadParamDevice;
   /// --num_cpu_threads_per_process: OMP_NUM_THREADS for every worker. Unset: keep the launcher's OMP_NUM_THREADS,
   /// or 1 when it is unset and this machine runs more than one process (torchrun's rule).
   std::optional<int> numCpuThreadsPerProcess;

@@ -9,6 +9,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -21,13 +22,17 @@ namespace fathom::parallel {
 /// docs/comm.md for the definitions and how they map to plan::Collective.
 ///
 /// Collectives have ProcessGroup's contract: issued one at a time in the same order on every rank. They are
-/// synchronous except allReduceAsync / broadcastAsync, which return a CommWork whose wait() finishes the record.
+/// synchronous except the *Async ones (all_reduce, broadcast, all_gather into, reduce_scatter), which return a
+/// CommWork whose wait() finishes the record.
 /// The record accessors (records, stepTotals, ...) are thread-safe and may be read from another thread while
 /// collectives run. A collective that throws is not recorded.
 class Comm {
 public:
   /// Wraps `group`, which must outlive this Comm. Throws ConfigError for invalid recorder capacities.
   explicit Comm(runtime::ProcessGroup& group, const CommRecorderOptions& options = {});
+  /// Wraps `group` and records into `recorder`, shared with another Comm (a sub-group's calls then count in
+  /// the same step totals as the world's, e.g. HYBRID_SHARD's shard and replica groups).
+  Comm(runtime::ProcessGroup& group, std::shared_ptr<CommRecorder> recorder);
 
   /// This rank in the group.
   int rank() const;
@@ -52,6 +57,10 @@ public:
   /// All-gather into one flat buffer: `output` must hold world × input.numel() elements of input's dtype (a
   /// ConfigError names both sizes otherwise); rank r's elements land at [r·n, (r+1)·n). Recorded as all_gather.
   void allGatherInto(const at::Tensor& input, at::Tensor& output, std::string_view label = {});
+  /// Issues allGatherInto and returns at once (ProcessGroup::allGatherIntoAsync): the result is in `output` when
+  /// the CommWork's wait() returns, which also finishes the record (all_gather, bytes = the output, as
+  /// allGatherInto; start = issue time). `output` must not be read, nor `input` modified, until then.
+  CommWork allGatherIntoAsync(const at::Tensor& input, at::Tensor& output, std::string_view label = {});
   /// All-gather of tensors whose first dimension differs by rank (as ProcessGroup::allGatherUneven). Runs, and
   /// records, two all_gathers: the sizes (label + ".sizes", int64 × world) and the padded tensors (bytes =
   /// world × the largest rank's tensor, padding included, because that is what moves).
@@ -61,6 +70,11 @@ public:
   /// when it was emulated by all_reduce + slice (Gloo in LibTorch 1.13): the record says what actually ran.
   void reduceScatter(const at::Tensor& input, at::Tensor& output, runtime::ReduceOp op = runtime::ReduceOp::Sum,
                      std::string_view label = {});
+  /// Issues reduceScatter and returns at once (ProcessGroup::reduceScatterAsync): the result is in `output`
+  /// (divided for Avg) when the CommWork's wait() returns. Recorded as reduceScatter (requested reduce_scatter,
+  /// kind what runs: all_reduce on Gloo in LibTorch 1.13, bytes = the full input), finished by wait().
+  CommWork reduceScatterAsync(const at::Tensor& input, at::Tensor& output,
+                              runtime::ReduceOp op = runtime::ReduceOp::Sum, std::string_view label = {});
   /// Blocks until every rank has reached it. Recorded as barrier with 0 bytes.
   void barrier(std::string_view label = {});
 
@@ -75,16 +89,18 @@ public:
   /// Forgets records and totals (see CommRecorder::reset).
   void reset();
   /// The store itself, for capacity, drops and the begin/finish handle API.
-  CommRecorder& recorder() { return m_recorder; }
+  CommRecorder& recorder() { return *m_recorder; }
   /// The store itself.
-  const CommRecorder& recorder() const { return m_recorder; }
+  const CommRecorder& recorder() const { return *m_recorder; }
+  /// The recorder, for a Comm that shares it.
+  std::shared_ptr<CommRecorder> recorderHandle() const { return m_recorder; }
 
 private:
   PendingCall begin(CommKind kind, const at::Tensor& buffer, std::int64_t elements, std::string_view label,
                     std::optional<runtime::ReduceOp> op = std::nullopt);
 
   runtime::ProcessGroup& m_group;
-  CommRecorder m_recorder;
+  std::shared_ptr<CommRecorder> m_recorder;  ///< never null
 };
 
 }  // namespace fathom::parallel

@@ -6,6 +6,7 @@
 #include <torch/optim/optimizer.h>
 
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -82,6 +83,11 @@ public:
   double getScale() const;
   /// Good steps counted toward the next growth.
   std::int64_t growthTracker() const { return m_growthTracker; }
+  /// Makes the inf/NaN check global (torch's ShardedGradScaler): after unscaling, `reduce` receives whether this
+  /// process found an inf/NaN and returns whether any process did (a collective the caller provides). Needed
+  /// when each process holds different gradients (FSDP, ZeRO shards); an empty function turns it off.
+  void setFoundInfReduction(std::function<bool(bool)> reduce) { m_reduceFoundInf = std::move(reduce); }
+
   /// Whether scaling is on.
   bool isEnabled() const { return m_options.enabled; }
   /// The options the scaler was built with (growth/backoff factors and interval as currently in effect).
@@ -112,6 +118,7 @@ private:
   float m_scale;
   std::int64_t m_growthTracker = 0;
   std::vector<OptimizerState> m_optimizers;
+  std::function<bool(bool)> m_reduceFoundInf;
 };
 
 }  // namespace fathom::precision

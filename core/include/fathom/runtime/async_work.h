@@ -8,11 +8,13 @@ namespace fathom::runtime {
 /// A collective issued by ProcessGroup's *Async methods and not yet waited for. The backend (Gloo's worker
 /// threads, or NCCL's stream) moves the bytes in the background; wait() blocks until the result is in the
 /// tensor the call was given, then applies any local post-processing the synchronous path applies too (the
-/// division of ReduceOp::Avg). The tensor must stay alive and untouched until wait() returns.
+/// division of ReduceOp::Avg, the copy out of a temporary for an all-gather into a non-contiguous output, the
+/// slice of an all_reduce that stands in for a reduce_scatter). The caller's tensors must stay alive and
+/// untouched until wait() returns; the result is in them only then, even when isCompleted() is already true.
 ///
 /// Move-only. An empty (default-constructed or moved-from) handle is valid() == false; wait() on it does nothing.
 /// Destroying a handle that was never waited for does not wait: the backend keeps its own reference to the
-/// operation and finishes it, but Avg's division is skipped and errors are lost. Wait for every handle.
+/// operation and finishes it, but the post-processing is skipped and errors are lost. Wait for every handle.
 class AsyncWork {
 public:
   AsyncWork();

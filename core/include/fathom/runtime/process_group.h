@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fathom::runtime {
@@ -59,6 +60,13 @@ public:
   ProcessGroup(const ProcessGroup&) = delete;
   ProcessGroup& operator=(const ProcessGroup&) = delete;
 
+  /// A sub-group of this group's ranks (torch.distributed.new_group): `ranks` lists its members by their rank in
+  /// this group, and a member's rank in the new group is its position in the list. Members rendezvous under the
+  /// key prefix `name` on this group's store (every sub-group needs its own name) and it blocks until they all
+  /// have joined. A rank that is not a member gets nullptr at once. ConfigError for an empty or
+  /// out-of-range list, CommError when the rendezvous fails.
+  std::unique_ptr<ProcessGroup> newGroup(const std::vector<int>& ranks, std::string_view name);
+
   int rank() const;
   int worldSize() const;
   CommBackend backend() const;
@@ -85,12 +93,26 @@ public:
   /// agree): the sizes are exchanged first, each tensor is zero-padded to the largest, gathered, and trimmed
   /// back, as Accelerate's pad_across_processes + gather. Element r of the result is rank r's tensor.
   std::vector<at::Tensor> allGatherUneven(const at::Tensor& tensor);
+  /// Issues an all-gather of `input` (the same shape and dtype on every rank) into the flat `output` of
+  /// world × input.numel() elements and returns at once: rank r's elements land at [r·n, (r+1)·n) when the
+  /// returned work's wait() returns. A contiguous `output` receives the result directly (c10d's outputs are views
+  /// of its slices); any other is filled from a temporary inside wait(). `output` must not be read, and `input`
+  /// not modified, until then (the backend's threads read the input while the call runs). ConfigError naming the
+  /// sizes or dtypes when they do not fit; CommError when the backend refuses the call.
+  AsyncWork allGatherIntoAsync(const at::Tensor& input, at::Tensor& output);
   /// Reduce-scatter: the contiguous `input` (world × output.numel() elements, same dtype as `output`) is reduced
   /// element-wise across ranks and rank r receives the r-th of `world` equal slices in the contiguous `output`.
   /// Uses the backend's reduce_scatter; a backend that does not support it (Gloo in LibTorch 1.13 says so before
   /// communicating, on every rank alike) is remembered and the call runs as all_reduce + slice. Returns the path
   /// that ran. Throws ConfigError naming the sizes when they do not fit.
   ReduceScatterPath reduceScatter(const at::Tensor& input, at::Tensor& output, ReduceOp op = ReduceOp::Sum);
+  /// Issues reduceScatter and returns at once; the result is in `output` (divided for Avg) when the returned
+  /// work's wait() returns. On the AllReduceSlice path an all_reduce of a copy of `input` runs in the background
+  /// and wait() copies this rank's slice into `output`, so `input` may be reused as soon as this returns there;
+  /// on the native path it must stay alive and unmodified until wait(). `path`, when given, receives the path
+  /// taken (decided at issue). Same checks and errors as reduceScatter.
+  AsyncWork reduceScatterAsync(const at::Tensor& input, at::Tensor& output, ReduceOp op = ReduceOp::Sum,
+                               ReduceScatterPath* path = nullptr);
 
   /// Whether c10d's backend can be used in this process: compiled into LibTorch and, for Gloo, a one-rank
   /// group on 127.0.0.1 actually forms. `detail` receives the reason when it cannot.

@@ -20,10 +20,12 @@ class GradientState;
 /// fp16 the step goes through the loss scaler: unscale, skip on inf/NaN, update the scale.
 class AcceleratedOptimizer {
 public:
-  /// `state` and `scaler` (null without fp16) belong to the Accelerator and outlive this object. `onStep` runs
-  /// after every real step (the Accelerator counts optimizer steps with it).
+  /// `state` and `scaler` (null without fp16) belong to the Accelerator and outlive this object. `beforeStep`
+  /// runs before every step of a sync batch (skipped ones included) and `onStep` after it (the Accelerator
+  /// counts optimizer steps and runs the data-parallel engines' step hooks with them).
   AcceleratedOptimizer(std::shared_ptr<torch::optim::Optimizer> optimizer, GradientState& state,
-                       precision::GradScaler* scaler, std::function<void()> onStep = {});
+                       precision::GradScaler* scaler, std::function<void()> onStep = {},
+                       std::function<void()> beforeStep = {});
 
   /// optimizer.step() on sync batches (through the scaler under fp16); nothing otherwise.
   void step();
@@ -44,6 +46,7 @@ private:
   GradientState& m_state;
   precision::GradScaler* m_scaler = nullptr;
   std::function<void()> m_onStep;
+  std::function<void()> m_beforeStep;
   bool m_stepWasSkipped = false;
 };
 

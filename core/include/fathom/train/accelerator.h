@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <fathom/common/log.h>
 #include <fathom/data/data_loader.h>
 #include <fathom/parallel/comm_record.h>
+#include <fathom/parallel/data_parallel_engine.h>
 #include <fathom/precision/autocast_guard.h>
 #include <fathom/runtime/process_state.h>
 #include <fathom/track/tracker_registry.h>
@@ -18,10 +20,12 @@
 
 #include <concepts>
 #include <cstdint>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -73,8 +77,8 @@ public:
 
 private:
   friend class Accelerator;
-  explicit SyncPause(std::vector<parallel::DdpReducer*> paused) : m_paused(std::move(paused)) {}
-  std::vector<parallel::DdpReducer*> m_paused;
+  explicit SyncPause(std::vector<parallel::DataParallelEngine*> paused) : m_paused(std::move(paused)) {}
+  std::vector<parallel::DataParallelEngine*> m_paused;
 };
 
 /// Runs its body on the main process before the others (Accelerate's main_process_first()): the others wait at a
@@ -303,19 +307,66 @@ public:
   track::Tracker* getTracker(std::string_view name) const { return m_trackers.get(name); }
   /// Finishes every tracker, then waits for every process (Accelerate's end_training).
   void endTraining();
+  /// Records a memory sample of this process in the workspace through the `sqlite` tracker (every process, at
+  /// `step`): the resident set size (memory/rss_bytes, memory/peak_rss_bytes) and modelStateBytes() by category
+  /// (memory/device/<category>_bytes, memory/host/<category>_bytes for parameters, gradients, optimizer_states,
+  /// master_weights; memory/peak_gathered_parameters_bytes). Not collective. Nothing before initTrackers() or
+  /// after endTraining(). docs/trackers.md.
+  void logMemory(std::int64_t step);
+  /// Sends `text` to the workspace as a log line of this process with `level` (the `sqlite` tracker; every
+  /// process). Nothing before initTrackers() or after endTraining().
+  void logLine(std::string_view text, LogLevel level = LogLevel::Info);
 
   // ---- communication records -----------------------------------------------------------------------------------
   /// The recorded Comm every collective goes through; nullptr in a single process.
   parallel::Comm* comm() { return m_comm.get(); }
   /// Every collective kept, oldest first (empty in a single process).
   std::vector<parallel::CommRecord> commRecords() const;
-  /// Collective totals of optimizer step `step` (1 = the first; 0 = setup before the first backward).
+  /// Collective totals of optimizer step `step`. Step n runs from the end of optimizer step n−1 (for step 1: from
+  /// the end of prepare(model)) to the end of optimizer step n, so it holds its forward passes (FSDP/ZeRO-3
+  /// gathers), backward passes and the step's own hooks (ZeRO's all-gather of updated partitions); step 0 is
+  /// the setup (the engines' initial broadcasts).
   std::optional<parallel::StepTotals> commStepTotals(std::int64_t step) const;
   std::vector<parallel::StepTotals> allCommStepTotals() const;
-  /// The DDP reducer of a prepared model, or nullptr (single process, or not prepared).
+  /// The DDP reducer of a prepared model, or nullptr (single process, FSDP/ZeRO, or not prepared).
   const parallel::DdpReducer* reducerFor(const torch::nn::Module& module) const;
 
+  // ---- sharded strategies --------------------------------------------------------------------------------------
+  /// "ddp", "fsdp", "zero1", "zero2" or "zero3": how prepared models are trained ("ddp" also in a single
+  /// process, where nothing is communicated).
+  std::string strategy() const;
+  /// The data-parallel engine of a prepared model (DDP without communication in a single process), or nullptr
+  /// when the model was not prepared.
+  const parallel::DataParallelEngine* engineFor(const torch::nn::Module& module) const;
+  /// Bytes this rank holds for the model states of every prepared model (summed), by category: what the
+  /// planner's per-rank memory predicts. In a single process: the parameters, their gradients and the
+  /// optimizers' states as they are.
+  parallel::ModelStateBytes modelStateBytes() const;
+  /// A prepared model's full state dict: parameters and buffers, unflattened, in registration order (FSDP's
+  /// FULL_STATE_DICT; ZeRO-3's consolidated weights). rank0Only: other ranks get an empty list. Collective.
+  template <typename M> parallel::NamedTensors getStateDict(const M& model, bool rank0Only = true) {
+    return stateDictOf(*moduleOf(model), rank0Only);
+  }
+  /// Accelerate's save_model, in safetensors. FULL_STATE_DICT (every strategy but FSDP with
+  /// fsdp_state_dict_type SHARDED_STATE_DICT): the main process writes `directory/model.safetensors` with the
+  /// full state dict (bf16 under ZeRO-3 with zero3_save_16bit_model). SHARDED_STATE_DICT: every rank writes
+  /// `directory/model-rank<R>-of-<W>.safetensors` with its flat shards and their layout. Atomic per file;
+  /// collective. StorageError names the file that could not be written.
+  template <typename M> void saveModel(const M& model, const std::filesystem::path& directory) {
+    saveModelOf(*moduleOf(model), directory);
+  }
+  /// Loads what saveModel wrote into a prepared model: `directory/model.safetensors` when it exists (any world
+  /// size and strategy), else this rank's sharded file (same world size and wrapping). ConfigError naming the
+  /// file and the mismatch; StorageError for an unreadable file. Local.
+  template <typename M> void loadModel(const M& model, const std::filesystem::path& directory) {
+    loadModelOf(*moduleOf(model), directory);
+  }
+
 private:
+  parallel::NamedTensors stateDictOf(const torch::nn::Module& module, bool rank0Only);
+  void saveModelOf(const torch::nn::Module& module, const std::filesystem::path& directory);
+  void loadModelOf(const torch::nn::Module& module, const std::filesystem::path& directory);
+  parallel::DataParallelEngine& preparedEngine(const torch::nn::Module& module, const char* what);
   template <typename T> decltype(auto) prepareOne(T&& object) {
     using D = std::remove_cvref_t<T>;
     if constexpr (SharedModule<D>) {
@@ -348,6 +399,15 @@ private:
   SyncPause accumulateModules(const std::vector<const torch::nn::Module*>& modules);
   SyncPause pauseModules(const std::vector<const torch::nn::Module*>& modules);
   void onOptimizerStep();
+  /// HYBRID_SHARD: joins this rank's shard group (its node) and replica group.
+  void joinHybridGroups();
+  /// Runs the before/after-step hooks of the engines bound to `optimizer`.
+  void runStepHooks(const torch::optim::Optimizer& optimizer, bool after);
+  /// Binds `optimizer` to every prepared engine whose model's parameters it holds (sharded strategies replace
+  /// them with the tensors this rank steps).
+  void bindEngines(torch::optim::Optimizer& optimizer);
+  /// Builds the engine of the strategy in force for `module`.
+  std::unique_ptr<parallel::DataParallelEngine> makeEngine(const std::shared_ptr<torch::nn::Module>& module);
   ShardContext shardContext();
 
   runtime::ProcessState m_state;
@@ -357,10 +417,17 @@ private:
   std::unique_ptr<parallel::Comm> m_comm;
   std::unique_ptr<precision::GradScaler> m_scaler;
   GradientState m_gradientState;
-  std::vector<std::unique_ptr<parallel::DdpReducer>> m_reducers;
+  /// HYBRID_SHARD's groups: this rank's shard group (its "node") and its replica group.
+  std::unique_ptr<runtime::ProcessGroup> m_shardGroup;
+  std::unique_ptr<runtime::ProcessGroup> m_replicaGroup;
+  std::unique_ptr<parallel::Comm> m_shardComm;
+  std::unique_ptr<parallel::Comm> m_replicaComm;
+  std::vector<std::unique_ptr<parallel::DataParallelEngine>> m_engines;  ///< one per prepared model
+  /// Which engines step with which optimizer (set when both are prepared, in either order).
+  std::vector<std::pair<const torch::optim::Optimizer*, parallel::DataParallelEngine*>> m_bindings;
   std::vector<std::weak_ptr<AcceleratedOptimizer>> m_optimizers;
   std::int64_t m_optimizerSteps = 0;
-  bool m_stepOpen = false;  ///< a backward has run since the last optimizer step (the Comm step is marked)
+  bool m_stepOpen = false;  ///< a backward has run since the last optimizer step
   bool m_trigger = false;
   track::TrackerGroup m_trackers;
 };

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <fathom/parallel/ddp_options.h>
+#include <fathom/parallel/fsdp_options.h>
+#include <fathom/parallel/zero_options.h>
 #include <fathom/precision/grad_scaler.h>
 #include <fathom/precision/mixed_precision.h>
 #include <fathom/runtime/process_state.h>
@@ -54,6 +56,12 @@ struct AcceleratorOptions {
   bool stepSchedulerWithOptimizer = true;
   /// DistributedDataParallelKwargs.
   parallel::DdpOptions ddp;
+  /// FullyShardedDataParallelPlugin: prepared models are sharded with FSDP. std::nullopt: FSDP when
+  /// ACCELERATE_USE_FSDP is true, with options from the FSDP_* variables (parallel::fsdpOptionsFromEnvironment).
+  std::optional<parallel::FsdpOptions> fsdp;
+  /// DeepSpeedPlugin's ZeRO settings: prepared models train with ZeRO stage 1, 2 or 3. std::nullopt: ZeRO when
+  /// ACCELERATE_USE_DEEPSPEED is true, with options from ACCELERATE_DEEPSPEED_* (zeroOptionsFromEnvironment).
+  std::optional<parallel::ZeroOptions> deepspeed;
   /// GradScalerKwargs (used with mixed precision fp16).
   precision::GradScalerOptions gradScaler;
   /// How the process group is joined (backend, rendezvous timeout); InitProcessGroupKwargs.
@@ -65,12 +73,19 @@ struct AcceleratorOptions {
   std::filesystem::path projectDir = ".";
   /// TensorBoard/CSV/JSONL output (Accelerate's logging_dir); empty = projectDir.
   std::filesystem::path loggingDir;
+  /// The workspace initTrackers()'s built-in `sqlite` tracker writes when the program runs without `fathom launch`
+  /// (under the launcher, points go to the launcher's workspace through its collector). docs/trackers.md.
+  std::filesystem::path workspace = "fathom.sqlite";
 };
 
 /// The options with every environment default applied (what the Accelerator actually runs with).
 struct ResolvedAcceleratorOptions {
   precision::MixedPrecision mixedPrecision = precision::MixedPrecision::No;
   int gradientAccumulationSteps = 1;
+  /// The FSDP options in force (given, or from the environment), or std::nullopt.
+  std::optional<parallel::FsdpOptions> fsdp;
+  /// The ZeRO options in force (given, or from the environment), or std::nullopt. Never both with fsdp.
+  std::optional<parallel::ZeroOptions> zero;
   AcceleratorOptions raw;  ///< the options as given, for reporting
 };
 

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <torch/nn/module.h>
+
+#include <memory>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace fathom::parallel {
+
+/// What runs around the forward of a module that a sharded engine made a unit (FullyShardedEngine): gather its
+/// parameters before, free them after and arm the backward hooks on its outputs.
+class UnitHooks {
+public:
+  virtual ~UnitHooks() = default;
+  /// Before the unit's forward body.
+  virtual void preForward() = 0;
+  /// After it, with its tensor outputs (empty when the forward threw or returned no tensor).
+  virtual void postForward(const std::vector<at::Tensor>& outputs) = 0;
+};
+
+/// Makes `hooks` run around every UnitScope opened on `module` (replacing any earlier registration) until
+/// unregisterUnitHooks. Thread-safe.
+void registerUnitHooks(const torch::nn::Module& module, std::shared_ptr<UnitHooks> hooks);
+/// Forgets `module`'s hooks (nothing when it has none). Thread-safe.
+void unregisterUnitHooks(const torch::nn::Module& module);
+
+/// The one line that makes a C++ module shardable by FSDP / ZeRO-3. LibTorch modules have no forward hooks,
+/// so a module whose parameters a sharded engine gathers on demand must announce when its forward runs:
+///
+///     at::Tensor MyBlock::forward(const at::Tensor& x) {
+///       fathom::parallel::UnitScope unit(*this);
+///       ...
+///       return unit.finish(y);
+///     }
+///
+/// or, at the call site, `y = fathom::parallel::callUnit(block, x);`. For a module no engine wrapped both cost
+/// one registry lookup. Opening a scope on the model's own (root) module lets the engine free the root's
+/// parameters between steps too; without it they stay gathered (docs/sharding.md, "Units").
+class UnitScope {
+public:
+  /// Runs the module's preForward, if an engine registered hooks for it.
+  explicit UnitScope(const torch::nn::Module& module);
+  /// Runs postForward without outputs if finish() was not called (the forward threw, or returned no tensor).
+  ~UnitScope();
+  UnitScope(const UnitScope&) = delete;
+  UnitScope& operator=(const UnitScope&) = delete;
+
+  /// Runs postForward with `output` (backward hooks attach to it) and returns it.
+  at::Tensor finish(at::Tensor output);
+  /// The same for several outputs.
+  std::vector<at::Tensor> finish(std::vector<at::Tensor> outputs);
+
+private:
+  std::shared_ptr<UnitHooks> m_hooks;
+  bool m_finished = false;
+};
+
+/// `module->forward(args...)` inside a UnitScope; `module` is a std::shared_ptr or a torch ModuleHolder.
+template <typename M, typename... Args> auto callUnit(M& module, Args&&... args) {
+  UnitScope scope(*module);
+  auto output = module->forward(std::forward<Args>(args)...);
+  if constexpr (std::is_same_v<std::decay_t<decltype(output)>, at::Tensor>) {
+    return scope.finish(std::move(output));
+  } else {
+    return output;
+  }
+}
+
+}  // namespace fathom::parallel
