@@ -23,12 +23,12 @@ namespace fathom::cli {
 ///                 "steps": [{"step": 1, "loss": ..., "collectives": [{"kind", "count", "bytes"}, ...]}, ...]},
 ///                ...]}
 ///
-/// per rank: the process's peak resident set size (getrusage), the model-state bytes of Accelerator::modelStateBytes() (device, and host for "offloaded"), and per
-/// optimizer step the rank-local mean loss of its micro-steps and the Comm totals of that step by requested kind
-/// (Accelerator::commStepTotals; kinds without a call left out; `bytes` as the planner defines them). Every
-/// collective of the step counts, logging reductions (--log_every) included: use --log_every 0 to compare with
-/// `fathom plan`. Use: addMicroStepLoss() after each backward, endStep() after each optimizer step, then write()
-/// on every rank.
+/// per rank: the process's peak resident set size (getrusage), the model-state bytes of Accelerator::modelStateBytes()
+/// (device, and host for "offloaded"), and per optimizer step the rank-local mean loss of its micro-steps and the Comm
+/// totals of that step by requested kind (Accelerator::commStepTotals; kinds without a call left out; `bytes` as the
+/// planner defines them). Every collective of the step counts, logging reductions (--log_every) included: use
+/// --log_every 0 to compare with `fathom plan`. Use: addMicroStepLoss() after each backward, endStep() after each
+/// optimizer step, then write() on every rank.
 class TrainStats {
 public:
   /// Adds one micro-step's loss to the optimizer step being run.

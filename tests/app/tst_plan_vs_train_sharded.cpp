@@ -17,17 +17,6 @@ using fathom::test::runFathom;
 
 namespace {
 
-QProcessEnvironment cleanEnvironment() {
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  for (const QString& name : env.keys()) {
-    if (name.startsWith(u"ACCELERATE_"_s) || name.startsWith(u"FSDP_"_s) || name == u"RANK"_s ||
-        name == u"WORLD_SIZE"_s || name == u"LOCAL_RANK"_s || name == u"MASTER_PORT"_s) {
-      env.remove(name);
-    }
-  }
-  return env;
-}
-
 /// "kind count bytes" per kind, sorted by kind.
 using KindTotals = QMap<QString, QString>;
 
@@ -113,7 +102,7 @@ private slots:
                                            u"--optimizer"_s, u"adamw"_s, u"--batch_size"_s, u"4"_s, u"--steps"_s,
                                            u"3"_s, u"--log_every"_s, u"0"_s, u"--stats_json"_s, path} +
                                    train,
-                               cleanEnvironment(), {}, 180'000);
+                               fathom::test::launcherFreeEnvironment(), {}, 180'000);
     QVERIFY2(run.exitCode == 0, run.err.constData());
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));

@@ -19,18 +19,6 @@ using fathom::test::runFathom;
 
 namespace {
 
-/// The environment without a launcher's variables.
-QProcessEnvironment cleanEnvironment() {
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  for (const QString& name : env.keys()) {
-    if (name.startsWith(u"ACCELERATE_"_s) || name.startsWith(u"FSDP_"_s) || name == u"RANK"_s ||
-        name == u"WORLD_SIZE"_s || name == u"LOCAL_RANK"_s || name == u"MASTER_PORT"_s) {
-      env.remove(name);
-    }
-  }
-  return env;
-}
-
 QJsonObject readJson(const QString& path) {
   QFile file(path);
   if (!file.open(QIODevice::ReadOnly)) {
@@ -100,7 +88,7 @@ private slots:
     QFETCH(QStringList, args);
     QFETCH(QString, variable);
     QFETCH(QString, message);
-    QProcessEnvironment env = cleanEnvironment();
+    QProcessEnvironment env = fathom::test::launcherFreeEnvironment();
     if (!variable.isEmpty()) {
       env.insert(variable.section(u'=', 0, 0), variable.section(u'=', 1));
     }
@@ -115,7 +103,7 @@ private slots:
     const QString path = dir.filePath(u"stats.json"_s);
     const auto run = runFathom(
         kTiny + QStringList{u"--steps"_s, u"3"_s, u"--gradient_accumulation_steps"_s, u"2"_s, u"--stats_json"_s, path},
-        cleanEnvironment(), {}, 120'000);
+        fathom::test::launcherFreeEnvironment(), {}, 120'000);
     QVERIFY2(run.exitCode == 0, run.err.constData());
     const QJsonObject stats = readJson(path);
     QCOMPARE(stats[u"strategy"_s].toString(), u"ddp"_s);
@@ -151,7 +139,7 @@ private slots:
     const auto run = runFathom(
         QStringList{u"launch"_s, u"--num_processes"_s, u"2"_s, u"--quiet"_s, fathom::test::fathomExecutable()} + kTiny +
             QStringList{u"--steps"_s, u"2"_s, u"--stats_json"_s, path},
-        cleanEnvironment(), {}, 180'000);
+        fathom::test::launcherFreeEnvironment(), {}, 180'000);
     QVERIFY2(run.exitCode == 0, run.err.constData());
     const QJsonObject stats = readJson(path);
     QCOMPARE(stats[u"strategy"_s].toString(), u"ddp"_s);
@@ -196,7 +184,7 @@ private slots:
       const auto r = runFathom(QStringList{u"launch"_s, u"--config_file"_s, dir.filePath(config), u"--quiet"_s,
                                            fathom::test::fathomExecutable()} +
                                    kTiny + QStringList{u"--steps"_s, u"1"_s, u"--stats_json"_s, path} + extra,
-                               cleanEnvironment(), {}, 180'000);
+                               fathom::test::launcherFreeEnvironment(), {}, 180'000);
       if (r.exitCode != 0) {
         qWarning().noquote() << r.err;
       }

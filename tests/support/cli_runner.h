@@ -25,6 +25,20 @@ inline void useWorkspaceIn(const QTemporaryDir& dir) {
   qputenv("FATHOM_WORKSPACE", dir.filePath(QStringLiteral("fathom.sqlite")).toLocal8Bit());
 }
 
+/// The test's environment without a launcher's variables (ACCELERATE_*, FSDP_*, RANK, WORLD_SIZE, LOCAL_RANK,
+/// MASTER_PORT), so a `fathom` it starts decides its strategy from its own flags and config only.
+inline QProcessEnvironment launcherFreeEnvironment() {
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  for (const QString& name : env.keys()) {
+    if (name.startsWith(QStringLiteral("ACCELERATE_")) || name.startsWith(QStringLiteral("FSDP_")) ||
+        name == QStringLiteral("RANK") || name == QStringLiteral("WORLD_SIZE") ||
+        name == QStringLiteral("LOCAL_RANK") || name == QStringLiteral("MASTER_PORT")) {
+      env.remove(name);
+    }
+  }
+  return env;
+}
+
 /// <build>/bin/fathom, or $FATHOM_BIN_DIR/fathom (CTest sets it).
 inline QString fathomExecutable() {
   return qEnvironmentVariable("FATHOM_BIN_DIR", QStringLiteral(FATHOM_BINARY_DIR "/bin")) + QStringLiteral("/fathom");

@@ -4,6 +4,8 @@
 #include <fathom/common/error.h>
 #include <fathom/config/config_schema.h>
 
+#include "option_text.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -14,29 +16,15 @@
 namespace fathom::parallel {
 namespace {
 
-std::string upper(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return c == '-' ? '_' : static_cast<char>(std::toupper(c)); });
-  return out;
-}
-
-std::string_view trimmed(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())) != 0) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0) {
-    text.remove_suffix(1);
-  }
-  return text;
-}
+using option_text::trimmed;
+using option_text::upperKey;
 
 /// Looks `text` up by Accelerate's name (any case, '-' for '_') or by its 1-based position in `table` (the legacy
 /// integer spelling of torch's enums); `accepted` lists the names for the error message.
 template <typename E, std::size_t N>
 E lookup(std::string_view what, std::string_view text, const std::array<std::pair<const char*, E>, N>& table,
          std::size_t legacyCount, std::string_view accepted) {
-  const std::string key = upper(trimmed(text));
+  const std::string key = upperKey(trimmed(text));
   for (const auto& [name, value] : table) {
     if (key == name) {
       return value;
@@ -113,7 +101,7 @@ FsdpShardingStrategy parseFsdpShardingStrategy(std::string_view text) {
        {"SHARD_GRAD_OP", FsdpShardingStrategy::ShardGradOp},
        {"NO_SHARD", FsdpShardingStrategy::NoShard},
        {"HYBRID_SHARD", FsdpShardingStrategy::HybridShard}}};
-  const std::string key = upper(trimmed(text));
+  const std::string key = upperKey(trimmed(text));
   FATHOM_CHECK(key != "HYBRID_SHARD_ZERO2" && key != "_HYBRID_SHARD_ZERO2" && key != "5", ConfigError,
                "fsdp_sharding_strategy '", text,
                "' (HYBRID_SHARD_ZERO2) is not supported by Fathom; use HYBRID_SHARD or SHARD_GRAD_OP");
@@ -140,7 +128,7 @@ FsdpBackwardPrefetch parseFsdpBackwardPrefetch(std::string_view text) {
 }
 
 FsdpStateDictType parseFsdpStateDictType(std::string_view text) {
-  const std::string key = upper(trimmed(text));
+  const std::string key = upperKey(trimmed(text));
   FATHOM_CHECK(key != "LOCAL_STATE_DICT" && key != "2", ConfigError, "fsdp_state_dict_type '", text,
                "' (LOCAL_STATE_DICT) is not supported by Fathom; use FULL_STATE_DICT or SHARDED_STATE_DICT");
   // StateDictType: FULL_STATE_DICT = 1, LOCAL_STATE_DICT = 2, SHARDED_STATE_DICT = 3.
@@ -203,7 +191,7 @@ FsdpOptions fsdpOptionsFromEnvironment(const runtime::EnvLookup& env, FsdpOption
   // absent, as Accelerate's plugin does) and a bool for FSDP2: false = parameters stay gathered from forward to
   // backward, which is SHARD_GRAD_OP; true keeps the sharding strategy (`fathom launch` always sets it).
   fromVariable(env, "FSDP_RESHARD_AFTER_FORWARD", [&](const std::string& v) {
-    if (const auto flag = config::parseBool(trimmed(v)); flag && upper(trimmed(v)) != "1") {
+    if (const auto flag = config::parseBool(trimmed(v)); flag && upperKey(trimmed(v)) != "1") {
       if (!*flag && o.shardingStrategy == FsdpShardingStrategy::FullShard) {
         o.shardingStrategy = FsdpShardingStrategy::ShardGradOp;
       }

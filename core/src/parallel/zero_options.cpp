@@ -3,6 +3,8 @@
 
 #include <fathom/common/error.h>
 
+#include "option_text.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -11,21 +13,8 @@
 namespace fathom::parallel {
 namespace {
 
-std::string_view trimmed(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())) != 0) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0) {
-    text.remove_suffix(1);
-  }
-  return text;
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
+using option_text::lowerKey;
+using option_text::trimmed;
 
 /// The value of `variable` when it is set and not blank.
 std::optional<std::string> valueOf(const runtime::EnvLookup& env, const char* variable) {
@@ -59,7 +48,7 @@ void validate(const ZeroOptions& options) {
 }
 
 OffloadDevice parseOffloadDevice(std::string_view text) {
-  const std::string key = lower(trimmed(text));
+  const std::string key = lowerKey(trimmed(text));
   if (key == "none") {
     return OffloadDevice::None;
   }

@@ -78,12 +78,12 @@ struct TimePrediction {
 
 /// Everything `plan::predict` returns.
 struct Prediction {
-  std::int64_t totalParams = 0;           ///< model parameters
-  std::int64_t largestUnitParams = 0;     ///< largest FSDP unit / layer group
-  int dataParallel = 1;                   ///< numGpus / (tp·pp)
-  int nodes = 1;                          ///< ceil(numGpus / gpusPerNode)
-  std::int64_t seqLen = 0;                ///< sequence length used (see plan::sequenceLength)
-  MemoryBreakdown memory;                 ///< per-rank device bytes
+  std::int64_t totalParams = 0;        ///< model parameters
+  std::int64_t largestUnitParams = 0;  ///< largest FSDP unit / layer group
+  int dataParallel = 1;                ///< numGpus / (tp·pp)
+  int nodes = 1;                       ///< ceil(numGpus / gpusPerNode)
+  std::int64_t seqLen = 0;             ///< sequence length used (see plan::sequenceLength)
+  MemoryBreakdown memory;              ///< per-rank device bytes
   /// Per rank, what offloading keeps in host memory instead of on the device, by category (the device-side
   /// categories of `memory` no longer count them). All zero without offload.
   struct Offloaded {
