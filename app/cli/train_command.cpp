@@ -3,6 +3,7 @@
 // under `fathom launch` (DDP over Gloo/NCCL). The loop itself is in train_loop.cpp. docs/train.md.
 #include "command.h"
 #include "train_loop.h"
+#include "train_profile_flags.h"
 #include "train_sharding_flags.h"
 
 #include <fathom/common/error.h>
@@ -33,6 +34,7 @@ struct TrainFlags {
   int gradientAccumulationSteps = 0;
   std::string statsJson;
   TrainShardingFlags sharding;
+  TrainProfileFlags profiling;
 };
 
 bool parseBool(const std::string& flag, const std::string& value) {
@@ -55,6 +57,7 @@ void addTrainCommand(CLI::App& root, CommandAction& action) {
               "  fathom launch --num_processes 2 fathom train --model gpt-tiny --dataset text --steps 200\n"
               "  fathom train --model mlp --gradient_accumulation_steps 4 --batch_size 4 --save_final w.safetensors\n"
               "  fathom launch --num_processes 4 fathom train --model gpt-tiny --strategy fsdp --stats_json s.json\n"
+              "  fathom launch --num_processes 2 fathom train --model gpt-tiny --steps 20 --profile --profile_dir traces\n"
               "See docs/train.md.");
   cmd->add_option("--model", o.model.name, "mlp | gpt | gpt-tiny | gpt-small")->capture_default_str();
   CLI::Option* hidden =
@@ -120,6 +123,7 @@ void addTrainCommand(CLI::App& root, CommandAction& action) {
   cmd->add_option("--log_every,--log-every", o.logEvery, "Log every N optimizer steps (0: summary only)")
       ->capture_default_str();
   flags->sharding.add(cmd);
+  flags->profiling.add(cmd);
   cmd->add_option("--stats_json,--stats-json", flags->statsJson,
                   "Write per-rank model-state bytes and per-step losses and collectives to PATH (JSON, rank 0)");
   cmd->add_flag("--json", o.json, "Print JSON lines: {\"event\":\"log\",...} and a final {\"event\":\"summary\",...}");
@@ -181,6 +185,7 @@ void addTrainCommand(CLI::App& root, CommandAction& action) {
         const char* value = std::getenv(name.c_str());
         return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
       });
+      flags->options.profile = flags->profiling.options();
       return runTraining(flags->options);
     };
   });

@@ -8,6 +8,7 @@
 #include <fathom/common/error.h>
 #include <fathom/io/safetensors.h>
 #include <fathom/parallel/comm_record.h>
+#include <fathom/profile/annotations.h>
 #include <fathom/train/accelerator.h>
 
 #include <torch/cuda.h>
@@ -125,6 +126,10 @@ int runTraining(const TrainOptions& options) {
                                             {"mixed_precision", precision::toString(accelerator.mixedPrecision())}});
   // ... made distributed in one line.
   auto [dmodel, doptimizer, dloader] = accelerator.prepare(model, optimizer, loader);
+  // --profile: Accelerate's accelerator.profile(); step() after every optimizer step, stop() after the loop.
+  std::optional<profile::Profiler> profiler;
+  if (options.profile)
+    profiler.emplace(accelerator.profile(*options.profile));
 
   const std::int64_t samplesPerStep = dloader->totalBatchSize() * accelerator.gradientAccumulationSteps();
   {
@@ -150,11 +155,16 @@ int runTraining(const TrainOptions& options) {
         loopStart = lastLog = Clock::now();
       auto sync = accelerator.accumulate();
       at::Tensor output;
+      at::Tensor loss;
       {
-        auto autocast = accelerator.autocast();
-        output = dmodel->forward(batch.input);
+        // The forward pass and the loss: a span in the profile, and what the memory timeline calls activations.
+        profile::RecordFunction forward("fathom::forward", profile::Phase::Forward);
+        {
+          auto autocast = accelerator.autocast();
+          output = dmodel->forward(batch.input);
+        }
+        loss = dmodel->loss(output.to(at::kFloat), batch.target);
       }
-      at::Tensor loss = dmodel->loss(output.to(at::kFloat), batch.target);
       accelerator.backward(loss);
       if (options.statsJson)
         stats.addMicroStepLoss(loss.item<double>());
@@ -169,6 +179,8 @@ int runTraining(const TrainOptions& options) {
 
       ++step;
       stats.endStep(step);
+      if (profiler)
+        profiler->step();
       const bool logNow = options.logEvery > 0 && (step % options.logEvery == 0 || step == options.steps);
       if (logNow) {
         const double meanLoss = accelerator.reduce(lastLoss, train::Reduction::Mean).item<double>();
@@ -200,6 +212,15 @@ int runTraining(const TrainOptions& options) {
   }
   synchronizeDevice(accelerator.device());
   const double loopSeconds = std::chrono::duration<double>(Clock::now() - loopStart).count();
+  std::vector<std::string> traceLines;
+  if (profiler) {
+    profiler->stop();  // the last window, then the merge of every rank's trace (collective)
+    for (const auto& file : profiler->traceFiles())
+      traceLines.push_back("profile: trace " + file.string());
+    for (const auto& file : profiler->mergedTraceFiles())
+      traceLines.push_back("profile: merged trace " + file.string());
+    traceLines.push_back("profile: GPU activity: " + profiler->gpuStatus());
+  }
   if (options.statsJson)
     stats.write(accelerator, *options.statsJson);  // collective; before the final reduce
 
@@ -242,12 +263,18 @@ int runTraining(const TrainOptions& options) {
     if (options.saveFinal)
       summary.push_back("saved final parameters to " + options.saveFinal->string());
   }
+  for (const std::string& line : traceLines)
+    accelerator.logLine(line);  // every rank's own trace, in the workspace
   for (const std::string& line : summary)
     accelerator.logLine(line);
   accelerator.endTraining();  // closes the trackers; nobody exits while rank 0 still writes
   if (accelerator.isMainProcess()) {
     for (const std::string& line : summary)
       std::cout << line << std::endl;
+    if (!options.json) {
+      for (const std::string& line : traceLines)
+        std::cout << line << std::endl;
+    }
   }
   return 0;
 }

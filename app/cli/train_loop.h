@@ -2,6 +2,7 @@
 #pragma once
 
 #include <fathom/models/model_factory.h>
+#include <fathom/profile/profiler_options.h>
 #include <fathom/train/accelerator_options.h>
 
 #include <cstdint>
@@ -28,6 +29,8 @@ struct TrainOptions {
   bool json = false;                ///< JSON lines instead of text
   std::optional<std::filesystem::path> saveFinal;  ///< write the final parameters (.safetensors)
   std::optional<std::filesystem::path> statsJson;  ///< write bytes and per-step collectives (train_stats.h)
+  /// --profile: record with fathom::profile::Profiler (Accelerator::profile), one step() per optimizer step.
+  std::optional<profile::ProfilerOptions> profile;
   train::AcceleratorOptions accelerator;
 };
 

@@ -5,6 +5,7 @@
 #include "fathom/io/safetensors.h"
 
 #include "fathom/common/error.h"
+#include "fathom/profile/annotations.h"
 
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
@@ -225,6 +226,7 @@ Entry parseEntry(const std::string& name, const nlohmann::json& info, const std:
 
 void writeSafetensors(const std::filesystem::path& path, const std::vector<std::pair<std::string, at::Tensor>>& tensors,
                       const std::map<std::string, std::string>& metadata) {
+  profile::RecordFunction span("fathom::checkpoint_write");
   // Front door: every input problem is reported before the disk is touched.
   std::set<std::string> names;
   std::vector<at::Tensor> prepared;
@@ -300,6 +302,7 @@ void writeSafetensors(const std::filesystem::path& path, const std::vector<std::
 }
 
 SafetensorsFile readSafetensors(const std::filesystem::path& path) {
+  profile::RecordFunction span("fathom::checkpoint_read");
   std::error_code ec;
   const std::uintmax_t fileSize = std::filesystem::file_size(path, ec);
   if (ec) {

@@ -2,6 +2,7 @@
 #include <fathom/parallel/comm_recorder.h>
 
 #include <fathom/common/error.h>
+#include <fathom/profile/annotations.h>
 
 #include <utility>
 
@@ -23,13 +24,53 @@ PendingCall CommRecorder::begin(CommRecord draft) {
   draft.sequence = m_nextSequence.fetch_add(1, std::memory_order_relaxed);
   draft.step = m_currentStep.load(std::memory_order_relaxed);
   draft.start = now();
+  // While a profiler records: a correlation id, pushed to CUPTI until the call is issued (PendingCall::issued).
+  draft.externalId = profile::hooks::beginCollectiveIssue();
   return PendingCall(this, std::move(draft));
 }
 
 void CommRecorder::complete(CommRecord&& record) {
   record.duration = {now().value - record.start.value};
+  if (record.externalId != 0)
+    reportToProfiler(record);
   const std::lock_guard lock(m_mutex);
   storeLocked(std::move(record));
+}
+
+namespace {
+std::string_view reduceOpName(runtime::ReduceOp op) {
+  switch (op) {
+  case runtime::ReduceOp::Sum: return "sum";
+  case runtime::ReduceOp::Avg: return "avg";
+  case runtime::ReduceOp::Max: return "max";
+  case runtime::ReduceOp::Min: return "min";
+  case runtime::ReduceOp::Product: return "product";
+  }
+  return "unknown";
+}
+}  // namespace
+
+void CommRecorder::reportToProfiler(const CommRecord& record) const {
+  // The recorder's clock is steady_clock from its epoch; the profiler's is steady_clock's own count (nowNs()).
+  const std::int64_t epoch =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(m_epoch.time_since_epoch()).count();
+  const std::string dtype = record.dtype == c10::ScalarType::Undefined ? std::string() : c10::toString(record.dtype);
+  profile::hooks::CollectiveSpan span;
+  span.kind = toString(record.kind);
+  span.requested = toString(record.requested);
+  span.op = record.op ? reduceOpName(*record.op) : std::string_view();
+  span.dtype = dtype;
+  span.label = record.label;
+  span.startNs = epoch + record.start.value;
+  span.endNs = epoch + record.start.value + record.duration.value;
+  span.bytes = record.bytes;
+  span.elements = record.elements;
+  span.groupSize = record.groupSize;
+  span.rank = record.rank;
+  span.sequence = record.sequence;
+  span.step = record.step;
+  span.externalId = record.externalId;
+  profile::hooks::collectiveFinished(span);
 }
 
 void CommRecorder::append(CommRecord record) {

@@ -82,21 +82,33 @@ std::int64_t bytesOf(const at::Tensor& t) {
 }
 
 std::int64_t stateBytes(const torch::optim::OptimizerParamState& state) {
-  using namespace torch::optim;
-  if (const auto* s = dynamic_cast<const AdamWParamState*>(&state))
-    return bytesOf(s->exp_avg()) + bytesOf(s->exp_avg_sq()) + bytesOf(s->max_exp_avg_sq());
-  if (const auto* s = dynamic_cast<const AdamParamState*>(&state))
-    return bytesOf(s->exp_avg()) + bytesOf(s->exp_avg_sq()) + bytesOf(s->max_exp_avg_sq());
-  if (const auto* s = dynamic_cast<const SGDParamState*>(&state))
-    return bytesOf(s->momentum_buffer());
-  if (const auto* s = dynamic_cast<const AdagradParamState*>(&state))
-    return bytesOf(s->sum());
-  if (const auto* s = dynamic_cast<const RMSpropParamState*>(&state))
-    return bytesOf(s->square_avg()) + bytesOf(s->momentum_buffer()) + bytesOf(s->grad_avg());
-  return 0;
+  std::int64_t bytes = 0;
+  forEachStateTensor(state, [&](const at::Tensor& t) { bytes += bytesOf(t); });
+  return bytes;
 }
 
 }  // namespace
+
+void forEachStateTensor(const torch::optim::OptimizerParamState& state,
+                        const std::function<void(const at::Tensor&)>& visit) {
+  using namespace torch::optim;
+  auto each = [&](std::initializer_list<const at::Tensor*> tensors) {
+    for (const at::Tensor* t : tensors) {
+      if (t->defined())
+        visit(*t);
+    }
+  };
+  if (const auto* s = dynamic_cast<const AdamWParamState*>(&state))
+    each({&s->exp_avg(), &s->exp_avg_sq(), &s->max_exp_avg_sq()});
+  else if (const auto* s = dynamic_cast<const AdamParamState*>(&state))
+    each({&s->exp_avg(), &s->exp_avg_sq(), &s->max_exp_avg_sq()});
+  else if (const auto* s = dynamic_cast<const SGDParamState*>(&state))
+    each({&s->momentum_buffer()});
+  else if (const auto* s = dynamic_cast<const AdagradParamState*>(&state))
+    each({&s->sum()});
+  else if (const auto* s = dynamic_cast<const RMSpropParamState*>(&state))
+    each({&s->square_avg(), &s->momentum_buffer(), &s->grad_avg()});
+}
 
 std::int64_t optimizerStateBytes(const torch::optim::Optimizer& optimizer, const std::vector<at::Tensor>& params) {
   std::int64_t bytes = 0;

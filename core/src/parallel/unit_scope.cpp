@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <fathom/profile/annotations.h>
 #include <fathom/parallel/unit_scope.h>
 
 #include <mutex>
@@ -40,12 +41,14 @@ void unregisterUnitHooks(const torch::nn::Module& module) {
   r.hooks.erase(&module);
 }
 
-UnitScope::UnitScope(const torch::nn::Module& module) : m_hooks(lookup(module)) {
+UnitScope::UnitScope(const torch::nn::Module& module)
+    : m_hooks(lookup(module)), m_profiled(profile::hooks::enterModule(module.name())) {
   if (m_hooks)
     m_hooks->preForward();
 }
 
 UnitScope::~UnitScope() {
+  profile::hooks::exitModule(m_profiled);
   if (m_hooks && !m_finished) {
     try {
       m_hooks->postForward({});

@@ -2,6 +2,7 @@
 #include "fathom/runtime/allocation_tracker.h"
 
 #include "fathom/common/error.h"
+#include "runtime/torch_compat.h"
 
 #include <c10/core/Allocator.h>
 #include <c10/util/ThreadLocalDebugInfo.h>
@@ -13,8 +14,8 @@ namespace fathom::runtime {
 /// The c10 hook: the allocators call reportMemoryUsage(ptr, ±bytes, ...) while memoryProfilingEnabled().
 class AllocationTracker::Reporter final : public c10::MemoryReportingInfoBase {
 public:
-  void reportMemoryUsage(void* /*ptr*/, std::int64_t size, std::int64_t /*totalAllocated*/,
-                         std::int64_t /*totalReserved*/, c10::Device /*device*/) override {
+  void reportMemoryUsage(void* /*ptr*/, std::int64_t size, compat::MemoryTotal /*totalAllocated*/,
+                         compat::MemoryTotal /*totalReserved*/, c10::Device /*device*/) override {
     if (!enabled.load(std::memory_order_relaxed) || size == 0) {
       return;
     }

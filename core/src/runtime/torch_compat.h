@@ -11,6 +11,7 @@
 #pragma once
 
 #include <ATen/autocast_mode.h>
+#include <c10/core/Allocator.h>
 #include <c10/core/DeviceType.h>
 #include <c10/core/ScalarType.h>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
@@ -166,5 +167,20 @@ inline void setAutocastCacheEnabled(bool enabled) {
 /// CPU autocast to float16: LibTorch 1.13's CPU autocast knows only bfloat16 (set_autocast_cpu_dtype throws
 /// "AutocastCPU only support Bfloat16" for anything else); float16 was added to CPU autocast in 2.3.
 inline constexpr bool kCpuAutocastSupportsFp16 = FATHOM_TORCH_AT_LEAST(2, 3);
+
+// ---- allocator reporting ------------------------------------------------------------------------------------
+
+namespace detail {
+template <typename F> struct ReportMemoryUsageArgs;
+template <typename C, typename R, typename Ptr, typename Size, typename Total, typename Reserved, typename Device>
+struct ReportMemoryUsageArgs<R (C::*)(Ptr, Size, Total, Reserved, Device)> {
+  using TotalType = Total;
+};
+}  // namespace detail
+
+/// The type of c10::MemoryReportingInfoBase::reportMemoryUsage's total_allocated / total_reserved parameters:
+/// int64_t in LibTorch 1.13, size_t in 2.x. Overrides declare them with this type.
+using MemoryTotal =
+    typename detail::ReportMemoryUsageArgs<decltype(&c10::MemoryReportingInfoBase::reportMemoryUsage)>::TotalType;
 
 }  // namespace fathom::compat

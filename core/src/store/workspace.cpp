@@ -397,6 +397,16 @@ void Workspace::append(RunId run, const IngestBatch& batch) {
         chunk.run();
       }
     }
+    for (const Artifact& a : batch.artifacts) {
+      sql::Statement s(impl.db,
+                       "INSERT INTO artifacts (run_id, kind, path, bytes, created_at) VALUES (?, ?, ?, ?, ?)");
+      s.bind(1, run.value)
+          .bind(2, toString(a.kind))
+          .bind(3, std::string_view(a.path))
+          .bind(4, a.bytes)
+          .bind(5, nowSeconds());
+      s.run();
+    }
     tx.commit();
   } catch (...) {
     impl.keyIds.clear();  // keys interned in this transaction were rolled back with it

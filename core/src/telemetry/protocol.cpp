@@ -41,6 +41,7 @@ const char* frameName(FrameType type) {
   case FrameType::Log: return "log";
   case FrameType::Heartbeat: return "heartbeat";
   case FrameType::Trace: return "trace";
+  case FrameType::Artifact: return "artifact";
   case FrameType::Bye: return "bye";
   case FrameType::Welcome: return "welcome";
   case FrameType::Refused: return "refused";
@@ -135,6 +136,16 @@ void FrameWriter::trace(std::uint64_t seq, double time, std::string_view name, s
   put(m_out, time);
   putShort(m_out, name, "the trace name");
   putLong(m_out, bytes, "a trace chunk");
+  end(start);
+}
+
+void FrameWriter::artifact(std::uint64_t seq, double time, const store::Artifact& artifact) {
+  const auto start = begin(FrameType::Artifact);
+  put(m_out, seq);
+  put(m_out, time);
+  put(m_out, static_cast<std::uint8_t>(artifact.kind));
+  putLong(m_out, artifact.path, "an artifact path");
+  put(m_out, artifact.bytes);
   end(start);
 }
 

@@ -125,6 +125,28 @@ void SqliteTracker::logLine(LogLevel level, std::string_view text, double time) 
   m_workspace->appendEvents(m_run, {&event, 1});
 }
 
+void SqliteTracker::traceChunk(std::string_view name, std::string_view bytes, double time) {
+  FATHOM_CHECK(!finished(), ConfigError, "SqliteTracker::traceChunk() after finish()");
+  if (m_sender) {
+    m_sender->sendTrace(name, bytes, time);
+    return;
+  }
+  ensureRun({});
+  store::IngestBatch batch;
+  batch.traces.push_back({m_rank, std::string(name), time, std::string(bytes)});
+  m_workspace->append(m_run, batch);
+}
+
+void SqliteTracker::artifact(const store::Artifact& artifact, double time) {
+  FATHOM_CHECK(!finished(), ConfigError, "SqliteTracker::artifact() after finish()");
+  if (m_sender) {
+    m_sender->sendArtifact(artifact, time);
+    return;
+  }
+  ensureRun({});
+  m_workspace->addArtifact(m_run, artifact);
+}
+
 void SqliteTracker::doFinish() {
   if (m_sender) {
     m_sender->close();  // waits until the collector has committed every point

@@ -121,6 +121,17 @@ void decodeDataFrame(FrameType type, protocol::BodyReader& in, int rank, Item& i
     item.part.traces.push_back(std::move(chunk));
     break;
   }
+  case FrameType::Artifact: {
+    in.f64();  // the sender's time; the workspace stamps artifacts when it stores them
+    const std::uint8_t kind = in.u8();
+    FATHOM_CHECK(kind <= static_cast<std::uint8_t>(store::ArtifactKind::Export), CommError,
+                 "telemetry: artifact frame with unknown kind ", int(kind));
+    store::Artifact artifact{static_cast<store::ArtifactKind>(kind), std::string(in.longString()), 0};
+    artifact.bytes = in.i64();
+    in.finish();
+    item.part.artifacts.push_back(std::move(artifact));
+    break;
+  }
   case FrameType::Bye: in.finish(); break;
   default: throw CommError(detail::concat("telemetry: unexpected frame type ", int(type), " from a sender"));
   }
@@ -418,6 +429,7 @@ void TelemetryCollector::Impl::writerLoop() {
         move(batch.events, part.events);
         move(batch.heartbeats, part.heartbeats);
         move(batch.traces, part.traces);
+        move(batch.artifacts, part.artifacts);
         if (item.connection) {
           highest[item.connection.get()] = item.seq;
           ++frames;

@@ -445,6 +445,10 @@ void TelemetrySender::sendTrace(std::string_view name, std::string_view bytes, d
   m_impl->sendFrame(0, [&](FrameWriter w, std::uint64_t seq) { w.trace(seq, time, name, bytes); });
 }
 
+void TelemetrySender::sendArtifact(const store::Artifact& artifact, double time) {
+  m_impl->sendFrame(0, [&](FrameWriter w, std::uint64_t seq) { w.artifact(seq, time, artifact); });
+}
+
 void TelemetrySender::setStep(std::int64_t step) {
   std::lock_guard lock(m_impl->m_mutex);
   m_impl->m_step = step;

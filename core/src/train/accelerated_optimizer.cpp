@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/precision/grad_scaler.h>
+#include <fathom/profile/annotations.h>
 #include <fathom/train/accelerated_optimizer.h>
 #include <fathom/train/gradient_state.h>
 
@@ -12,8 +13,13 @@ AcceleratedOptimizer::AcceleratedOptimizer(std::shared_ptr<torch::optim::Optimiz
       m_beforeStep(std::move(beforeStep)) {}
 
 void AcceleratedOptimizer::step() {
+  // Whatever runs after the step (or after this skipped accumulation step) is the next forward pass.
+  struct NextIsForward {
+    ~NextIsForward() { profile::hooks::setBasePhase(profile::Phase::Forward); }
+  } nextIsForward;
   if (!m_state.syncGradients())
     return;
+  profile::RecordFunction span("fathom::optimizer_step", profile::Phase::OptimizerStep);
   if (m_beforeStep)
     m_beforeStep();
   if (m_scaler != nullptr && m_scaler->isEnabled()) {
@@ -31,6 +37,7 @@ void AcceleratedOptimizer::step() {
 void AcceleratedOptimizer::zeroGrad(std::optional<bool> setToNone) {
   if (!m_state.syncGradients())
     return;
+  profile::RecordFunction span("fathom::zero_grad");
   if (setToNone) {
     clearGradients(*m_optimizer, *setToNone);
   } else {

@@ -6,6 +6,7 @@
 #include <fathom/parallel/fully_sharded_engine.h>
 #include <fathom/parallel/zero_engine.h>
 #include <fathom/precision/grad_scaler.h>
+#include <fathom/profile/annotations.h>
 #include <fathom/runtime/process_group.h>
 #include <fathom/telemetry/sqlite_tracker.h>
 #include <fathom/train/accelerator.h>
@@ -299,7 +300,10 @@ void Accelerator::backward(const at::Tensor& loss) {
     scaled = scaled / gradientAccumulationSteps();
   if (m_scaler)
     scaled = m_scaler->scale(scaled);
+  profile::RecordFunction span("fathom::backward", profile::Phase::Backward);
   scaled.backward();
+  // Until the optimizer steps, nothing allocated is part of a forward pass (clipping, logging).
+  profile::hooks::setBasePhase(profile::Phase::None);
 }
 
 void Accelerator::onOptimizerStep() {

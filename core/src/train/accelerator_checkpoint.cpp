@@ -3,6 +3,7 @@
 #include <fathom/common/error.h>
 #include <fathom/io/safetensors.h>
 #include <fathom/parallel/fully_sharded_engine.h>
+#include <fathom/profile/annotations.h>
 #include <fathom/train/accelerator.h>
 
 #include <ATen/ATen.h>
@@ -36,6 +37,7 @@ parallel::NamedTensors Accelerator::stateDictOf(const torch::nn::Module& module,
 
 void Accelerator::saveModelOf(const torch::nn::Module& module, const std::filesystem::path& directory) {
   parallel::DataParallelEngine& engine = preparedEngine(module, "save_model");
+  profile::RecordFunction span("fathom::checkpoint_save", profile::Phase::Checkpoint);
   auto* sharded = dynamic_cast<parallel::FullyShardedEngine*>(&engine);
   const bool shardedDict = m_options.fsdp && sharded != nullptr &&
                            m_options.fsdp->stateDictType == parallel::FsdpStateDictType::ShardedStateDict;
@@ -64,6 +66,7 @@ void Accelerator::saveModelOf(const torch::nn::Module& module, const std::filesy
 
 void Accelerator::loadModelOf(const torch::nn::Module& module, const std::filesystem::path& directory) {
   parallel::DataParallelEngine& engine = preparedEngine(module, "load_model");
+  profile::RecordFunction span("fathom::checkpoint_load", profile::Phase::Checkpoint);
   const std::filesystem::path full = directory / kFullFile;
   if (std::filesystem::exists(full)) {
     io::SafetensorsFile file = io::readSafetensors(full);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <fathom/profile/annotations.h>
 #include <fathom/common/error.h>
 #include <fathom/data/batch_sampler_shard.h>
 #include <fathom/parallel/comm.h>
@@ -32,8 +33,10 @@ struct DataLoaderShard::Iterator::Run {
   void advance() {
     current = std::move(next);
     next.reset();
-    if (current)
+    if (current) {
+      profile::RecordFunction span("fathom::data_loader", profile::Phase::DataLoader);
       next = produce();
+    }
     owner->m_endOfDataloader = current.has_value() && !next.has_value();
   }
   ~Run() { owner->iterationEnded(); }
@@ -172,6 +175,7 @@ DataLoaderShard::Iterator DataLoaderShard::begin() {
   run->owner = this;
   try {
     run->produce = makeProducer();
+    profile::RecordFunction span("fathom::data_loader", profile::Phase::DataLoader);
     run->next = run->produce();
   } catch (...) {
     run.reset();  // leaves the GradientState

@@ -51,6 +51,8 @@ struct CommRecord {
   CommNanos start;                                     ///< when the call was issued
   CommNanos duration;                                  ///< until the result was available on this rank
   std::string label;                                   ///< caller's tag ("ddp.bucket.3"); may be empty
+  /// The profiler's correlation id of this call (links the GPU kernels it launched); 0 when no profiler recorded.
+  std::uint64_t externalId = 0;
 };
 
 /// Totals of one kind over a step: number of calls, bytes and time.

@@ -65,6 +65,8 @@ public:
 private:
   friend class PendingCall;
   void complete(CommRecord&& record);
+  /// Hands a finished record that a profiler correlated to it (as a Fathom collective span).
+  void reportToProfiler(const CommRecord& record) const;
   void storeLocked(CommRecord&& record);
 
   CommRecorderOptions m_options;

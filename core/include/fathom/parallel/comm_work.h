@@ -17,7 +17,10 @@ namespace fathom::parallel {
 class CommWork {
 public:
   CommWork() = default;
-  CommWork(PendingCall call, runtime::AsyncWork work) : m_call(std::move(call)), m_work(std::move(work)) {}
+  /// Takes over an issued call: what the issue launched is done, so the profiler's correlation scope closes.
+  CommWork(PendingCall call, runtime::AsyncWork work) : m_call(std::move(call)), m_work(std::move(work)) {
+    m_call.issued();
+  }
   ~CommWork();
   CommWork(CommWork&& other) noexcept = default;
   CommWork& operator=(CommWork&& other) noexcept;

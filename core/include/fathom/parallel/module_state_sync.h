@@ -8,6 +8,7 @@
 #include <torch/optim/optimizer.h>
 
 #include <cstdint>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -25,5 +26,11 @@ void broadcastCoalesced(Comm& comm, const std::vector<at::Tensor>& tensors, std:
 /// Bytes of `optimizer`'s state tensors (Adam/AdamW moments, SGD momentum, Adagrad sums, RMSprop squares)
 /// kept for the tensors in `params`; 0 for parameters without state yet.
 std::int64_t optimizerStateBytes(const torch::optim::Optimizer& optimizer, const std::vector<at::Tensor>& params);
+
+/// Calls `visit` for every defined state tensor of one parameter's optimizer state (Adam/AdamW: exp_avg,
+/// exp_avg_sq, max_exp_avg_sq; SGD: momentum_buffer; Adagrad: sum; RMSprop: square_avg, momentum_buffer,
+/// grad_avg). Other optimizers' states are not visited.
+void forEachStateTensor(const torch::optim::OptimizerParamState& state,
+                        const std::function<void(const at::Tensor&)>& visit);
 
 }  // namespace fathom::parallel

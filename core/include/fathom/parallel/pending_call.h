@@ -19,7 +19,7 @@ public:
   PendingCall& operator=(PendingCall&& other) noexcept;
   PendingCall(const PendingCall&) = delete;
   PendingCall& operator=(const PendingCall&) = delete;
-  ~PendingCall() = default;
+  ~PendingCall() { issued(); }
 
   /// The record being built; callers may amend what ran (kind, bytes) before finish().
   CommRecord& record() { return m_record; }
@@ -27,15 +27,21 @@ public:
   const CommRecord& record() const { return m_record; }
   /// Whether finish() may still be called (begun and not yet finished).
   bool active() const { return m_recorder != nullptr; }
+  /// The collective has been handed to the process group (an asynchronous one is in flight): closes the profiler's
+  /// correlation scope opened by begin, so later GPU work on this thread is not attributed to it. Idempotent;
+  /// finish() and the destructor call it too.
+  void issued();
   /// Stamps the duration (now - start) and stores the record. No effect on an inactive handle.
   void finish();
 
 private:
   friend class CommRecorder;
-  PendingCall(CommRecorder* recorder, CommRecord record) : m_recorder(recorder), m_record(std::move(record)) {}
+  PendingCall(CommRecorder* recorder, CommRecord record)
+      : m_recorder(recorder), m_record(std::move(record)), m_issueOpen(m_record.externalId != 0) {}
 
   CommRecorder* m_recorder = nullptr;
   CommRecord m_record;
+  bool m_issueOpen = false;  ///< the profiler's correlation id is pushed and not yet popped
 };
 
 }  // namespace fathom::parallel

@@ -56,6 +56,7 @@ public:
 
 private:
   std::shared_ptr<UnitHooks> m_hooks;
+  bool m_profiled = false;  ///< the profiler recorded this unit in the module hierarchy
   bool m_finished = false;
 };
 

@@ -144,9 +144,11 @@ struct IngestBatch {
   std::vector<EventRecord> events;
   std::vector<Heartbeat> heartbeats;  ///< the newest per rank wins
   std::vector<TraceChunk> traces;
+  std::vector<Artifact> artifacts;
 
   bool empty() const {
-    return ranks.empty() && metrics.empty() && events.empty() && heartbeats.empty() && traces.empty();
+    return ranks.empty() && metrics.empty() && events.empty() && heartbeats.empty() && traces.empty() &&
+           artifacts.empty();
   }
 };
 

@@ -23,7 +23,8 @@ static_assert(std::endian::native == std::endian::little, "the telemetry wire fo
 namespace protocol {
 
 /// The version this build speaks (sent in Hello and Welcome). A collector refuses any other.
-constexpr std::uint16_t kVersion = 1;
+/// 2: the Artifact frame (a file the run produced, e.g. a profiler trace).
+constexpr std::uint16_t kVersion = 2;
 /// The first four bytes of a Hello body.
 constexpr std::string_view kMagic = "FTHM";
 /// Frames longer than this (type byte and body) are a protocol error: the connection is closed.
@@ -38,6 +39,7 @@ enum class FrameType : std::uint8_t {
   Heartbeat = 5,  ///< seq, time, step
   Trace = 6,      ///< seq, time, name, bytes
   Bye = 7,        ///< seq: the sender has nothing more; the collector acks it once everything before is committed
+  Artifact = 8,   ///< seq, time, kind (u8: store::ArtifactKind), path, bytes
   // collector -> sender
   Welcome = 64,  ///< version, run id
   Refused = 65,  ///< version, reason (text); the collector closes the connection after it
@@ -81,6 +83,7 @@ public:
   void memory(std::uint64_t seq, const MemorySample& sample);
   void log(std::uint64_t seq, double time, LogLevel level, std::string_view text);
   void trace(std::uint64_t seq, double time, std::string_view name, std::string_view bytes);
+  void artifact(std::uint64_t seq, double time, const store::Artifact& artifact);
 
   /// A Metrics frame of `count` points already encoded with encodePoint().
   void metrics(std::uint64_t seq, std::uint32_t count, std::string_view encodedPoints);

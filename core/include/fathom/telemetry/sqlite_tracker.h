@@ -3,6 +3,7 @@
 
 #include <fathom/common/log.h>
 #include <fathom/store/ids.h>
+#include <fathom/store/records.h>
 #include <fathom/track/tracker.h>
 
 #include <memory>
@@ -47,6 +48,11 @@ public:
   /// A log line of this rank at `time` (seconds since the Unix epoch), stored as an event of the run with `level`
   /// (launched: a Log frame to the collector; direct: one transaction). ConfigError after finish().
   void logLine(LogLevel level, std::string_view text, double time);
+  /// One chunk of the trace `name` of this rank (chunks of a name are stored in the order given; the trace is
+  /// their concatenation). ConfigError after finish().
+  void traceChunk(std::string_view name, std::string_view bytes, double time);
+  /// A file the run produced (a trace, a checkpoint), stored as an artifact of the run. ConfigError after finish().
+  void artifact(const store::Artifact& artifact, double time);
 
 protected:
   void doStoreInitConfiguration(const nlohmann::json& config) override;

@@ -75,6 +75,8 @@ public:
   void sendLog(LogLevel level, std::string_view text, double time);
   /// One chunk of the trace `name`; chunks of a name are stored in the order sent.
   void sendTrace(std::string_view name, std::string_view bytes, double time);
+  /// A file the run produced (stored as an artifact of the run).
+  void sendArtifact(const store::Artifact& artifact, double time);
   /// The step heartbeats report (the latest step the trainer logged, by default).
   void setStep(std::int64_t step);
 

@@ -6,6 +6,7 @@
 #include <fathom/parallel/comm_record.h>
 #include <fathom/parallel/data_parallel_engine.h>
 #include <fathom/precision/autocast_guard.h>
+#include <fathom/profile/profiler.h>
 #include <fathom/runtime/process_state.h>
 #include <fathom/track/tracker_registry.h>
 #include <fathom/train/accelerated_optimizer.h>
@@ -316,6 +317,22 @@ public:
   /// Sends `text` to the workspace as a log line of this process with `level` (the `sqlite` tracker; every
   /// process). Nothing before initTrackers() or after endTraining().
   void logLine(std::string_view text, LogLevel level = LogLevel::Info);
+
+  // ---- profiling ------------------------------------------------------------------------------------------------
+  /// Accelerate's profile(): a Profiler for this process (docs/profiler.md). Its traces carry this rank, world size
+  /// and backend (distributedInfo), are written to options.outputTraceDir as profile_<rank>.json (merged across
+  /// ranks by the main process when it stops, after a barrier: collective then), stream to the run's workspace
+  /// through the `sqlite` tracker once initTrackers() ran, and are recorded there as artifacts; memory categories
+  /// follow the prepared models' parameters and gradients and the prepared optimizers' states. Call step() after
+  /// each optimizer step.
+  ///
+  ///     auto profiler = accelerator.profile({.schedule = profile::ProfileSchedule{.wait = 1, .warmup = 1,
+  ///                                          .active = 3, .repeat = 1}, .outputTraceDir = "traces"});
+  ///     for (...) { ...; optimizer->step(); profiler.step(); }
+  [[nodiscard]] profile::Profiler profile(profile::ProfilerOptions options = {});
+  /// The storages of every prepared model's parameters and gradients and every prepared optimizer's state, by
+  /// category, each once (what the profiler's memory categories rest on).
+  std::vector<profile::StorageRef> modelStateStorages() const;
 
   // ---- communication records -----------------------------------------------------------------------------------
   /// The recorded Comm every collective goes through; nullptr in a single process.
