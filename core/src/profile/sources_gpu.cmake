@@ -1,5 +1,22 @@
 # SPDX-License-Identifier: Apache-2.0
 # core/profile, GPU side: CUPTI (dlopened) and the CPU <-> GPU linking (no LibTorch: no precompiled header).
-set(_fathom_profile_gpu_sources)
+#   gpu_activity         the normalized record (GpuActivity) and its names
+#   gpu_trace_builder    records -> Kineto-layout trace events, linked to CPU ops and collectives (pure logic)
+#   cupti_tracer         the public tracer: options, probe, start/stop/flush/drain, external ids
+#   cupti_library        libcupti's entry points (dlopen), clock calibration
+#   cuda_driver          libcuda's entry points (dlopen): is there a device, deviceProperties
+#   cupti_record_decoder CUPTI activity records -> GpuActivity; buffer walking
+#   cupti_buffer_pool    the buffers handed to CUPTI
+#   name_interner        process-lifetime storage of kernel and API names
+#   symbol_resolver.h    typed dlsym with a list of what is missing (header only)
+set(_fathom_profile_gpu_sources
+  ${CMAKE_CURRENT_LIST_DIR}/gpu_activity.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/gpu_trace_builder.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cupti_tracer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cupti_library.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cuda_driver.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cupti_record_decoder.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cupti_buffer_pool.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/name_interner.cpp)
 target_sources(fathom_core PRIVATE ${_fathom_profile_gpu_sources})
 set_source_files_properties(${_fathom_profile_gpu_sources} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
