@@ -90,8 +90,11 @@ std::uint64_t beginCollectiveIssue() {
   if (session == nullptr || !session->collecting())
     return 0;
   const std::uint64_t id = session->nextExternalId();
-  if (session->settings().cuda)
+  if (session->settings().cuda) {
+    session->noteCollectiveIssue(id, session->thread().osTid);
     detail::pushGpuCorrelation(id);
+    detail::enterCollectiveIssue();
+  }
   return id;
 }
 
@@ -99,8 +102,10 @@ void endCollectiveIssue(std::uint64_t externalId) {
   if (externalId == 0)
     return;
   detail::CaptureSession* session = detail::CaptureSession::active();
-  if (session != nullptr && session->settings().cuda)
+  if (session != nullptr && session->settings().cuda) {
+    detail::leaveCollectiveIssue();
     detail::popGpuCorrelation();
+  }
 }
 
 void collectiveFinished(const CollectiveSpan& span) {

@@ -127,7 +127,7 @@ std::unique_ptr<at::ObserverContext> onOperatorStart(const at::RecordFunction& f
       }
     }
   }
-  if (settings.cuda) {
+  if (settings.cuda && !inCollectiveIssue()) {
     pushGpuCorrelation(context->externalId);
     context->pushedCorrelation = true;
   }

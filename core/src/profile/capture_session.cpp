@@ -137,6 +137,7 @@ void CaptureSession::discard(std::int64_t ns) {
   }
   std::lock_guard lock(m_phaseMutex);
   m_classifications.clear();
+  m_issueThreads.clear();
   // Keep only the interval in force: the window starts inside it.
   if (m_phases.size() > 1)
     m_phases.erase(m_phases.begin(), m_phases.end() - 1);
@@ -169,6 +170,7 @@ CollectedCapture CaptureSession::collect(std::int64_t ns) {
   std::lock_guard lock(m_phaseMutex);
   out.phases = m_phases;
   out.classifications.swap(m_classifications);
+  out.issueThreads.swap(m_issueThreads);
   out.baseline.swap(m_baseline);
   if (m_phases.size() > 1)
     m_phases.erase(m_phases.begin(), m_phases.end() - 1);
@@ -210,6 +212,11 @@ void CaptureSession::setBasePhase(Phase phase) {
   // a block outlives the span decides its category).
   if (m_phaseStack.size() == 1)
     startInstanceLocked();
+}
+
+void CaptureSession::noteCollectiveIssue(std::uint64_t externalId, std::uint64_t osTid) {
+  std::lock_guard lock(m_phaseMutex);
+  m_issueThreads[externalId] = osTid;
 }
 
 void CaptureSession::classify(const std::vector<StorageClassification>& storages) {

@@ -106,6 +106,7 @@ struct CollectedCapture {
   std::vector<PhaseInterval> phases;                    ///< every interval that overlaps the window, by start
   std::vector<StorageClassification> classifications;   ///< by time
   std::vector<LiveBlock> baseline;                      ///< alive when the window started (memory profiling)
+  std::unordered_map<std::uint64_t, std::uint64_t> issueThreads;  ///< collective external id -> issuing OS thread
   std::int64_t startNs = 0;
   std::int64_t endNs = 0;
 };
@@ -133,6 +134,8 @@ public:
   /// The calling thread's buffers (registered on first use).
   ThreadCapture& thread();
   std::uint64_t nextExternalId() { return m_nextExternalId.fetch_add(1, std::memory_order_relaxed); }
+  /// Remembers which thread issued the collective `externalId` (its GPU launches happen there).
+  void noteCollectiveIssue(std::uint64_t externalId, std::uint64_t osTid);
 
   // --- phases and memory ------------------------------------------------------------------------------------
   /// The phase stack of the process (the training thread drives it; allocations on any thread read it).
@@ -180,6 +183,7 @@ private:
   std::uint32_t m_nextInstance = 1;
   std::atomic<std::uint64_t> m_phaseState{0};  ///< instance << 8 | phase
   std::vector<StorageClassification> m_classifications;
+  std::unordered_map<std::uint64_t, std::uint64_t> m_issueThreads;
   std::atomic<std::uint8_t> m_memoryHint{AllocatorEvent::kNoHint};
   std::unique_ptr<LiveMemory> m_live;
 

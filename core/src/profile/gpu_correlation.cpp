@@ -19,6 +19,23 @@ void pushGpuCorrelation(std::uint64_t externalId) {
     push(externalId);
 }
 
+namespace {
+thread_local int t_collectiveIssueDepth = 0;
+}
+
+void enterCollectiveIssue() {
+  ++t_collectiveIssueDepth;
+}
+
+void leaveCollectiveIssue() {
+  if (t_collectiveIssueDepth > 0)
+    --t_collectiveIssueDepth;
+}
+
+bool inCollectiveIssue() {
+  return t_collectiveIssueDepth > 0;
+}
+
 void popGpuCorrelation() {
   if (CorrelationPop pop = g_pop.load(std::memory_order_acquire); pop != nullptr)
     pop();

@@ -15,4 +15,11 @@ void setGpuCorrelationHooks(CorrelationPush push, CorrelationPop pop);
 void pushGpuCorrelation(std::uint64_t externalId);
 void popGpuCorrelation();
 
+/// While a collective is being issued on this thread (between the Comm layer's begin and its issue returning),
+/// operators inside it (c10d's record_param_comms, copies) push no id of their own: the kernels NCCL launches
+/// then link to the collective, which knows its kind and bytes.
+void enterCollectiveIssue();
+void leaveCollectiveIssue();
+bool inCollectiveIssue();
+
 }  // namespace fathom::profile::detail

@@ -4,6 +4,7 @@
 set(_fathom_profile_cpu_plain_sources
   ${CMAKE_CURRENT_LIST_DIR}/annotations.cpp
   ${CMAKE_CURRENT_LIST_DIR}/capture_session.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/gpu_capture.cpp
   ${CMAKE_CURRENT_LIST_DIR}/gpu_correlation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/live_memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory_category.cpp
@@ -12,7 +13,8 @@ set(_fathom_profile_cpu_plain_sources
   ${CMAKE_CURRENT_LIST_DIR}/profiler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/profiler_options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trace_event.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/window_events.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/window_events.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/window_file.cpp)
 target_sources(fathom_core PRIVATE ${_fathom_profile_cpu_plain_sources})
 set_source_files_properties(${_fathom_profile_cpu_plain_sources} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
 target_sources(fathom_core PRIVATE
