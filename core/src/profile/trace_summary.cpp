@@ -359,14 +359,17 @@ private:
     total.overlapNs += t.overlapNs;
   }
 
-  void breakdownCpu(TraceSummary& s) const {
-    std::vector<Interval> computeIntervals;
+  void breakdownCpu(TraceSummary& s) {
     const bool allThreads = m_trainingThreads.empty();
+    const auto training = [&](const CpuOp& op) { return allThreads || m_trainingThreads.contains(op.thread); };
+    std::vector<Interval> computeIntervals;
+    computeIntervals.reserve(static_cast<std::size_t>(std::count_if(m_cpuOps.begin(), m_cpuOps.end(), training)));
     for (const CpuOp& op : m_cpuOps) {
-      if (allThreads || m_trainingThreads.contains(op.thread)) {
+      if (training(op)) {
         computeIntervals.push_back({op.start, op.end});
       }
     }
+    std::vector<CpuOp>().swap(m_cpuOps);  // self times are done: give the ops' memory back before the unions
     const IntervalUnion compute = detail::unite(std::move(computeIntervals));
     const IntervalUnion communication = detail::unite(m_communication);
     const IntervalUnion data = detail::unite(m_data);
