@@ -35,6 +35,7 @@ int run(int argc, char** argv) {
   addShardCommand(app, action);
   addTrainCommand(app, action);
   addRunsCommand(app, action);
+  addTraceCommand(app, action);
 
   try {
     app.parse(argc, argv);

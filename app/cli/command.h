@@ -22,5 +22,6 @@ void addConfigCommand(CLI::App& root, CommandAction& action);
 void addShardCommand(CLI::App& root, CommandAction& action);
 void addTrainCommand(CLI::App& root, CommandAction& action);
 void addRunsCommand(CLI::App& root, CommandAction& action);
+void addTraceCommand(CLI::App& root, CommandAction& action);
 
 }  // namespace fathom::cli

@@ -115,6 +115,8 @@ struct DistributedInfo {
   std::string backend = "gloo";  ///< "gloo" | "nccl"
   int rank = 0;
   int worldSize = 1;
+  /// A merged multi-rank file (mergeTraces): the ranks it holds, written as "ranks"; empty in a per-rank file.
+  std::vector<int> ranks;
 };
 
 /// Everything a trace file says before its events.

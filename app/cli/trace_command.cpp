@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: Apache-2.0
+// `fathom trace export|merge|summary|validate`: Chrome/Kineto trace files from the workspace or the disk.
+// docs/traces.md. Usage errors are ConfigErrors (exit 2), so every subcommand parses its own positionals and numbers
+// and refuses unknown flags itself rather than leaving them to CLI11's exit codes.
+#include "command.h"
+#include "trace_report.h"
+
+#include <fathom/common/error.h>
+#include <fathom/config/config_resolver.h>
+#include <fathom/profile/trace_file_sink.h>
+#include <fathom/profile/trace_input.h>
+#include <fathom/profile/trace_merge.h>
+#include <fathom/profile/trace_reader.h>
+#include <fathom/store/workspace.h>
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace fathom::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TraceFlags {
+  std::vector<std::string> inputs;  ///< positionals
+  std::string output;               ///< -o
+  std::string workspace;            ///< export --workspace
+  std::string run;                  ///< export --run
+  std::string rank;                 ///< export --rank: a number or "all"
+  std::string name;                 ///< export --name
+  std::string top = "10";           ///< summary --top
+  bool json = false;
+  bool rules = false;           ///< validate --rules
+  CLI::App* command = nullptr;  ///< the subcommand that ran, for its leftover arguments
+};
+
+/// Unknown flags and extra positionals are usage errors (exit 2), named.
+void refuseExtras(const TraceFlags& flags) {
+  const std::vector<std::string> extra = flags.command->remaining();
+  FATHOM_CHECK(extra.empty(), ConfigError, "unexpected argument '", extra.empty() ? "" : extra.front(),
+               "' for `fathom trace ", flags.command->get_name(), "` (see --help)");
+}
+
+int parseCount(const std::string& text, const char* flag) {
+  int value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  FATHOM_CHECK(error == std::errc() && end == text.data() + text.size() && value >= 0, ConfigError, flag,
+               " must be a whole number >= 0, got '", text, "'");
+  return value;
+}
+
+void requireFile(const std::string& path) {
+  FATHOM_CHECK(fs::is_regular_file(path), ConfigError, "no such trace file: ", path);
+}
+
+/// On a terminal, a line per 10M events on stderr; elsewhere nothing.
+std::function<void(std::uint64_t)> progress(const std::string& what) {
+  if (!::isatty(STDERR_FILENO)) {
+    return {};
+  }
+  return [what](std::uint64_t events) {
+    std::cerr << "fathom trace: " << what << ": " << events / 1'000'000 << "M events\n";
+  };
+}
+
+bool hasGzipName(const fs::path& path) {
+  return path.extension() == ".gz";
+}
+
+/// Writes `input`'s bytes to `output`, gzip-compressed or not as `output`'s name says; the bytes are copied as
+/// they are when the compression already matches.
+void convert(profile::TraceInput input, const fs::path& output, std::string_view rawBytes = {}) {
+  const bool wantGzip = hasGzipName(output);
+  const bool copy = !rawBytes.empty() && input.compressed() == wantGzip;
+  profile::TraceFileSink sink(output, {.gzip = wantGzip && !copy});  // a copy of gzip bytes is already gzip
+  if (copy) {
+    sink.write(rawBytes);
+  } else {
+    std::vector<char> block(std::size_t{1} << 20);
+    while (const std::size_t n = input.read(block.data(), block.size())) {
+      sink.write(std::string_view(block.data(), n));
+    }
+  }
+  sink.finish();
+}
+
+/// Reads the whole stored trace once to say whether it is complete (a run that is still writing, or that died,
+/// leaves a partial one). Returns the reader's complaint, or nothing.
+std::optional<std::string> incompleteness(const std::string& label, const std::string& bytes) {
+  try {
+    profile::TraceReader reader(profile::TraceInput::fromBytes(label, bytes));
+    while (reader.next()) {
+    }
+  } catch (const Error& e) {
+    return std::string(e.what());
+  }
+  return std::nullopt;
+}
+
+std::string baseName(std::string name) {
+  for (const char* suffix : {".gz", ".json"}) {
+    if (name.size() > std::string_view(suffix).size() && name.ends_with(suffix)) {
+      name.resize(name.size() - std::string_view(suffix).size());
+    }
+  }
+  return name;
+}
+
+std::string availableTraces(const std::vector<store::TraceSummary>& traces) {
+  if (traces.empty()) {
+    return " The run has no traces.";
+  }
+  std::string text = " The run's traces (name, rank, bytes):";
+  for (const auto& t : traces) {
+    text += "\n  " + t.name + "  rank " + std::to_string(t.rank) + "  " + std::to_string(t.bytes);
+  }
+  return text;
+}
+
+int exportFromWorkspace(const TraceFlags& flags) {
+  FATHOM_CHECK(flags.inputs.empty(), ConfigError, "give either --run or an INPUT file to `fathom trace export`");
+  const config::WorkspaceSetting setting =
+      config::resolveWorkspace(flags.workspace.empty() ? std::nullopt : std::optional(flags.workspace));
+  FATHOM_CHECK(fs::exists(setting.path), ConfigError, "no workspace at ", setting.path.string(),
+               " (pass --workspace PATH)");
+  const store::Workspace ws(setting.path, store::Workspace::Options{.create = false, .reconcile = false});
+  const store::RunInfo run = ws.resolveRun(flags.run);
+  const std::vector<store::TraceSummary> traces = ws.traces(run.id);
+  // The name: --name, else the run's only trace name.
+  std::string name = flags.name;
+  if (name.empty()) {
+    std::vector<std::string> names;
+    for (const auto& t : traces) {
+      if (std::find(names.begin(), names.end(), t.name) == names.end()) {
+        names.push_back(t.name);
+      }
+    }
+    FATHOM_CHECK(names.size() == 1, ConfigError, "run ", run.id.value, " (", run.name, ") has ",
+                 names.empty() ? "no traces" : "several traces: pass --name", ".", availableTraces(traces));
+    name = names.front();
+  }
+  std::vector<int> ranks;
+  for (const auto& t : traces) {
+    if (t.name == name && (flags.rank.empty() || flags.rank == "all" || t.rank == parseCount(flags.rank, "--rank"))) {
+      ranks.push_back(t.rank);
+    }
+  }
+  if (flags.rank.empty() && ranks.size() > 1) {  // no --rank: rank 0, or the lowest there is
+    ranks.erase(ranks.begin() + 1, ranks.end());
+  }
+  FATHOM_CHECK(!ranks.empty(), ConfigError, "run ", run.id.value, " (", run.name, ") has no trace \"", name, "\"",
+               flags.rank.empty() || flags.rank == "all" ? "" : " for rank " + flags.rank, ".",
+               availableTraces(traces));
+  const bool many = ranks.size() > 1;
+  FATHOM_CHECK(!many || flags.output.empty() || fs::is_directory(flags.output), ConfigError,
+               "--rank all writes one file per rank: -o must be a directory, got ", flags.output);
+  for (const int rank : ranks) {
+    const std::string bytes = ws.traceData(run.id, name, rank);
+    const bool gz = profile::isGzip(bytes);
+    const std::string fileName = baseName(name) + ".rank" + std::to_string(rank) + (gz ? ".json.gz" : ".json");
+    const fs::path output = flags.output.empty() ? fs::path(fileName)
+                            : many               ? fs::path(flags.output) / fileName
+                                                 : fs::path(flags.output);
+    const std::string label =
+        "run " + std::to_string(run.id.value) + " trace \"" + name + "\" rank " + std::to_string(rank);
+    if (const auto problem = incompleteness(label, bytes)) {
+      std::cerr << "fathom trace: warning: the stored trace is incomplete (still being written, or its run "
+                   "ended early); exporting it as it is: "
+                << *problem << '\n';
+    }
+    convert(profile::TraceInput::fromBytes(label, bytes), output, bytes);
+    std::cerr << "Exported " << label << " (" << bytes.size() << " bytes" << (gz ? ", gzip" : "") << ") to "
+              << output.string() << '\n';
+  }
+  return 0;
+}
+
+int exportCommand(const TraceFlags& flags) {
+  refuseExtras(flags);
+  if (!flags.run.empty()) {
+    return exportFromWorkspace(flags);
+  }
+  FATHOM_CHECK(flags.inputs.size() == 1, ConfigError,
+               "`fathom trace export` needs --run ID|NAME, or one INPUT file and -o OUTPUT");
+  FATHOM_CHECK(!flags.output.empty(), ConfigError, "`fathom trace export INPUT` needs -o OUTPUT");
+  FATHOM_CHECK(flags.rank.empty() && flags.name.empty(), ConfigError, "--rank and --name go with --run");
+  requireFile(flags.inputs.front());
+  FATHOM_CHECK(!fs::exists(flags.output) || !fs::equivalent(flags.inputs.front(), flags.output), ConfigError,
+               "-o must differ from INPUT");
+  convert(profile::TraceInput::openFile(flags.inputs.front()), flags.output);
+  std::cerr << "Wrote " << flags.output << (hasGzipName(flags.output) ? " (gzip)" : "") << '\n';
+  return 0;
+}
+
+int mergeCommand(const TraceFlags& flags) {
+  refuseExtras(flags);
+  FATHOM_CHECK(!flags.output.empty(), ConfigError, "`fathom trace merge` needs -o OUTPUT");
+  std::vector<fs::path> inputs;
+  for (const std::string& input : flags.inputs) {
+    if (fs::is_directory(input)) {  // a directory: its traces, in name order
+      std::vector<fs::path> found;
+      for (const auto& entry : fs::directory_iterator(input)) {
+        const std::string file = entry.path().filename().string();
+        if (entry.is_regular_file() && (file.ends_with(".json") || file.ends_with(".json.gz"))) {
+          found.push_back(entry.path());
+        }
+      }
+      FATHOM_CHECK(!found.empty(), ConfigError, "no *.json or *.json.gz files in ", input);
+      std::sort(found.begin(), found.end());
+      inputs.insert(inputs.end(), found.begin(), found.end());
+    } else {
+      requireFile(input);
+      inputs.emplace_back(input);
+    }
+  }
+  FATHOM_CHECK(!inputs.empty(), ConfigError, "`fathom trace merge` needs input traces (files or a directory)");
+  profile::TraceMergeOptions options;
+  options.onProgress = progress("merge");
+  const profile::TraceMergeResult result = profile::mergeTraces(inputs, flags.output, options);
+  std::cerr << "Merged " << result.inputs.size() << " ranks (" << result.events << " events) into " << flags.output
+            << '\n';
+  for (const auto& in : result.inputs) {
+    std::cerr << "  rank " << in.rank << ": " << in.path.string() << ", " << in.events << " events, shifted "
+              << static_cast<double>(in.shiftNs) / 1e3 << " us\n";
+  }
+  return 0;
+}
+
+int summaryCommand(const TraceFlags& flags) {
+  refuseExtras(flags);
+  FATHOM_CHECK(flags.inputs.size() == 1, ConfigError, "`fathom trace summary` takes one FILE, got ",
+               flags.inputs.size());
+  requireFile(flags.inputs.front());
+  profile::TraceSummaryOptions options;
+  options.top = static_cast<std::size_t>(parseCount(flags.top, "--top"));
+  options.onProgress = progress("summary");
+  const profile::TraceSummary summary = profile::summarizeTrace(flags.inputs.front(), options);
+  if (flags.json) {
+    std::cout << traceSummaryJson(summary).dump(2) << '\n';
+  } else {
+    printTraceSummary(std::cout, summary);
+  }
+  return 0;
+}
+
+int validateCommand(const TraceFlags& flags) {
+  refuseExtras(flags);
+  if (flags.rules) {
+    printTraceRules(std::cout);
+    return 0;
+  }
+  FATHOM_CHECK(!flags.inputs.empty(), ConfigError, "`fathom trace validate` needs at least one FILE");
+  for (const std::string& input : flags.inputs) {
+    requireFile(input);
+  }
+  profile::TraceValidatorOptions options;
+  options.onProgress = progress("validate");
+  const profile::TraceValidator validator(options);
+  bool allValid = true;
+  nlohmann::json reports = nlohmann::json::array();
+  for (const std::string& input : flags.inputs) {
+    const profile::TraceValidationReport report = validator.validate(input);
+    allValid = allValid && report.valid();
+    if (flags.json) {
+      reports.push_back(validationReportJson(report));
+    } else {
+      printValidationReport(std::cout, report);
+    }
+  }
+  if (flags.json) {
+    std::cout << reports.dump(2) << '\n';
+  }
+  return allValid ? 0 : 1;
+}
+
+}  // namespace
+
+void addTraceCommand(CLI::App& root, CommandAction& action) {
+  auto flags = std::make_shared<TraceFlags>();
+  CLI::App* cmd = root.add_subcommand("trace", "Export, merge, summarize and validate Chrome/Kineto trace files");
+  cmd->require_subcommand(1);
+  cmd->footer("Traces open in Perfetto (ui.perfetto.dev), chrome://tracing and Holistic Trace Analysis. "
+              "Docs: docs/traces.md");
+  auto leaf = [&, flags](const char* name, const char* description, int (*run)(const TraceFlags&)) {
+    CLI::App* sub = cmd->add_subcommand(name, description);
+    sub->allow_extras();  // refused by refuseExtras() with exit code 2
+    sub->callback([flags, sub, run, &action] {
+      flags->command = sub;
+      action = [flags, run] { return run(*flags); };
+    });
+    return sub;
+  };
+
+  CLI::App* exportCmd =
+      leaf("export", "Write a trace stored in a workspace to a file, or convert .json <-> .json.gz", exportCommand);
+  exportCmd->add_option("input", flags->inputs, "A trace file to convert (instead of --run)");
+  exportCmd->add_option("--run", flags->run, "The run (id or name; a name means its newest run)");
+  exportCmd->add_option("--rank", flags->rank, "The rank to export, or `all` (one file each); default 0");
+  exportCmd->add_option("--name", flags->name, "The trace's name (needed when the run stored several)");
+  exportCmd->add_option("-o,--output", flags->output,
+                        "Output file; .gz compresses (default: <name>.rank<R>.json[.gz] here, compressed as stored)");
+  exportCmd->add_option("--workspace", flags->workspace,
+                        "The workspace file (default: FATHOM_WORKSPACE, else the config's fathom.workspace, else "
+                        "./fathom.sqlite)");
+  exportCmd->footer("Examples:\n"
+                    "  fathom trace export --run 3                      # rank 0 -> ./trace.rank0.json.gz\n"
+                    "  fathom trace export --run gpt --rank 1 -o r1.json  # decompresses when stored as gzip\n"
+                    "  fathom trace export --run gpt --rank all -o traces/  # one file per rank, for HTA\n"
+                    "  fathom trace export trace.json -o trace.json.gz  # convert a file\n"
+                    "Lists the run's traces when the one asked for is missing.");
+
+  CLI::App* merge = leaf("merge", "Merge one trace per rank into one multi-rank trace for Perfetto", mergeCommand);
+  merge->add_option("inputs", flags->inputs, "Trace files, or directories of *.json / *.json.gz files");
+  merge->add_option("-o,--output", flags->output, "The merged file (.gz compresses)");
+  merge->footer("Ranks are aligned on the wall clock (baseTimeNanoseconds), rows renumbered rank * 1000 + i and\n"
+                "named \"rank R · ...\", flow and correlation ids made unique. Holistic Trace Analysis wants the\n"
+                "per-rank files, not the merged one.\n"
+                "Examples:\n"
+                "  fathom trace merge rank0.json.gz rank1.json.gz -o all.json.gz\n"
+                "  fathom trace merge traces/ -o all.json");
+
+  CLI::App* summary =
+      leaf("summary", "Step-time breakdown, top ops and kernels, collectives, memory peaks", summaryCommand);
+  summary->add_option("file", flags->inputs, "One rank's trace (.json or .json.gz)");
+  summary->add_option("--top", flags->top, "Rows in the top-ops and top-kernels tables")->capture_default_str();
+  summary->add_flag("--json", flags->json, "Print JSON (times in ns, bytes in bytes)");
+  summary->footer("Compute, communication, data loading and idle per ProfilerStep#N, and how much communication\n"
+                  "overlaps compute; on the GPU timeline when the trace has kernels (as HTA), else on the CPU.\n"
+                  "Definitions: docs/traces.md. Examples:\n"
+                  "  fathom trace summary trace.rank0.json.gz\n"
+                  "  fathom trace summary trace.rank0.json --top 20 --json");
+
+  CLI::App* validate =
+      leaf("validate", "Check traces against the rules Perfetto, chrome://tracing and HTA apply", validateCommand);
+  validate->add_option("files", flags->inputs, "Trace files (.json or .json.gz)");
+  validate->add_flag("--json", flags->json, "Print JSON reports");
+  validate->add_flag("--rules", flags->rules, "List the rules and exit");
+  validate->footer("Exit code: 0 all valid (warnings allowed), 1 an error in some file, 2 a usage error.\n"
+                   "Examples:\n"
+                   "  fathom trace validate trace.rank0.json.gz trace.rank1.json.gz\n"
+                   "  fathom trace validate --rules");
+}
+
+}  // namespace fathom::cli

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: Apache-2.0
+// `fathom trace validate|summary|merge|export` as a user runs them: exit codes (0 ok, 1 invalid or failed, 2 usage),
+// text and JSON output, merging files and directories, and exporting traces a workspace holds (gzip chunks, one
+// rank or all, conversions, a missing trace).
+#include "cli_runner.h"
+#include "trace_fixtures.h"
+
+#include <fathom/store/workspace.h>
+
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <filesystem>
+
+using namespace Qt::StringLiterals;
+namespace fs = std::filesystem;
+using fathom::test::completeEvent;
+using fathom::test::objectTrace;
+using fathom::test::traceKeys;
+
+namespace {
+
+using Run = fathom::test::CliRun;
+using fathom::test::runFathom;
+
+QString describe(const Run& r) {
+  return QString::fromUtf8(r.out + "\n--- stderr ---\n" + r.err);
+}
+
+/// The output with each run of spaces folded into one, for checking table rows without their padding.
+QByteArray folded(QByteArray text) {
+  return text.simplified();
+}
+
+QJsonDocument parse(const Run& r) {
+  QJsonParseError error;
+  const QJsonDocument doc = QJsonDocument::fromJson(r.out, &error);
+  if (doc.isNull()) {
+    qWarning("%s\n%s", qPrintable(error.errorString()), r.out.constData());
+  }
+  return doc;
+}
+
+std::string span(std::string_view name, int tid, int start, int end) {
+  return completeEvent("user_annotation", name, 1, tid, std::to_string(start) + ".000",
+                       std::to_string(end - start) + ".000");
+}
+
+/// One rank of a CPU run: step 1 [0,100] with compute [10,80], an all_reduce [60,90] on its own row.
+std::string rankTrace(int rank) {
+  return objectTrace(
+      {span("ProfilerStep#1", 1, 0, 100), span("fathom::forward", 1, 10, 40),
+       completeEvent("cpu_op", "aten::mm", 1, 1, "10.000", "70.000"),
+       completeEvent("user_annotation", "fathom::all_reduce", 1, 99, "60.000", "30.000", "{\"bytes\":1048576}")},
+      traceKeys(rank, 2, 1'700'000'000'000'000'000 + rank * 1000));
+}
+
+}  // namespace
+
+class TestTraceCli : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  QString m_ws;
+  std::int64_t m_run = 0;
+
+  QString file(const QString& name) const { return m_dir.filePath(name); }
+  fs::path path(const QString& name) const { return fs::path(file(name).toStdString()); }
+
+  static Run trace(QStringList args) {
+    args.prepend(u"trace"_s);
+    return runFathom(args);
+  }
+
+private slots:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    fathom::test::writeTraceFile(path(u"rank0.json"_s), rankTrace(0));
+    fathom::test::writeTraceFile(path(u"rank1.json.gz"_s), rankTrace(1));
+    fathom::test::writeTraceFile(path(u"bad.json"_s),
+                                 objectTrace({completeEvent("cpu_op", "a", 1, 1, "0.000", "10.000"),
+                                              completeEvent("cpu_op", "b", 1, 1, "5.000", "10.000")}));
+    fathom::test::writeTraceFile(path(u"escape.json"_s),
+                                 objectTrace({completeEvent("cpu_op", "caf\\u00e9", 1, 1, "0.000", "1.000")}));
+    // A workspace whose run stored both ranks as gzip, in chunks (as telemetry streams them).
+    m_ws = file(u"fathom.sqlite"_s);
+    fathom::store::Workspace ws(m_ws.toStdString());
+    const auto run = ws.createRun({"profiled", "fathom train --profile", "", ""});
+    m_run = run.value;
+    fathom::store::IngestBatch batch;
+    for (int rank = 0; rank < 2; ++rank) {
+      fathom::test::writeTraceFile(path(u"tmp.gz"_s), rankTrace(rank));
+      const std::string bytes = fathom::test::readRaw(path(u"tmp.gz"_s));
+      for (std::size_t at = 0; at < bytes.size(); at += 100) {
+        batch.traces.push_back({rank, "trace.json.gz", 1000.0 + static_cast<double>(at), bytes.substr(at, 100)});
+      }
+    }
+    // A trace cut short: the run died while writing it.
+    batch.traces.push_back({0, "partial", 2000.0, rankTrace(0).substr(0, 150)});
+    ws.append(run, batch);
+    ws.finishRun(run, fathom::store::RunStatus::Succeeded, 0);
+  }
+
+  void validate() {
+    Run r = trace({u"validate"_s, file(u"rank0.json"_s), file(u"rank1.json.gz"_s)});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QVERIFY(r.out.contains("rank0.json: OK (4 events, 0 warnings)"));
+    QVERIFY(r.out.contains("rank1.json.gz: OK"));
+    r = trace({u"validate"_s, file(u"rank0.json"_s), file(u"bad.json"_s)});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.out.contains("bad.json: INVALID: 1 error, 0 warnings (2 events)"), qPrintable(describe(r)));
+    QVERIFY(r.out.contains("error   [nesting] event #1: X event #1 [5000, 15000] ns crosses event #0"));
+    // A finding in one event shows the start of its text.
+    r = trace({u"validate"_s, file(u"escape.json"_s)});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.out.contains("error   [unicode-escape] event #0: a \\u escape"), qPrintable(describe(r)));
+    QVERIFY(r.out.contains("          {\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"caf\\u00e9\""));
+    r = trace({u"validate"_s, u"--json"_s, file(u"bad.json"_s)});
+    QCOMPARE(r.exitCode, 1);
+    const QJsonObject report = parse(r).array().at(0).toObject();
+    QCOMPARE(report.value(u"valid"_s).toBool(), false);
+    QCOMPARE(report.value(u"errors"_s).toArray().at(0).toObject().value(u"rule"_s).toString(), u"nesting"_s);
+    QCOMPARE(report.value(u"errors"_s).toArray().at(0).toObject().value(u"event"_s).toInt(), 1);
+    QCOMPARE(report.value(u"phases"_s).toObject().value(u"X"_s).toInt(), 2);
+    r = trace({u"validate"_s, u"--rules"_s});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.contains("nesting-truncation  warning"));
+  }
+
+  void usageErrorsExitWith2() {
+    QVERIFY(QDir(m_dir.path()).mkpath(u"empty-dir"_s));
+    for (const QStringList& args :
+         {QStringList{u"validate"_s}, QStringList{u"validate"_s, u"--bogus"_s, file(u"rank0.json"_s)},
+          QStringList{u"summary"_s, u"--top"_s, u"x"_s, file(u"rank0.json"_s)},
+          QStringList{u"merge"_s, file(u"rank0.json"_s)},
+          QStringList{u"merge"_s, m_dir.path() + u"/empty-dir"_s, u"-o"_s, u"x.json"_s},
+          QStringList{u"export"_s, file(u"rank0.json"_s)}}) {
+      const Run r = trace(args);
+      QVERIFY2(r.exitCode == 2, qPrintable(args.join(u' ') + u"\n"_s + describe(r)));
+      QVERIFY2(r.err.startsWith("fathom: error: "), qPrintable(describe(r)));
+    }
+  }
+
+  void summary() {
+    Run r = trace({u"summary"_s, file(u"rank1.json.gz"_s)});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QVERIFY(r.out.contains("rank 1, 4 events, 0.100 ms, CPU timeline"));
+    // Step 1: compute [10,80] = 70 us, communication [60,90] = 30 us, idle 100 - 80 = 20 us, overlap 20 of 30.
+    QVERIFY2(folded(r.out).contains("1 0.100 0.070 (70.0%) 0.030 (30.0%) 0.000 (0.0%) 0.020 (20.0%) 66.7%"),
+             r.out.constData());
+    QVERIFY(folded(r.out).contains("all_reduce 1 0.030 1.00 MiB"));
+    QVERIFY(r.out.contains("Fathom spans"));
+    r = trace({u"summary"_s, file(u"rank0.json"_s), u"--json"_s, u"--top"_s, u"1"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QJsonObject s = parse(r).object();
+    QCOMPARE(s.value(u"timeline"_s).toString(), u"cpu"_s);
+    QCOMPARE(s.value(u"total"_s).toObject().value(u"compute_ns"_s).toInteger(), 70000);
+    QCOMPARE(s.value(u"total"_s).toObject().value(u"idle_ns"_s).toInteger(), 20000);
+    QCOMPARE(s.value(u"steps"_s).toArray().size(), 1);
+    QCOMPARE(s.value(u"top_ops"_s).toArray().size(), 1);
+    r = trace({u"summary"_s, file(u"bad.json"_s) + u".missing"_s});
+    QCOMPARE(r.exitCode, 2);
+  }
+
+  void merge() {
+    QVERIFY(QDir(m_dir.path()).mkpath(u"ranks"_s));
+    QVERIFY(QFile::copy(file(u"rank0.json"_s), file(u"ranks/rank0.json"_s)));
+    QVERIFY(QFile::copy(file(u"rank1.json.gz"_s), file(u"ranks/rank1.json.gz"_s)));
+    Run r = trace({u"merge"_s, file(u"ranks"_s), u"-o"_s, file(u"merged.json.gz"_s)});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QVERIFY(r.err.contains("Merged 2 ranks"));
+    QVERIFY(r.err.contains("rank 1: "));
+    QVERIFY(r.err.contains("shifted 1 us"));
+    QVERIFY(fathom::profile::isGzip(fathom::test::readRaw(path(u"merged.json.gz"_s))));
+    r = trace({u"validate"_s, file(u"merged.json.gz"_s)});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    // The same rank twice: refused, nothing written.
+    r = trace({u"merge"_s, file(u"rank0.json"_s), file(u"ranks/rank0.json"_s), u"-o"_s, file(u"dup.json"_s)});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("rank 0 appears twice"), qPrintable(describe(r)));
+    QVERIFY(!QFile::exists(file(u"dup.json"_s)));
+  }
+
+  void exportFromWorkspace() {
+    // One rank, decompressed because the name says .json; the bytes are the original trace.
+    Run r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, QString::number(m_run), u"--name"_s,
+                   u"trace.json.gz"_s, u"--rank"_s, u"1"_s, u"-o"_s, file(u"out1.json"_s)});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(fathom::test::readRaw(path(u"out1.json"_s)), rankTrace(1));
+    // All ranks into a directory, by run name, compressed as stored.
+    QVERIFY(QDir(m_dir.path()).mkpath(u"export"_s));
+    r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, u"profiled"_s, u"--name"_s, u"trace.json.gz"_s,
+               u"--rank"_s, u"all"_s, u"-o"_s, file(u"export"_s)});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    for (int rank = 0; rank < 2; ++rank) {
+      const fs::path out = path(u"export/trace.rank%1.json.gz"_s.arg(rank));
+      QVERIFY2(fs::exists(out), out.c_str());
+      QVERIFY(fathom::profile::isGzip(fathom::test::readRaw(out)));
+      QCOMPARE(QString::fromStdString(fathom::test::readText(out)), QString::fromStdString(rankTrace(rank)));
+    }
+    // The default name, in the working directory; without --rank: rank 0.
+    QProcess p;
+    p.setWorkingDirectory(file(u"export"_s));
+    p.start(fathom::test::fathomExecutable(), {u"trace"_s, u"export"_s, u"--workspace"_s, m_ws, u"--run"_s,
+                                               QString::number(m_run), u"--name"_s, u"trace.json.gz"_s});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 0);
+    QVERIFY(p.readAllStandardError().contains("trace.rank0.json.gz"));
+  }
+
+  void exportRefusals() {
+    // Several names and no --name: the listing says which exist.
+    Run r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, QString::number(m_run)});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("has several traces: pass --name"), qPrintable(describe(r)));
+    QVERIFY(r.err.contains("trace.json.gz  rank 1"));
+    QVERIFY(r.err.contains("partial  rank 0"));
+    r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, QString::number(m_run), u"--name"_s, u"trace.json.gz"_s,
+               u"--rank"_s, u"5"_s});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("has no trace \"trace.json.gz\" for rank 5"), qPrintable(describe(r)));
+    r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, u"no-such-run"_s});
+    QVERIFY(r.exitCode != 0);
+    // A partial trace exports as it is, with a warning.
+    r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, QString::number(m_run), u"--name"_s, u"partial"_s,
+               u"-o"_s, file(u"partial.json"_s)});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QVERIFY(r.err.contains("warning: the stored trace is incomplete"));
+    QCOMPARE(fathom::test::readRaw(path(u"partial.json"_s)), rankTrace(0).substr(0, 150));
+  }
+
+  void convertFiles() {
+    Run r = trace({u"export"_s, file(u"rank0.json"_s), u"-o"_s, file(u"c.json.gz"_s)});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QVERIFY(fathom::profile::isGzip(fathom::test::readRaw(path(u"c.json.gz"_s))));
+    r = trace({u"export"_s, file(u"c.json.gz"_s), u"-o"_s, file(u"c.json"_s)});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(fathom::test::readRaw(path(u"c.json"_s)), rankTrace(0));
+    r = trace({u"export"_s, file(u"c.json"_s), u"-o"_s, file(u"c.json"_s)});
+    QCOMPARE(r.exitCode, 2);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestTraceCli)
+#include "tst_trace_cli.moc"

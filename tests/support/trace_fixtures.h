@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+// Hand-built Chrome/Kineto traces for the trace tests (tests/core/tst_trace_*, tests/app/tst_trace_cli): one
+// event a string, assembled into the object form the way Fathom's writer lays it out, written as .json or .json.gz.
+#pragma once
+
+#include <fathom/profile/trace_file_sink.h>
+#include <fathom/profile/trace_input.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fathom::test {
+
+/// A complete event: {"ph":"X","cat":cat,"name":name,"pid":pid,"tid":tid,"ts":ts,"dur":dur[,"args":args]}. `ts`
+/// and `dur` are microsecond texts ("10.000"), written as given.
+inline std::string completeEvent(std::string_view cat, std::string_view name, int pid, int tid, std::string_view ts,
+                                 std::string_view dur, std::string_view args = {}) {
+  std::string e = "{\"ph\":\"X\",\"cat\":\"" + std::string(cat) + "\",\"name\":\"" + std::string(name) +
+                  "\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) +
+                  ",\"ts\":" + std::string(ts) + ",\"dur\":" + std::string(dur);
+  if (!args.empty()) {
+    e += ",\"args\":" + std::string(args);
+  }
+  return e + "}";
+}
+
+/// The top-level keys before traceEvents of a rank's trace (no trailing comma).
+inline std::string traceKeys(int rank, int worldSize = 2, std::int64_t baseTimeNs = 1'700'000'000'000'000'000) {
+  return "\"schemaVersion\":1,\"deviceProperties\":[],\"distributedInfo\":{\"backend\":\"gloo\",\"rank\":" +
+         std::to_string(rank) + ",\"world_size\":" + std::to_string(worldSize) +
+         "},\"displayTimeUnit\":\"ms\",\"baseTimeNanoseconds\":" + std::to_string(baseTimeNs);
+}
+
+/// An object-form trace: {<keys>,"traceEvents":[<events, one a line>],"traceName":"test"}.
+inline std::string objectTrace(const std::vector<std::string>& events, const std::string& keys = traceKeys(0)) {
+  std::string text = "{" + keys + (keys.empty() ? "" : ",") + "\"traceEvents\":[";
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    text += (i == 0 ? "\n" : ",\n") + events[i];
+  }
+  return text + "\n],\"traceName\":\"test\"}\n";
+}
+
+/// Writes `bytes` to `path` through TraceFileSink: gzip-compressed when the name ends with ".gz".
+inline void writeTraceFile(const std::filesystem::path& path, std::string_view bytes) {
+  profile::TraceFileSink sink(path);
+  sink.write(bytes);
+  sink.finish();
+}
+
+/// A file's bytes as they are on disk.
+inline std::string readRaw(const std::filesystem::path& path) {
+  std::string out;  // read with stdio: TraceInput would gunzip
+  if (FILE* f = std::fopen(path.c_str(), "rb")) {
+    char block[65536];
+    std::size_t n = 0;
+    while ((n = std::fread(block, 1, sizeof block, f)) > 0) {
+      out.append(block, n);
+    }
+    std::fclose(f);
+  }
+  return out;
+}
+
+/// A file's text, gunzipped when it is gzip.
+inline std::string readText(const std::filesystem::path& path) {
+  profile::TraceInput in = profile::TraceInput::openFile(path);
+  std::string out;
+  char block[65536];
+  while (const std::size_t n = in.read(block, sizeof block)) {
+    out.append(block, n);
+  }
+  return out;
+}
+
+}  // namespace fathom::test
