@@ -61,6 +61,7 @@ private:
 
 void TestTrainProfile::initTestCase() {
   QVERIFY(m_dir.isValid());
+  fathom::test::useWorkspaceIn(m_dir);  // nothing this test starts writes ./fathom.sqlite
   m_traces = m_dir.filePath(u"traces"_s);
   m_workspace = m_dir.filePath(u"ws.sqlite"_s);
   // 2 ranks, gpt-tiny, batch 8 (sequence 64): steps 0..5; the schedule 1,1,2,1 waits a step, warms up one and
@@ -71,6 +72,8 @@ void TestTrainProfile::initTestCase() {
                          u"--num_cpu_threads_per_process"_s,
                          u"1"_s,
                          u"--quiet"_s,
+                         u"--workspace"_s,
+                         m_workspace,
                          fathom::test::fathomExecutable(),
                          u"train"_s,
                          u"--model"_s,
@@ -81,8 +84,6 @@ void TestTrainProfile::initTestCase() {
                          u"6"_s,
                          u"--log_every"_s,
                          u"0"_s,
-                         u"--workspace"_s,
-                         m_workspace,
                          u"--profile"_s,
                          u"--profile_dir"_s,
                          m_traces,

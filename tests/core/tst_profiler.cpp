@@ -116,7 +116,7 @@ void TestProfiler::recordsOperatorsSpansAndSteps() {
     const std::string name = e.at("name");
     ++names[name];
     if (name == "aten::mm") {
-      QCOMPARE(e.at("cat"), "cpu_op");
+      QCOMPARE(e.at("cat").get<std::string>(), std::string("cpu_op"));
       QCOMPARE(e.at("args").at("Input Dims").dump(), std::string("[[8,16],[16,4]]"));
       QCOMPARE(e.at("args").at("flops").get<std::int64_t>(), 2 * 8 * 16 * 4);
       QCOMPARE(e.at("args").at("Call stack").get<std::string>().substr(0, 14), std::string("fathom::forwar"));
@@ -124,7 +124,7 @@ void TestProfiler::recordsOperatorsSpansAndSteps() {
       mmChecked = true;
     }
     if (name.rfind("ProfilerStep#", 0) == 0)
-      QCOMPARE(e.at("cat"), "user_annotation");
+      QCOMPARE(e.at("cat").get<std::string>(), std::string("user_annotation"));
   }
   QVERIFY(mmChecked);
   QCOMPARE(names["aten::mm"], 3);
@@ -133,7 +133,7 @@ void TestProfiler::recordsOperatorsSpansAndSteps() {
   QCOMPARE(names["ProfilerStep#0"], 1);
   QCOMPARE(names["ProfilerStep#1"], 1);
   QCOMPARE(names["ProfilerStep#2"], 1);
-  QCOMPARE(json.at("distributedInfo").at("rank"), 0);
+  QCOMPARE(json.at("distributedInfo").at("rank").get<int>(), 0);
 }
 
 void TestProfiler::oneProfilerAtATime() {

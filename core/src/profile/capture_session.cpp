@@ -30,8 +30,13 @@ struct ThreadSlot {
 };
 thread_local ThreadSlot t_slot;
 
-/// const char* -> id, checked against the interned text (a pointer can be reused for another string).
-thread_local std::unordered_map<const char*, std::uint32_t> t_nameCache;
+/// const char* -> (id, the interned text), checked against that text (a pointer can be reused for another string).
+/// The interned strings never move (a deque), so the check needs no lock.
+struct CachedName {
+  std::uint32_t id;
+  const std::string* text;
+};
+thread_local std::unordered_map<const char*, CachedName> t_nameCache;
 
 std::string currentThreadName() {
   char name[32] = {};
@@ -55,21 +60,25 @@ std::uint32_t NameTable::id(const char* name) {
   if (name == nullptr)
     name = "";
   auto it = t_nameCache.find(name);
-  if (it != t_nameCache.end() && std::strcmp(this->name(it->second).data(), name) == 0)
-    return it->second;
-  const std::uint32_t id = this->id(std::string_view(name));
-  t_nameCache[name] = id;
+  if (it != t_nameCache.end() && std::strcmp(it->second.text->c_str(), name) == 0)
+    return it->second.id;
+  const auto [id, text] = intern(std::string_view(name));
+  t_nameCache[name] = {id, text};
   return id;
 }
 
 std::uint32_t NameTable::id(std::string_view name) {
+  return intern(name).first;
+}
+
+std::pair<std::uint32_t, const std::string*> NameTable::intern(std::string_view name) {
   std::lock_guard lock(m_mutex);
   if (auto it = m_ids.find(name); it != m_ids.end())
-    return it->second;
+    return {it->second, &m_names[it->second]};
   const auto id = static_cast<std::uint32_t>(m_names.size());
   const std::string& stored = m_names.emplace_back(name);
   m_ids.emplace(std::string_view(stored), id);
-  return id;
+  return {id, &stored};
 }
 
 std::string_view NameTable::name(std::uint32_t id) const {

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace fathom::profile::detail {
@@ -84,6 +85,8 @@ public:
   static NameTable& instance();
 
 private:
+  std::pair<std::uint32_t, const std::string*> intern(std::string_view name);
+
   mutable std::mutex m_mutex;
   std::deque<std::string> m_names;  ///< deque: references stay valid as it grows
   std::unordered_map<std::string_view, std::uint32_t> m_ids;

@@ -138,7 +138,7 @@ struct Profiler::Impl {
     const bool continues = previous == ProfilerAction::Record &&
                            (current == ProfilerAction::Record || current == ProfilerAction::RecordAndSave);
     if (state == State::Recording && !continues) {
-      finishWindow();
+      finishWindow(stepNum - 1);  // called after the step number advanced: the window ended with the previous step
     }
     switch (current) {
     case ProfilerAction::None:
@@ -174,7 +174,7 @@ struct Profiler::Impl {
     return "profile_" + std::to_string(rank) + (options.gzip ? ".json.gz" : ".json");
   }
 
-  void finishWindow() {
+  void finishWindow(std::int64_t lastStep) {
     stopCollectors();
     const std::int64_t end = nowNs();
     auto data = std::make_shared<WindowData>();
@@ -182,7 +182,7 @@ struct Profiler::Impl {
     state = State::Idle;
     data->index = windowIndex++;
     data->firstStep = windowFirstStep;
-    data->lastStep = stepNum;
+    data->lastStep = lastStep;
     data->pid = static_cast<std::uint32_t>(::getpid());
     data->mainTid = mainTid;
     data->processName = processName(context.rank);
@@ -340,7 +340,7 @@ void Profiler::stop() {
   d.stopped = true;
   if (d.state == Impl::State::Recording) {
     d.endStepSpan(nowNs());
-    d.finishWindow();
+    d.finishWindow(d.stepNum);
   } else if (d.state == Impl::State::Warming) {
     d.stopCollectors();
     d.session->collect(nowNs());
