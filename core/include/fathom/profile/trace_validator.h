@@ -63,9 +63,10 @@ struct TraceValidatorOptions {
 };
 
 /// Checks a Chrome/Kineto JSON trace (`.json` or `.json.gz`) against the rules Perfetto, chrome://tracing and
-/// Holistic Trace Analysis apply when they load one (rules(); docs/traces.md, "Validate"). It is an independent
-/// reader: events are parsed with nlohmann::json and timestamps converted to nanoseconds the way Perfetto does
-/// (integers times 1000, doubles truncated after multiplying by 1000), not with the writer's code.
+/// Holistic Trace Analysis apply when they load one (rules(); docs/traces.md, "Validate"). It reads independently
+/// of the writer: each event is checked by a strict JSON checker (RFC 8259 grammar, escapes, well-formed UTF-8),
+/// then read member by member, and timestamps are converted to nanoseconds the way Perfetto does (integers times
+/// 1000; doubles rounded as current Perfetto does, and truncated as older versions did).
 ///
 /// Streaming: memory grows only with what the rules need: 24 bytes per complete event (X) and 16 per flow point,
 /// because rows must be sorted by time to check nesting as Perfetto does (events need not be ordered in a file),
