@@ -51,8 +51,8 @@ private:
       return failHere("the text ends where a value should start");
     }
     switch (*m_p) {
-    case '{': return object(depth + 1);
-    case '[': return array(depth + 1);
+    case '{': return container(depth + 1, '}');
+    case '[': return container(depth + 1, ']');
     case '"': return string();
     case 't': return literal("true");
     case 'f': return literal("false");
@@ -61,30 +61,19 @@ private:
     }
   }
 
-  bool object(int depth) {
+  /// An object (members `"name": value`, closed by '}') or an array (values, closed by ']').
+  bool container(int depth, char close) {
     if (depth > kMaxDepth) {
       return failHere("nesting deeper than 512 levels");
     }
-    ++m_p;  // '{'
+    ++m_p;  // '{' or '['
     space();
-    if (at('}')) {
+    if (at(close)) {
       ++m_p;
       return true;
     }
     for (;;) {
-      if (!at('"')) {
-        return failHere("expected a member name in quotes");
-      }
-      if (!string()) {
-        return false;
-      }
-      space();
-      if (!at(':')) {
-        return failHere("expected ':' after a member name");
-      }
-      ++m_p;
-      space();
-      if (!value(depth)) {
+      if ((close == '}' && !memberName()) || !value(depth)) {
         return false;
       }
       space();
@@ -93,40 +82,29 @@ private:
         space();
         continue;
       }
-      if (at('}')) {
+      if (at(close)) {
         ++m_p;
         return true;
       }
-      return failHere("expected ',' or '}' in an object");
+      return failHere(close == '}' ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array");
     }
   }
 
-  bool array(int depth) {
-    if (depth > kMaxDepth) {
-      return failHere("nesting deeper than 512 levels");
+  /// `"name"` and its ':' (and the white space after).
+  bool memberName() {
+    if (!at('"')) {
+      return failHere("expected a member name in quotes");
     }
-    ++m_p;  // '['
+    if (!string()) {
+      return false;
+    }
     space();
-    if (at(']')) {
-      ++m_p;
-      return true;
+    if (!at(':')) {
+      return failHere("expected ':' after a member name");
     }
-    for (;;) {
-      if (!value(depth)) {
-        return false;
-      }
-      space();
-      if (at(',')) {
-        ++m_p;
-        space();
-        continue;
-      }
-      if (at(']')) {
-        ++m_p;
-        return true;
-      }
-      return failHere("expected ',' or ']' in an array");
-    }
+    ++m_p;
+    space();
+    return true;
   }
 
   bool string() {

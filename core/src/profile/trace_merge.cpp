@@ -73,6 +73,17 @@ void appendInteger(std::string& out, std::int64_t value) {
   out.append(text, std::to_chars(text, text + sizeof text, value).ptr);
 }
 
+/// Starts member `m` of an object being rewritten: a ',' unless it is the first, then its raw key and ':'.
+void beginMember(std::string& out, const TraceEventView::Member& m, bool& first) {
+  if (!first) {
+    out += ',';
+  }
+  first = false;
+  out += '"';
+  out += m.key;
+  out += "\":";
+}
+
 /// A flow or correlation id as an unsigned number: a JSON integer, or a hex string (Perfetto reads string ids as
 /// base 16). nullopt for anything else.
 std::optional<std::uint64_t> parseId(std::string_view raw) {
@@ -108,13 +119,7 @@ public:
     out += '{';
     bool first = true;
     for (const TraceEventView::Member& m : event.members()) {
-      if (!first) {
-        out += ',';
-      }
-      first = false;
-      out += '"';
-      out += m.key;
-      out += "\":";
+      beginMember(out, m, first);
       if (m.key == "pid") {
         appendInteger(out, mapPid(m.value));
       } else if (m.key == "tid" && !m.value.empty() && m.value.front() == '"') {
@@ -253,13 +258,7 @@ private:
     out += '{';
     bool first = true;
     for (const TraceEventView::Member& m : m_args.members()) {
-      if (!first) {
-        out += ',';
-      }
-      first = false;
-      out += '"';
-      out += m.key;
-      out += "\":";
+      beginMember(out, m, first);
       const bool correlation =
           std::find(kCorrelationKeys.begin(), kCorrelationKeys.end(), m.key) != kCorrelationKeys.end();
       // Only plain JSON integers: a string arg keeps its meaning, and -1 ("none") stays -1.
