@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Trace export speed and memory (issue 8): ChromeTraceWriter writes N synthetic events, generated on the fly so the
-// input takes no memory, to .json and .json.gz; events/s is the median of RUNS runs. The growth of the peak RSS
-// (VmHWM) after the 1M and after the 4M runs shows that memory does not grow with the event count. Then the
-// tools on the written files: reading (scan only), validating, summarizing and merging two ranks.
+// input takes no memory, to .json and .json.gz; events/s is the median of RUNS runs. Each operation's peak RSS
+// growth (VmHWM after it minus VmRSS before it) shows whether memory grows with the event count: for the writer
+// it is the same at 1M and 4M events. Then the tools on the written files: reading (scan only), validating,
+// summarizing and merging two ranks.
 //
 //   bench_trace_export [--events 1000000,4000000] [--runs 5] [--dir /tmp]
 // Target: >= 1,000,000 events/s uncompressed on the 2-core development machine. docs/traces.md has the numbers.
@@ -24,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include <malloc.h>
 #include <unistd.h>
 
 using namespace fathom::profile;
@@ -31,17 +33,32 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Peak resident set size so far (VmHWM), in KiB.
-long peakRssKiB() {
+/// A field of /proc/self/status in KiB: VmHWM (peak resident set) or VmRSS (resident set now).
+long statusKiB(const char* field) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) {
-      return std::atol(line.c_str() + 6);
+    if (line.rfind(field, 0) == 0) {
+      return std::atol(line.c_str() + std::strlen(field));
     }
   }
   return -1;
 }
+
+/// Measures how far one operation raises the resident set above where it started: resets the peak (writing 5 to
+/// /proc/self/clear_refs sets VmHWM to VmRSS, Linux >= 4.0) and reads it back after.
+class PeakGrowth {
+public:
+  PeakGrowth() {
+    malloc_trim(0);  // hand freed memory back first, so the operation's buffers are counted, not reused pages
+    std::ofstream("/proc/self/clear_refs") << "5";
+    m_start = statusKiB("VmRSS:");
+  }
+  long kib() const { return statusKiB("VmHWM:") - m_start; }
+
+private:
+  long m_start = 0;
+};
 
 double seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
@@ -133,12 +150,12 @@ int main(int argc, char** argv) {
   }
   dir /= "fathom-bench-trace-" + std::to_string(::getpid());
   fs::create_directories(dir);
-  const long rss0 = peakRssKiB();
   std::vector<Row> rows;
   for (const std::uint64_t n : counts) {
     for (const char* extension : {".json", ".json.gz"}) {
       const fs::path file = dir / ("rank0" + std::string(extension));
       std::vector<double> rates;
+      const PeakGrowth peak;
       for (int r = 0; r < runs; ++r) {
         const double s = writeTrace(file, n, 0);
         rates.push_back(static_cast<double>(n) / s);
@@ -146,7 +163,7 @@ int main(int argc, char** argv) {
                      static_cast<unsigned long long>(n), s, rates.back());
       }
       rows.push_back({std::string("write ") + extension, n, median(rates),
-                      static_cast<double>(fs::file_size(file)) / 1e6, peakRssKiB() - rss0});
+                      static_cast<double>(fs::file_size(file)) / 1e6, peak.kib()});
     }
     // The tools, once each, on this size's files (the .json.gz one is still there; write the .json ones again).
     const fs::path json0 = dir / "rank0.json";
@@ -154,11 +171,12 @@ int main(int argc, char** argv) {
     writeTrace(json0, n, 0);
     writeTrace(json1, n, 1);
     auto timed = [&](const std::string& what, std::uint64_t events, auto&& fn) {
+      const PeakGrowth peak;
       const auto start = std::chrono::steady_clock::now();
       fn();
       const double s = seconds(start);
       std::fprintf(stderr, "%s %llu events: %.3f s\n", what.c_str(), static_cast<unsigned long long>(events), s);
-      rows.push_back({what, events, static_cast<double>(events) / s, 0, peakRssKiB() - rss0});
+      rows.push_back({what, events, static_cast<double>(events) / s, 0, peak.kib()});
     };
     timed("read .json (scan)", n, [&] {
       TraceReader reader(json0);
@@ -195,8 +213,8 @@ int main(int argc, char** argv) {
                 static_cast<double>(r.rssGrowthKiB) / 1024.0);
   }
   std::printf(
-      "\nWrites: median of %d runs. Peak RSS growth: VmHWM minus VmHWM at start (cumulative, so a constant value "
-      "across sizes means no growth with the event count).\nReproduce: cmake --preset ci "
+      "\nWrites: median of %d runs. Peak RSS growth: the peak resident set during the operation minus the resident "
+      "set before it (VmHWM reset through /proc/self/clear_refs).\nReproduce: cmake --preset ci "
       "-DFATHOM_BUILD_BENCHMARKS=ON && cmake --build build/ci --target bench_trace_export && "
       "build/ci/bench/bench_trace_export --runs %d\n",
       runs, runs);

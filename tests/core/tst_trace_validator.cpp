@@ -281,16 +281,54 @@ private slots:
     const TraceValidationReport r = validateText("bad-event.json", text);
     QCOMPARE(r.issuesPerRule.at("json"), std::uint64_t{1});
     QCOMPARE(r.errors[0].eventIndex, std::int64_t{1});
-    QVERIFY2(contains(r.errors[0].message,
-                      "bad-event.json: malformed event #1 (syntax error while parsing value - invalid literal") &&
-                 contains(r.errors[0].message, "(line 3)"),
-             r.errors[0].message.c_str());
+    QVERIFY2(
+        contains(r.errors[0].message,
+                 "bad-event.json: malformed event #1 (an invalid literal (true, false and null are the only words))") &&
+            contains(r.errors[0].message, "(line 3)"),
+        r.errors[0].message.c_str());
     QCOMPARE(r.events, std::uint64_t{3});  // the checks go on after a bad event
     // A truncated file: one json finding, and the checks stop.
     const TraceValidationReport t = validateText("cut.json", text.substr(0, text.size() / 2));
     QCOMPARE(t.errorCount, std::uint64_t{1});
     QVERIFY(contains(t.errors[0].message, "truncated trace"));
     QVERIFY(fathom::test::throwsType<fathom::StorageError>([&] { TraceValidator().validate(path("missing.json")); }));
+  }
+
+  void strictJson_data() {
+    // Events the reader's scanner accepts (brackets and strings balance) that JSON.parse refuses.
+    QTest::addColumn<QByteArray>("event");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("literal") << QByteArray("{\"ph\":\"X\",\"a\":tru}") << "an invalid literal";
+    QTest::newRow("leading zero") << QByteArray("{\"ph\":\"X\",\"ts\":01}") << "expected ',' or '}' in an object";
+    QTest::newRow("bare dot") << QByteArray("{\"ph\":\"X\",\"ts\":1.}") << "no digit after its '.'";
+    QTest::newRow("exponent") << QByteArray("{\"ph\":\"X\",\"ts\":1e}") << "no digit in its exponent";
+    QTest::newRow("plus sign") << QByteArray("{\"ph\":\"X\",\"ts\":+1}") << "expected a value";
+    QTest::newRow("trailing comma") << QByteArray("{\"ph\":\"X\",}") << "expected a member name in quotes";
+    QTest::newRow("array comma") << QByteArray("{\"ph\":\"X\",\"a\":[1,]}") << "expected a value";
+    QTest::newRow("missing colon") << QByteArray("{\"ph\" \"X\"}") << "expected ':' after a member name";
+    QTest::newRow("raw tab") << QByteArray("{\"ph\":\"X\",\"name\":\"a\tb\"}") << "a raw control character";
+    QTest::newRow("bad escape") << QByteArray("{\"ph\":\"X\",\"name\":\"a\\xb\"}") << "an invalid escape";
+    QTest::newRow("short \\u") << QByteArray("{\"ph\":\"X\",\"name\":\"\\u12\"}") << "four hex digits";
+    QTest::newRow("invalid UTF-8") << QByteArray("{\"ph\":\"X\",\"name\":\"a\xff\"}") << "not well-formed UTF-8";
+    QTest::newRow("overlong UTF-8") << QByteArray("{\"ph\":\"X\",\"name\":\"\xc0\xaf\"}") << "not well-formed UTF-8";
+  }
+  void strictJson() {
+    QFETCH(QByteArray, event);
+    QFETCH(QString, reason);
+    const TraceValidationReport r = validateText("strict.json", objectTrace({kOp, event.toStdString()}));
+    QCOMPARE(r.issuesPerRule.count("json"), std::size_t{1});
+    QVERIFY2(contains(r.errors[0].message, "malformed event #1 (") &&
+                 contains(r.errors[0].message, reason.toStdString()),
+             r.errors[0].message.c_str());
+    QCOMPARE(r.errors[0].eventIndex, std::int64_t{1});
+  }
+
+  void strictJsonAcceptsValidEvents() {
+    const TraceValidationReport r = validateText(
+        "valid.json",
+        objectTrace({completeEvent("cpu_op", "a \\\"q\\\" \\\\ \\/ \\n \xc3\xa9\xf0\x9f\x98\x80", 1, 1, "0.5e1", "1E+0",
+                                   "{\"n\":[-0,0.25,1e-3,true,false,null,{},[]],\"s\":\"\"}")}));
+    QVERIFY2(r.valid() && r.warningCount == 0, describe(r).c_str());
   }
 
   void issuesAreCappedAndExcerpted() {

@@ -12,6 +12,7 @@ set(_fathom_profile_trace_sources
   ${CMAKE_CURRENT_LIST_DIR}/trace_event_view.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trace_merge.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trace_validator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/json_strict.cpp
   ${CMAKE_CURRENT_LIST_DIR}/slice_timeline.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trace_summary.cpp
   ${CMAKE_CURRENT_LIST_DIR}/intervals.cpp)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "fathom/profile/trace_json.h"
 
+#include "utf8.h"
+
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -29,34 +31,6 @@ constexpr std::array<std::uint8_t, 256> makeByteClasses() {
 constexpr std::array<std::uint8_t, 256> kByteClasses = makeByteClasses();
 
 constexpr std::string_view kReplacementCharacter = "\xEF\xBF\xBD";  // U+FFFD
-
-bool isContinuation(unsigned char b) {
-  return (b & 0xC0) == 0x80;
-}
-
-/// The length of the well-formed UTF-8 sequence at `p` (RFC 3629, table 3-7 of the Unicode standard), or 0 when
-/// the bytes there are not one.
-std::size_t utf8SequenceLength(const unsigned char* p, const unsigned char* end) {
-  const unsigned char lead = *p;
-  const auto left = static_cast<std::size_t>(end - p);
-  auto inRange = [](unsigned char b, unsigned char lo, unsigned char hi) { return b >= lo && b <= hi; };
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    return left >= 2 && isContinuation(p[1]) ? 2 : 0;
-  }
-  if (lead >= 0xE0 && lead <= 0xEF) {
-    // E0 excludes overlong forms (second byte >= A0), ED excludes the surrogates (second byte <= 9F).
-    const unsigned char lo = lead == 0xE0 ? 0xA0 : 0x80;
-    const unsigned char hi = lead == 0xED ? 0x9F : 0xBF;
-    return left >= 3 && inRange(p[1], lo, hi) && isContinuation(p[2]) ? 3 : 0;
-  }
-  if (lead >= 0xF0 && lead <= 0xF4) {
-    // F0 excludes overlong forms, F4 stops at U+10FFFF.
-    const unsigned char lo = lead == 0xF0 ? 0x90 : 0x80;
-    const unsigned char hi = lead == 0xF4 ? 0x8F : 0xBF;
-    return left >= 4 && inRange(p[1], lo, hi) && isContinuation(p[2]) && isContinuation(p[3]) ? 4 : 0;
-  }
-  return 0;  // a continuation byte without a lead, C0/C1 (always overlong) or F5..FF
-}
 
 bool isDigit(char c) {
   return c >= '0' && c <= '9';
@@ -106,7 +80,7 @@ void appendJsonString(std::string& out, std::string_view text) {
       ++p;
       break;
     default:
-      if (const std::size_t length = utf8SequenceLength(p, end); length > 0) {
+      if (const std::size_t length = detail::utf8SequenceLength(p, end); length > 0) {
         out.append(reinterpret_cast<const char*>(p), length);
         p += length;
       } else {

@@ -73,6 +73,17 @@ void appendInteger(std::string& out, std::int64_t value) {
   out.append(text, std::to_chars(text, text + sizeof text, value).ptr);
 }
 
+/// Starts member `m` of an object being rewritten: a ',' unless it is the first, then its raw key and ':'.
+void beginMember(std::string& out, const TraceEventView::Member& m, bool& first) {
+  if (!first) {
+    out += ',';
+  }
+  first = false;
+  out += '"';
+  out += m.key;
+  out += "\":";
+}
+
 /// A flow or correlation id as an unsigned number: a JSON integer, or a hex string (Perfetto reads string ids as
 /// base 16). nullopt for anything else.
 std::optional<std::uint64_t> parseId(std::string_view raw) {
@@ -92,6 +103,9 @@ std::optional<std::uint64_t> parseId(std::string_view raw) {
   return value;
 }
 
+/// The two metadata events the merge rewrites.
+enum class RowMetadata : std::uint8_t { Name, SortIndex };
+
 /// Rewrites the events of one rank's file into the merged numbering. Holds only the rank's pid map.
 class RankRewriter {
 public:
@@ -105,13 +119,7 @@ public:
     out += '{';
     bool first = true;
     for (const TraceEventView::Member& m : event.members()) {
-      if (!first) {
-        out += ',';
-      }
-      first = false;
-      out += '"';
-      out += m.key;
-      out += "\":";
+      beginMember(out, m, first);
       if (m.key == "pid") {
         appendInteger(out, mapPid(m.value));
       } else if (m.key == "tid" && !m.value.empty() && m.value.front() == '"') {
@@ -126,10 +134,8 @@ public:
         appendMicros(out, *ns + m_input.shiftNs);
       } else if (m.key == "id") {
         appendId(out, m.value, reader);
-      } else if (m.key == "args" && metadata && name == "process_name") {
-        rewriteProcessName(m.value, event, out);
-      } else if (m.key == "args" && metadata && name == "process_sort_index") {
-        rewriteSortIndex(m.value, event, out);
+      } else if (m.key == "args" && metadata && (name == "process_name" || name == "process_sort_index")) {
+        rewriteRowMetadata(m.value, event, name == "process_name" ? RowMetadata::Name : RowMetadata::SortIndex, out);
       } else if (m.key == "args") {
         rewriteCorrelations(m.value, reader, out);
       } else {
@@ -214,37 +220,30 @@ private:
     return raw.empty() ? std::nullopt : std::optional(pidIndex(raw));
   }
 
-  void rewriteProcessName(std::string_view args, const TraceEventView& event, std::string& out) {
-    TraceEventView parsed;
+  /// A process_name ("rank R · <name>") or process_sort_index (R * kMergedSortStride + index) argument, and the
+  /// mark that the file gave its pid one, so writeMissingRowMetadata() adds none. Unusual shapes are kept as they are.
+  void rewriteRowMetadata(std::string_view args, const TraceEventView& event, RowMetadata kind, std::string& out) {
+    const bool isName = kind == RowMetadata::Name;
     const std::optional<std::size_t> pid = metadataPid(event);
-    std::optional<std::string_view> original;
-    if (parsed.parse(args)) {
-      original = parsed.string("name");
+    TraceEventView parsed;
+    std::string replacement;  // the new args object; empty: keep the original
+    if (pid && parsed.parse(args) && isName) {
+      if (const std::optional<std::string_view> name = parsed.string("name")) {
+        replacement = "{\"name\":";
+        appendJsonString(replacement, "rank " + std::to_string(m_input.rank) + " \xC2\xB7 " + std::string(*name));
+      }
+    } else if (pid && parsed.parse(args)) {
+      if (const std::optional<std::int64_t> index = parsed.integer("sort_index")) {
+        replacement = "{\"sort_index\":";
+        appendInteger(replacement, sortIndex(*index));
+      }
     }
-    if (!pid || !original) {
+    if (replacement.empty()) {
       out += args;
       return;
     }
-    m_named[*pid] = true;
-    out += "{\"name\":";
-    appendJsonString(out, "rank " + std::to_string(m_input.rank) + " \xC2\xB7 " + std::string(*original));
-    out += '}';
-  }
-
-  void rewriteSortIndex(std::string_view args, const TraceEventView& event, std::string& out) {
-    TraceEventView parsed;
-    const std::optional<std::size_t> pid = metadataPid(event);
-    std::optional<std::int64_t> original;
-    if (parsed.parse(args)) {
-      original = parsed.integer("sort_index");
-    }
-    if (!pid || !original) {
-      out += args;
-      return;
-    }
-    m_sorted[*pid] = true;
-    out += "{\"sort_index\":";
-    appendInteger(out, sortIndex(*original));
+    (isName ? m_named : m_sorted)[*pid] = true;
+    out += replacement;
     out += '}';
   }
 
@@ -259,13 +258,7 @@ private:
     out += '{';
     bool first = true;
     for (const TraceEventView::Member& m : m_args.members()) {
-      if (!first) {
-        out += ',';
-      }
-      first = false;
-      out += '"';
-      out += m.key;
-      out += "\":";
+      beginMember(out, m, first);
       const bool correlation =
           std::find(kCorrelationKeys.begin(), kCorrelationKeys.end(), m.key) != kCorrelationKeys.end();
       // Only plain JSON integers: a string arg keeps its meaning, and -1 ("none") stays -1.

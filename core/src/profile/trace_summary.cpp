@@ -297,8 +297,11 @@ private:
     rows.resize(std::min(rows.size(), top));
   }
 
-  /// Self time per cpu_op name: each op's duration minus its direct cpu_op children on the same thread.
+  /// Self time per cpu_op name: each op's duration minus its direct cpu_op children on the same thread. On the
+  /// way, collects the top-level ops of the training threads, merged per thread, into m_computeTops: their union
+  /// is the compute time, without a copy of every op.
   std::vector<OpStats> selfTimes() {
+    const bool allThreads = m_trainingThreads.empty();
     std::sort(m_cpuOps.begin(), m_cpuOps.end(), [](const CpuOp& a, const CpuOp& b) {
       return a.thread != b.thread ? a.thread < b.thread : a.start != b.start ? a.start < b.start : a.end > b.end;
     });
@@ -327,6 +330,14 @@ private:
       }
       if (!open.empty()) {
         open.back().children += op.end - op.start;
+      } else if (allThreads || m_trainingThreads.contains(op.thread)) {
+        const bool continues = !m_computeTops.empty() && i > 0 && m_cpuOps[i - 1].thread == op.thread &&
+                               m_computeTops.back().end >= op.start;
+        if (continues) {
+          m_computeTops.back().end = std::max(m_computeTops.back().end, op.end);
+        } else {
+          m_computeTops.push_back({op.start, op.end});
+        }
       }
       open.push_back({&op, 0});
     }
@@ -360,17 +371,8 @@ private:
   }
 
   void breakdownCpu(TraceSummary& s) {
-    const bool allThreads = m_trainingThreads.empty();
-    const auto training = [&](const CpuOp& op) { return allThreads || m_trainingThreads.contains(op.thread); };
-    std::vector<Interval> computeIntervals;
-    computeIntervals.reserve(static_cast<std::size_t>(std::count_if(m_cpuOps.begin(), m_cpuOps.end(), training)));
-    for (const CpuOp& op : m_cpuOps) {
-      if (training(op)) {
-        computeIntervals.push_back({op.start, op.end});
-      }
-    }
     std::vector<CpuOp>().swap(m_cpuOps);  // self times are done: give the ops' memory back before the unions
-    const IntervalUnion compute = detail::unite(std::move(computeIntervals));
+    const IntervalUnion compute = detail::unite(std::move(m_computeTops));
     const IntervalUnion communication = detail::unite(m_communication);
     const IntervalUnion data = detail::unite(m_data);
     const IntervalUnion busy = detail::unite(detail::unite(compute, communication), data);
@@ -450,6 +452,7 @@ private:
   TraceEventView m_args;
   std::vector<CpuOp> m_cpuOps;
   std::vector<GpuOp> m_gpuOps;
+  std::vector<Interval> m_computeTops;  ///< top-level ops of the training threads (selfTimes() fills it)
   std::unordered_map<std::int64_t, std::int64_t> m_launches;  ///< correlation -> launch start
   std::map<std::int64_t, Interval> m_steps;                   ///< ProfilerStep#N -> its span
   std::unordered_set<std::uint32_t> m_trainingThreads;

@@ -2,14 +2,17 @@
 #include "fathom/profile/trace_validator.h"
 
 #include "fathom/common/error.h"
+#include "fathom/profile/trace_event_view.h"
 #include "fathom/profile/trace_json.h"
 #include "fathom/profile/trace_reader.h"
+#include "json_strict.h"
 #include "slice_timeline.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -95,11 +98,23 @@ bool hasUnicodeEscape(std::string_view text) {
   return false;
 }
 
-std::optional<std::int64_t> intValue(const json& v) {
-  if (v.is_number_integer() && (!v.is_number_unsigned() || v.get<std::uint64_t>() <= INT64_MAX)) {
-    return v.get<std::int64_t>();
+/// A JSON integer literal that fits int64 (what nlohmann and Perfetto read as an integer); nullopt for anything
+/// else (strings, decimals, exponents). `raw` is a member's JSON text, already checked to be JSON.
+std::optional<std::int64_t> intOf(std::string_view raw) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(raw.data(), raw.data() + raw.size(), value);
+  if (raw.empty() || error != std::errc() || end != raw.data() + raw.size()) {
+    return std::nullopt;
   }
-  return std::nullopt;
+  return value;
+}
+
+bool isNumber(std::string_view raw) {
+  return !raw.empty() && (raw.front() == '-' || (raw.front() >= '0' && raw.front() <= '9'));
+}
+
+bool isString(std::string_view raw) {
+  return !raw.empty() && raw.front() == '"';
 }
 
 /// A timestamp or duration in Perfetto's nanoseconds: rounded as current versions convert doubles, and how many ns
@@ -109,34 +124,23 @@ struct PerfettoTime {
   std::int64_t truncationCut = 0;
 };
 
-std::optional<PerfettoTime> perfettoTime(const json& v) {
-  if (const auto i = intValue(v)) {  // integers: exact in every version
+/// A member's raw number as Perfetto converts it: integers times 1000, other numbers through a double (from_chars
+/// rounds correctly, as the JSON parsers do). nullopt when absent or not a number.
+std::optional<PerfettoTime> timeOf(std::string_view raw) {
+  if (const auto i = intOf(raw)) {  // integers: exact in every version
     return *i > INT64_MAX / 1000 || *i < INT64_MIN / 1000 ? std::nullopt : std::optional(PerfettoTime{*i * 1000, 0});
   }
-  if (v.is_number()) {
-    const std::int64_t rounded = perfettoRoundedNs(v.get<double>());
-    return PerfettoTime{rounded, rounded - perfettoTruncatedNs(v.get<double>())};
+  double micros = 0;
+  if (!isNumber(raw) || std::from_chars(raw.data(), raw.data() + raw.size(), micros).ec != std::errc()) {
+    return std::nullopt;
   }
-  return std::nullopt;
+  const std::int64_t rounded = perfettoRoundedNs(micros);
+  return PerfettoTime{rounded, rounded - perfettoTruncatedNs(micros)};
 }
 
-const json* member(const json& object, const char* key) {
-  const auto it = object.find(key);
-  return it == object.end() ? nullptr : &*it;
-}
-
-/// A member holding a timestamp or duration, as Perfetto converts it; nullopt when absent or not a number.
-std::optional<PerfettoTime> timeOf(const json& event, const char* key) {
-  const json* v = member(event, key);
-  return v ? perfettoTime(*v) : std::nullopt;
-}
-
-std::string stringOr(const json* v, std::string_view fallback) {
-  return v && v->is_string() ? v->get<std::string>() : std::string(fallback);
-}
-
-std::string dumpOr(const json* v) {
-  return v ? v->dump() : "null";
+/// A raw member for messages: "none" when absent.
+std::string shown(std::string_view raw) {
+  return raw.empty() ? std::string("none") : std::string(raw);
 }
 
 bool startsWith(std::string_view text, std::string_view prefix) {
@@ -181,46 +185,44 @@ public:
     const std::string_view text = reader.event();
     const auto index = static_cast<std::int64_t>(reader.eventIndex());
     ++m_report.events;
+    if (const std::optional<detail::JsonProblem> problem = detail::checkJson(text)) {
+      add("json",
+          reader.describeInEvent(problem->offset,
+                                 "malformed event #" + std::to_string(index) + " (" + problem->what + ")"),
+          index, text);
+      return;
+    }
     if (hasUnicodeEscape(text)) {
       add("unicode-escape", "a \\u escape: Perfetto's JSON tokenizer rejects them", index, text);
     }
-    json e;
-    try {
-      e = reader.parseEvent();
-    } catch (const StorageError& error) {  // names the file, the byte, the line and nlohmann's reason
-      add("json", error.what(), index, text);
-      return;
-    }
-    if (!e.is_object()) {
+    if (!m_event.parse(text)) {  // valid JSON, so: not an object
       add("event-object", "an element of traceEvents that is not an object", index, text);
       return;
     }
-    const json* ph = member(e, "ph");
-    if (!ph || !ph->is_string() || ph->get_ref<const std::string&>().empty()) {
+    const std::optional<std::string_view> ph = m_event.string("ph");
+    if (!ph || ph->empty()) {
       add("ph", "no string \"ph\"", index, text);
       return;
     }
-    const std::string& phase = ph->get_ref<const std::string&>();
+    const std::string phase(*ph);
     ++m_report.phases[phase];
-    const json* cat = member(e, "cat");
-    if (cat && cat->is_string()) {
-      ++m_report.categories[cat->get<std::string>()];
+    if (const std::optional<std::string_view> cat = m_event.string("cat")) {
+      ++m_report.categories[std::string(*cat)];
     }
     if (phase.size() != 1 || kKnownPhases.find(phase[0]) == std::string_view::npos) {
       add("unknown-phase", "unknown phase \"" + phase + "\"", index, text);
       return;
     }
     const char p = phase[0];
-    const json* name = member(e, "name");
-    if (name && name->is_string() && startsWith(name->get_ref<const std::string&>(), "ProfilerStep") &&
-        !isProfilerStepName(name->get_ref<const std::string&>())) {
-      add("profiler-step", "\"" + name->get<std::string>() + "\" does not match ProfilerStep#N", index, text);
+    if (const std::optional<std::string_view> name = m_event.string("name");
+        name && startsWith(*name, "ProfilerStep") && !isProfilerStepName(*name)) {
+      add("profiler-step", "\"" + std::string(*name) + "\" does not match ProfilerStep#N", index, text);
     }
     if (p == 'M') {
-      checkMetadataEvent(e, index, text);
+      checkMetadataEvent(index, text);
       return;
     }
-    const std::optional<PerfettoTime> ts = timeOf(e, "ts");
+    const std::optional<PerfettoTime> ts = timeOf(m_event.raw("ts"));
     if (!ts || ts->ns < 0) {
       add("ts", ts ? "negative ts" : "no numeric ts", index, text);
     } else if (ts->ns >= kExactDoubleNs) {
@@ -228,14 +230,14 @@ public:
           index, text);
     }
     switch (p) {
-    case 'X': checkComplete(e, ts, index, text); break;
+    case 'X': checkComplete(ts, index, text); break;
     case 's':
     case 't':
-    case 'f': checkFlow(e, p, ts, index, text); break;
-    case 'C': checkCounter(e, index, text); break;
+    case 'f': checkFlow(p, ts, index, text); break;
+    case 'C': checkCounter(index, text); break;
     case 'i':
     case 'I': {
-      const std::string scope = stringOr(member(e, "s"), "t");
+      const std::string scope(m_event.string("s").value_or("t"));
       if (scope != "g" && scope != "p" && scope != "t") {
         add("instant-scope", "instant scope \"" + scope + "\" is not g, p or t", index, text);
       }
@@ -247,29 +249,37 @@ public:
     }
   }
 
+  /// The top-level keys (parsed by the reader with nlohmann::json: they are few and small).
   void checkMetadata(const json& meta, bool objectForm) {
     if (!objectForm) {
       add("object-form", "the array form: Holistic Trace Analysis reads only {\"traceEvents\":[...]}");
     }
+    const auto find = [](const json& object, const char* key) {
+      const auto it = object.is_object() ? object.find(key) : object.end();
+      return it == object.end() ? nullptr : &*it;
+    };
+    const auto integer = [](const json* v) {
+      return v && v->is_number_integer() && !(v->is_number_unsigned() && v->get<std::uint64_t>() > INT64_MAX)
+                 ? std::optional(v->get<std::int64_t>())
+                 : std::nullopt;
+    };
     if (m_options.requireDistributedInfo) {
-      const json* dist = member(meta, "distributedInfo");
-      const json* rank = dist && dist->is_object() ? member(*dist, "rank") : nullptr;
-      const auto value = rank ? intValue(*rank) : std::nullopt;
-      if (!value || *value < 0) {
+      const json* dist = find(meta, "distributedInfo");
+      const json* rank = dist ? find(*dist, "rank") : nullptr;
+      if (const auto value = integer(rank); !value || *value < 0) {
         add("distributed-info", !dist   ? "no distributedInfo: HTA refuses the file"
                                 : !rank ? "distributedInfo has no rank: HTA refuses the file"
                                         : "distributedInfo.rank is not an integer >= 0: HTA refuses the file");
       }
     }
-    if (const json* unit = member(meta, "displayTimeUnit")) {
+    if (const json* unit = find(meta, "displayTimeUnit")) {
       if (!unit->is_string() || (*unit != "ms" && *unit != "ns")) {
-        add("display-time-unit", "displayTimeUnit " + unit->dump() +
-                                     ": Perfetto and chrome://tracing accept only "
-                                     "\"ms\" or \"ns\"");
+        add("display-time-unit",
+            "displayTimeUnit " + unit->dump() + ": Perfetto and chrome://tracing accept only \"ms\" or \"ns\"");
       }
     }
-    const json* base = member(meta, "baseTimeNanoseconds");
-    if (objectForm && (!base || !intValue(*base))) {
+    const json* base = find(meta, "baseTimeNanoseconds");
+    if (objectForm && !integer(base)) {
       add("base-time", base ? "baseTimeNanoseconds is not an integer" : "no baseTimeNanoseconds");
     }
   }
@@ -328,69 +338,74 @@ public:
   TraceValidationReport take() { return std::move(m_report); }
 
 private:
-  void checkComplete(const json& e, std::optional<PerfettoTime> ts, std::int64_t index, std::string_view text) {
-    const std::optional<PerfettoTime> dur = timeOf(e, "dur");
+  /// The current event's args as a view (empty when it has none, or they are not an object).
+  const TraceEventView& args() {
+    if (!m_args.parse(m_event.raw("args"))) {
+      m_args.parse("{}");
+    }
+    return m_args;
+  }
+
+  void checkComplete(std::optional<PerfettoTime> ts, std::int64_t index, std::string_view text) {
+    const std::optional<PerfettoTime> dur = timeOf(m_event.raw("dur"));
     if (!dur || dur->ns < 0) {
       add("x-dur", dur ? "negative dur" : "no numeric dur", index, text);
     }
-    if (!member(e, "name") || !member(e, "name")->is_string()) {
+    if (!isString(m_event.raw("name"))) {
       add("x-name", "no string name", index, text);
     }
-    const json* cat = member(e, "cat");
-    if (!cat || !cat->is_string()) {
+    const std::optional<std::string_view> cat = m_event.string("cat");
+    if (!cat) {
       add("x-cat", "no string cat (HTA drops the row)", index, text);
     }
-    const auto row = rowOf(e, index, text);
+    const auto row = rowOf(index, text);
     if (row && ts && ts->ns >= 0 && dur && dur->ns >= 0) {
       const auto cut = [](std::int64_t ns) { return static_cast<std::uint8_t>(std::clamp<std::int64_t>(ns, 0, 4)); };
       m_timeline.addSlice(row->first, row->second,
                           {ts->ns, ts->ns + dur->ns, static_cast<std::uint32_t>(index), cut(ts->truncationCut),
                            cut(ts->truncationCut + dur->truncationCut)});
     }
-    const std::string category = stringOr(cat, "");
-    const json* args = member(e, "args");
+    const std::string_view category = cat.value_or("");
     if (category == "kernel" || category == "gpu_memcpy" || category == "gpu_memset") {
-      const json* stream = args && args->is_object() ? member(*args, "stream") : nullptr;
-      const json* correlation = args && args->is_object() ? member(*args, "correlation") : nullptr;
-      if (!stream || !intValue(*stream) || !correlation || !intValue(*correlation)) {
-        add("gpu-args", "a " + category + " event without integer args.stream and args.correlation", index, text);
+      const std::optional<std::int64_t> stream = intOf(args().raw("stream"));
+      const std::optional<std::int64_t> correlation = intOf(m_args.raw("correlation"));
+      if (!stream || !correlation) {
+        add("gpu-args", "a " + std::string(category) + " event without integer args.stream and args.correlation", index,
+            text);
       } else {
-        m_gpuCorrelations.emplace_back(*intValue(*correlation), static_cast<std::uint64_t>(index));
+        m_gpuCorrelations.emplace_back(*correlation, static_cast<std::uint64_t>(index));
       }
     } else if (category == "cuda_runtime" || category == "cuda_driver") {
-      const json* correlation = args && args->is_object() ? member(*args, "correlation") : nullptr;
-      if (const auto value = correlation ? intValue(*correlation) : std::nullopt) {
-        m_launchCorrelations.insert(*value);
+      if (const std::optional<std::int64_t> correlation = intOf(args().raw("correlation"))) {
+        m_launchCorrelations.insert(*correlation);
       }
     }
   }
 
-  std::optional<std::pair<std::int64_t, std::int64_t>> rowOf(const json& e, std::int64_t index, std::string_view text) {
-    const json* pid = member(e, "pid");
-    const json* tid = member(e, "tid");
-    const auto p = pid ? intValue(*pid) : std::nullopt;
-    const auto t = tid ? intValue(*tid) : std::nullopt;
-    if (!p || !t || *p < 0 || *t < 0) {
+  std::optional<std::pair<std::int64_t, std::int64_t>> rowOf(std::int64_t index, std::string_view text) {
+    const std::optional<std::int64_t> pid = intOf(m_event.raw("pid"));
+    const std::optional<std::int64_t> tid = intOf(m_event.raw("tid"));
+    if (!pid || !tid || *pid < 0 || *tid < 0) {
       add("pid-tid",
-          "pid and tid must be integers >= 0 (got " + (pid ? pid->dump() : "none") + ", " +
-              (tid ? tid->dump() : "none") + ")",
+          "pid and tid must be integers >= 0 (got " + shown(m_event.raw("pid")) + ", " + shown(m_event.raw("tid")) +
+              ")",
           index, text);
       return std::nullopt;
     }
-    return std::pair(*p, *t);
+    return std::pair(*pid, *tid);
   }
 
-  void checkFlow(const json& e, char p, std::optional<PerfettoTime> ts, std::int64_t index, std::string_view text) {
-    const json* id = member(e, "id");
-    if (!id) {
-      id = member(e, "id2");
+  void checkFlow(char p, std::optional<PerfettoTime> ts, std::int64_t index, std::string_view text) {
+    std::string_view id = m_event.raw("id");
+    if (id.empty()) {
+      id = m_event.raw("id2");
     }
-    if (!id) {
+    if (id.empty()) {
       add("flow-id", "a flow event without id", index, text);
       return;
     }
-    const auto row = rowOf(e, index, text);
-    const bool bindsEnclosing = p != 'f' || stringOr(member(e, "bp"), "") == "e";
+    const auto row = rowOf(index, text);
+    const bool bindsEnclosing = p != 'f' || m_event.string("bp") == "e";
     if (!bindsEnclosing) {
       add("flow-bp", "a flow end without \"bp\":\"e\" binds to the next slice, not the enclosing one", index, text);
     }
@@ -401,7 +416,7 @@ private:
       return;
     }
     // Flows match on (id, cat, name) (Perfetto's GetFlowIdForV1Event); matched pairs are dropped at once.
-    const std::string key = id->dump() + ", " + dumpOr(member(e, "cat")) + ", " + dumpOr(member(e, "name"));
+    const std::string key = std::string(id) + ", " + shown(m_event.raw("cat")) + ", " + shown(m_event.raw("name"));
     Flow& flow = m_flows[key];
     (p == 's' ? flow.starts : flow.ends) += 1;
     if (flow.starts == 1 && p == 's') {
@@ -418,29 +433,25 @@ private:
     }
   }
 
-  void checkCounter(const json& e, std::int64_t index, std::string_view text) {
-    const json* args = member(e, "args");
-    const bool numeric = args && args->is_object() && !args->empty() &&
-                         std::all_of(args->begin(), args->end(), [](const json& v) { return v.is_number(); });
+  void checkCounter(std::int64_t index, std::string_view text) {
+    const TraceEventView& a = args();
+    const bool numeric = !a.members().empty() && std::all_of(a.members().begin(), a.members().end(),
+                                                             [](const auto& m) { return isNumber(m.value); });
     if (!numeric) {
       add("counter-args", "a counter whose args are not an object of numbers", index, text);
     }
   }
 
-  void checkMetadataEvent(const json& e, std::int64_t index, std::string_view text) {
-    const std::string name = stringOr(member(e, "name"), "");
-    const json* args = member(e, "args");
-    auto has = [&](const char* key, bool integer) {
-      const json* v = args && args->is_object() ? member(*args, key) : nullptr;
-      return v && (integer ? intValue(*v).has_value() : v->is_string());
-    };
+  void checkMetadataEvent(std::int64_t index, std::string_view text) {
+    const std::string name(m_event.string("name").value_or(""));
+    const TraceEventView& a = args();
     bool ok = false;
     if (name == "process_name" || name == "thread_name") {
-      ok = has("name", false);
+      ok = isString(a.raw("name"));
     } else if (name == "process_labels") {
-      ok = has("labels", false);
+      ok = isString(a.raw("labels"));
     } else if (name == "process_sort_index" || name == "thread_sort_index") {
-      ok = has("sort_index", true);
+      ok = intOf(a.raw("sort_index")).has_value();
     } else {
       add("metadata", "unknown metadata event \"" + name + "\"", index, text);
       return;
@@ -459,6 +470,8 @@ private:
 
   const TraceValidatorOptions& m_options;
   TraceValidationReport m_report;
+  TraceEventView m_event;  ///< the current event's members
+  TraceEventView m_args;   ///< its args' members, parsed on demand
   detail::SliceTimeline m_timeline;
   std::unordered_map<std::string, Flow> m_flows;
   std::unordered_set<std::int64_t> m_launchCorrelations;

@@ -28,16 +28,16 @@ struct TraceMergeOptions {
   std::string traceName;
   /// Called every `progressEvery` events written (and once at the end) with the count so far.
   std::function<void(std::uint64_t)> onProgress;
-  std::uint64_t progressEvery = 10'000'000;
+  std::uint64_t progressEvery = 10'000'000;  ///< >= 1
 };
 
 /// What happened to one input.
 struct TraceMergeInput {
-  std::filesystem::path path;
-  int rank = 0;
+  std::filesystem::path path;   ///< the input file
+  int rank = 0;                 ///< its distributedInfo.rank
   std::int64_t baseTimeNs = 0;  ///< its baseTimeNanoseconds (0 when no input has one)
   std::int64_t shiftNs = 0;     ///< added to each of its timestamps: baseTimeNs - the merged base
-  std::uint64_t events = 0;
+  std::uint64_t events = 0;     ///< events copied from it
   /// Its pids (as written in the file: `4242`, `"Spans"`) and the merged pids they became, in first-seen order.
   std::vector<std::pair<std::string, std::uint32_t>> pids;
 };

@@ -43,8 +43,8 @@ struct StepSummary {
 
 /// One operator or kernel name.
 struct OpStats {
-  std::string name;
-  std::uint64_t count = 0;
+  std::string name;          ///< operator, kernel or span name
+  std::uint64_t count = 0;   ///< occurrences
   std::int64_t totalNs = 0;  ///< sum of durations
   std::int64_t selfNs = 0;   ///< cpu_op: sum of durations minus their direct cpu_op children; kernels: = totalNs
   std::int64_t maxNs = 0;    ///< the longest one
@@ -52,8 +52,8 @@ struct OpStats {
 
 /// One kind of collective.
 struct CollectiveStats {
-  std::string kind;  ///< "all_reduce", ... (from fathom::<kind>, or an NCCL kernel's "Collective name")
-  std::uint64_t count = 0;
+  std::string kind;          ///< "all_reduce", ... (from fathom::<kind>, or an NCCL kernel's "Collective name")
+  std::uint64_t count = 0;   ///< spans (or kernels)
   std::int64_t totalNs = 0;  ///< sum of the spans' durations (async ones included, so they may overlap)
   std::int64_t bytes = 0;    ///< sum of args.bytes
 };
@@ -66,18 +66,18 @@ struct MemoryPeak {
 
 /// What summarizeTrace found. Times are nanoseconds; docs/traces.md ("Summary") defines each number.
 struct TraceSummary {
-  std::string file;
-  SummaryTimeline timeline = SummaryTimeline::Cpu;
-  std::optional<int> rank;  ///< distributedInfo.rank
-  std::uint64_t events = 0;
-  std::int64_t traceSpanNs = 0;              ///< first start to last end of the complete events
-  std::vector<StepSummary> steps;            ///< by step number
-  TimeBreakdown total;                       ///< all steps together (the whole trace span when there are none)
-  std::vector<OpStats> topOps;               ///< cpu_op by self time, at most TraceSummaryOptions::top
-  std::vector<OpStats> topKernels;           ///< GPU activity by total time, at most `top`
-  std::vector<CollectiveStats> collectives;  ///< by total time
-  std::vector<OpStats> spans;                ///< Fathom's spans (fathom::*) by total time
-  std::vector<MemoryPeak> memory;            ///< from `Memory` counters and `[memory]` instants; empty without them
+  std::string file;                                 ///< the path summarized
+  SummaryTimeline timeline = SummaryTimeline::Cpu;  ///< where the breakdown was measured
+  std::optional<int> rank;                          ///< distributedInfo.rank
+  std::uint64_t events = 0;                         ///< elements of traceEvents
+  std::int64_t traceSpanNs = 0;                     ///< first start to last end of the complete events
+  std::vector<StepSummary> steps;                   ///< by step number
+  TimeBreakdown total;                              ///< all steps together (the whole trace span when there are none)
+  std::vector<OpStats> topOps;                      ///< cpu_op by self time, at most TraceSummaryOptions::top
+  std::vector<OpStats> topKernels;                  ///< GPU activity by total time, at most `top`
+  std::vector<CollectiveStats> collectives;         ///< by total time
+  std::vector<OpStats> spans;                       ///< Fathom's spans (fathom::*) by total time
+  std::vector<MemoryPeak> memory;  ///< from `Memory` counters and `[memory]` instants; empty without them
 };
 
 struct TraceSummaryOptions {
@@ -85,7 +85,7 @@ struct TraceSummaryOptions {
   std::size_t top = 10;
   /// Called every `progressEvery` events with the count so far.
   std::function<void(std::uint64_t)> onProgress;
-  std::uint64_t progressEvery = 10'000'000;
+  std::uint64_t progressEvery = 10'000'000;  ///< >= 1
 };
 
 /// Summarizes one rank's trace (`.json` or `.json.gz`), read streaming with exact nanosecond timestamps.
@@ -104,8 +104,9 @@ struct TraceSummaryOptions {
 ///   the CPU spans of the step.
 /// - Overlap = |communication ∩ compute| / |communication|.
 ///
-/// Memory is bounded by the work it needs: 24 bytes per cpu_op and GPU activity (self time and unions need them
-/// sorted per row), 16 per Fathom span, plus the names. Throws StorageError for unreadable or malformed files.
+/// Memory is bounded by the work it needs: 24 bytes per cpu_op and 32 per GPU activity (self times and unions need
+/// them sorted per row), 16 per Fathom span and per top-level training op, plus the names; the file is streamed.
+/// Throws StorageError for unreadable or malformed files.
 TraceSummary summarizeTrace(const std::filesystem::path& path, const TraceSummaryOptions& options = {});
 
 }  // namespace fathom::profile

@@ -35,15 +35,16 @@ struct TraceIssue {
 
 /// What the validator found.
 struct TraceValidationReport {
-  std::string file;
-  std::vector<TraceIssue> errors;    ///< at most TraceValidatorOptions::maxIssuesPerRule per rule
-  std::vector<TraceIssue> warnings;  ///< the same
-  std::uint64_t errorCount = 0;      ///< all errors, also those not kept in `errors`
-  std::uint64_t warningCount = 0;
+  std::string file;                                    ///< the path validated
+  std::vector<TraceIssue> errors;                      ///< at most TraceValidatorOptions::maxIssuesPerRule per rule
+  std::vector<TraceIssue> warnings;                    ///< the same
+  std::uint64_t errorCount = 0;                        ///< all errors, also those not kept in `errors`
+  std::uint64_t warningCount = 0;                      ///< all warnings
   std::map<std::string, std::uint64_t> issuesPerRule;  ///< errors and warnings per rule id
-  std::uint64_t events = 0;
-  std::map<std::string, std::uint64_t> phases;      ///< events per `ph`
-  std::map<std::string, std::uint64_t> categories;  ///< events per `cat` (events without one are not counted)
+  std::uint64_t events = 0;                            ///< elements of traceEvents read
+  std::map<std::string, std::uint64_t> phases;         ///< events per `ph`
+  std::map<std::string, std::uint64_t> categories;     ///< events per `cat` (events without one are not counted)
+  /// No error (warnings allowed).
   bool valid() const { return errorCount == 0; }
 };
 
@@ -54,17 +55,18 @@ struct TraceValidatorOptions {
   bool requireDistributedInfo = true;
   /// The "size" rule's limits: chrome://tracing fails on ~256 MiB of JSON (V8's string limit) and struggles with
   /// ~1M events (docs/traces.md, "Size limits").
-  std::uint64_t chromeMaxBytes = std::uint64_t{256} << 20;
-  std::uint64_t chromeMaxEvents = 1'000'000;
+  std::uint64_t chromeMaxBytes = std::uint64_t{256} << 20;  ///< uncompressed JSON bytes
+  std::uint64_t chromeMaxEvents = 1'000'000;                ///< events
   /// Called every `progressEvery` events with the count so far.
   std::function<void(std::uint64_t)> onProgress;
-  std::uint64_t progressEvery = 10'000'000;
+  std::uint64_t progressEvery = 10'000'000;  ///< >= 1
 };
 
 /// Checks a Chrome/Kineto JSON trace (`.json` or `.json.gz`) against the rules Perfetto, chrome://tracing and
-/// Holistic Trace Analysis apply when they load one (rules(); docs/traces.md, "Validate"). It is an independent
-/// reader: events are parsed with nlohmann::json and timestamps converted to nanoseconds the way Perfetto does
-/// (integers times 1000, doubles truncated after multiplying by 1000), not with the writer's code.
+/// Holistic Trace Analysis apply when they load one (rules(); docs/traces.md, "Validate"). It reads independently
+/// of the writer: each event is checked by a strict JSON checker (RFC 8259 grammar, escapes, well-formed UTF-8),
+/// then read member by member, and timestamps are converted to nanoseconds the way Perfetto does (integers times
+/// 1000; doubles rounded as current Perfetto does, and truncated as older versions did).
 ///
 /// Streaming: memory grows only with what the rules need: 24 bytes per complete event (X) and 16 per flow point,
 /// because rows must be sorted by time to check nesting as Perfetto does (events need not be ordered in a file),
