@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "chartview.h"
+
+#include <QChart>
+#include <QCursor>
+#include <QLegend>
+#include <QToolTip>
+
+using namespace Qt::StringLiterals;
+
+namespace fathom::views {
+
+ChartView::ChartView(QWidget* parent) : QChartView(new QChart(), parent) {
+  setRenderHint(QPainter::Antialiasing);
+  chart()->setTheme(QChart::ChartThemeLight);
+  chart()->setMargins(QMargins(4, 4, 4, 4));
+  chart()->setBackgroundRoundness(0);
+  chart()->legend()->setAlignment(Qt::AlignBottom);
+  chart()->legend()->setShowToolTips(true);
+  setMinimumSize(320, 240);
+}
+
+void ChartView::showTip(const QString& text) {
+  m_lastTip = text;
+  if (text.isEmpty()) {
+    QToolTip::hideText();
+  } else {
+    QToolTip::showText(QCursor::pos(), text, this);
+  }
+}
+
+QString ChartView::tipText(const QString& heading, const QString& explanation) {
+  QString body = explanation.toHtmlEscaped();
+  return u"<b>%1</b>"_s.arg(heading.toHtmlEscaped()) +
+         (body.isEmpty() ? QString() : u"<pre style=\"margin-top:4px\">%1</pre>"_s.arg(body));
+}
+
+}  // namespace fathom::views

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <QChartView>
+#include <QString>
+
+namespace fathom::views {
+
+/// The Studio's chart frame: a QChartView with antialiasing, the light theme, a title, compact margins and a
+/// legend at the bottom; subclasses add series. showTip() shows a hover explanation where the pointer is.
+class ChartView : public QChartView {
+  Q_OBJECT
+
+public:
+  explicit ChartView(QWidget* parent = nullptr);
+
+  /// The text of the last hover explanation shown (tests read it; the tooltip itself is transient).
+  const QString& lastTip() const { return m_lastTip; }
+
+protected:
+  /// Shows `text` (rich text) as a tooltip at the pointer; an empty text hides it.
+  void showTip(const QString& text);
+  /// Puts an explanation block (plain text, `--explain` format) into a tooltip-ready rich text under `heading`.
+  static QString tipText(const QString& heading, const QString& explanation);
+
+private:
+  QString m_lastTip;
+};
+
+}  // namespace fathom::views
