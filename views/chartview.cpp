@@ -3,6 +3,7 @@
 
 #include <QChart>
 #include <QCursor>
+#include <QGraphicsScene>
 #include <QLegend>
 #include <QToolTip>
 
@@ -17,7 +18,18 @@ ChartView::ChartView(QWidget* parent) : QChartView(new QChart(), parent) {
   chart()->setBackgroundRoundness(0);
   chart()->legend()->setAlignment(Qt::AlignBottom);
   chart()->legend()->setShowToolTips(true);
-  setMinimumSize(320, 240);
+  QFont small = chart()->legend()->font();
+  small.setPointSizeF(small.pointSizeF() * 0.85);
+  chart()->legend()->setFont(small);
+  setMinimumSize(320, 200);
+}
+
+void ChartView::renderTo(QPainter* painter, const QRectF& target) {
+  QChart* c = chart();
+  const QSizeF shown = c->size();
+  c->resize(target.size());
+  scene()->render(painter, target, QRectF(c->pos(), target.size()));
+  c->resize(shown);
 }
 
 void ChartView::showTip(const QString& text) {

@@ -17,6 +17,10 @@ public:
   /// The text of the last hover explanation shown (tests read it; the tooltip itself is transient).
   const QString& lastTip() const { return m_lastTip; }
 
+  /// Draws the chart into `target` of `painter` at the target's size, whether or not the view is shown (exports
+  /// render charts of hidden tabs too); the chart returns to the view's size afterwards.
+  void renderTo(QPainter* painter, const QRectF& target);
+
 protected:
   /// Shows `text` (rich text) as a tooltip at the pointer; an empty text hides it.
   void showTip(const QString& text);

@@ -48,7 +48,7 @@ void CommChart::setComparison(const PlanComparison& comparison) {
   double maxTime = 0;
   QStringList labels;
   for (const PlanEvaluation& e : comparison.strategies) {
-    labels << strategyName(e.plan);
+    labels << shortStrategyName(e.plan);
     if (e.ok()) {
       maxBytes = std::max(maxBytes, e.prediction->communication.bytesPerRankPerStep);
       maxTime = std::max(maxTime, e.prediction->communication.timeS);
@@ -93,7 +93,8 @@ void CommChart::setComparison(const PlanComparison& comparison) {
 
   auto* categories = new QBarCategoryAxis();
   categories->append(labels);
-  categories->setLabelsAngle(labels.size() > 4 ? -30 : 0);
+  categories->setLabelsAngle(-40);
+  categories->setTruncateLabels(false);  // rotated, the names fit; Qt would elide them to the slot's width
   c->addAxis(categories, Qt::AlignBottom);
   bars->attachAxis(categories);
   auto* timeX = new QValueAxis();

@@ -26,6 +26,7 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 MemoryChart::MemoryChart(QWidget* parent) : ChartView(parent) {
   setObjectName(u"memoryChart"_s);
   chart()->setTitle(tr("Memory per GPU by strategy"));
+  chart()->legend()->setAlignment(Qt::AlignRight);  // nine entries: a column reads better than an elided row
 }
 
 QString MemoryChart::segmentTip(int category, int index) const {
@@ -56,7 +57,7 @@ void MemoryChart::setComparison(const PlanComparison& comparison) {
   QStringList labels;
   double highest = 0;
   for (const PlanEvaluation& e : comparison.strategies) {
-    labels << (e.ok() ? strategyName(e.plan) : tr("%1 (invalid)").arg(strategyName(e.plan)));
+    labels << (e.ok() ? shortStrategyName(e.plan) : tr("%1 (invalid)").arg(shortStrategyName(e.plan)));
     highest = std::max(highest, e.ok() ? e.prediction->memory.total : 0.0);
   }
   int category = 0;
@@ -77,7 +78,7 @@ void MemoryChart::setComparison(const PlanComparison& comparison) {
   const double capacity = static_cast<double>(comparison.hardware.memoryBytes) / kGiB;
   auto* line = new QLineSeries();
   line->setObjectName(u"capacityLine"_s);
-  line->setName(tr("Device memory (%1)").arg(format::bytes(static_cast<double>(comparison.hardware.memoryBytes))));
+  line->setName(tr("Device %1").arg(format::bytes(static_cast<double>(comparison.hardware.memoryBytes))));
   const int n = static_cast<int>(comparison.strategies.size());
   line->append(-0.5, capacity);
   line->append(n - 0.5, capacity);
@@ -89,7 +90,8 @@ void MemoryChart::setComparison(const PlanComparison& comparison) {
 
   auto* categories = new QBarCategoryAxis();
   categories->append(labels);
-  categories->setLabelsAngle(labels.size() > 4 ? -30 : 0);
+  categories->setLabelsAngle(-40);
+  categories->setTruncateLabels(false);  // rotated, the names fit; Qt would elide them to the slot's width
   c->addAxis(categories, Qt::AlignBottom);
   bars->attachAxis(categories);
   // The capacity line spans the bars on a hidden numeric axis aligned with the categories.

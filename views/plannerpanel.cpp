@@ -27,7 +27,7 @@ QString swatch(const QColor& color) {
 
 PlannerPanel::PlannerPanel(QWidget* parent) : QWidget(parent) {
   setObjectName(u"plannerPanel"_s);
-  setMinimumWidth(260);
+  setMinimumWidth(330);
   m_title = new QLabel(u"<b>%1</b>"_s.arg(tr("Planner")), this);
   m_subtitle = new QLabel(this);
   m_subtitle->setObjectName(u"plannerPlan"_s);

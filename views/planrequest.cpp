@@ -324,3 +324,20 @@ QString strategyName(const plan::Plan& p) {
 }
 
 }  // namespace fathom::views
+
+namespace fathom::views {
+
+QString shortStrategyName(const plan::Plan& p) {
+  if (p.strategy != plan::Strategy::Fsdp) {
+    return strategyName(p);
+  }
+  switch (p.fsdpSharding) {
+  case plan::FsdpSharding::FullShard: return PlanText::tr("FSDP full");
+  case plan::FsdpSharding::ShardGradOp: return PlanText::tr("FSDP grad-op");
+  case plan::FsdpSharding::HybridShard: return PlanText::tr("FSDP hybrid");
+  case plan::FsdpSharding::NoShard: return PlanText::tr("FSDP none");
+  }
+  return strategyName(p);
+}
+
+}  // namespace fathom::views

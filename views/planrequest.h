@@ -67,5 +67,8 @@ plan::Plan planFromJson(const QJsonObject& json);
 /// "DDP", "FSDP full shard", "FSDP shard grad op", "FSDP hybrid shard", "FSDP no shard", "ZeRO-1", "ZeRO-2",
 /// "ZeRO-3", with "+ offload" where the plan offloads (translated).
 QString strategyName(const plan::Plan& plan);
+/// The same in as few words as a chart axis needs: "DDP", "FSDP full", "FSDP grad-op", "FSDP hybrid", "FSDP none",
+/// "ZeRO-1", ... (translated).
+QString shortStrategyName(const plan::Plan& plan);
 
 }  // namespace fathom::views

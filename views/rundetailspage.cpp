@@ -165,6 +165,7 @@ void RunDetailsPage::showLoss(const RunDetails& d) {
   }
   if (any) {
     x->setRange(double(first), double(std::max(last, first + 1)));
+    x->applyNiceNumbers();
     const double pad = std::max((high - low) * 0.05, 1e-6);
     y->setRange(low - pad, high + pad);
     y->applyNiceNumbers();

@@ -34,6 +34,7 @@ ScalingChart::ScalingChart(Quantity quantity, QWidget* parent) : ChartView(paren
   setObjectName(quantity == Quantity::MemoryPerGpu ? u"memoryScalingChart"_s : u"stepTimeScalingChart"_s);
   chart()->setTitle(quantity == Quantity::MemoryPerGpu ? tr("Memory per GPU as the GPU count grows")
                                                        : tr("Step time as the GPU count grows"));
+  chart()->legend()->setAlignment(Qt::AlignRight);
 }
 
 QString ScalingChart::pointTip(int strategy, int gpus) const {
@@ -71,7 +72,7 @@ void ScalingChart::setComparison(const PlanComparison& comparison) {
   for (std::size_t s = 0; s < comparison.scaling.size(); ++s) {
     const ScalingSeries& series = comparison.scaling[s];
     auto* line = new QLineSeries();
-    line->setName(strategyName(series.plan));
+    line->setName(shortStrategyName(series.plan));
     line->setPointsVisible(true);
     QPen pen(strategyColor(static_cast<int>(s)));
     pen.setWidthF(1.6);
@@ -118,6 +119,7 @@ void ScalingChart::setComparison(const PlanComparison& comparison) {
   x->setLabelFormat(u"%g"_s);
   x->setMinorTickCount(0);
   x->setTitleText(tr("GPUs"));
+  x->setTruncateLabels(false);
   c->addAxis(x, Qt::AlignBottom);
   auto* y = new QLogValueAxis();
   y->setBase(10);

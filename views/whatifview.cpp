@@ -17,7 +17,6 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
-#include <QGridLayout>
 #include <QGroupBox>
 #include <QHeaderView>
 #include <QImage>
@@ -33,6 +32,8 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
+
+#include <array>
 
 using namespace Qt::StringLiterals;
 
@@ -128,6 +129,7 @@ QWidget* WhatIfView::buildInputs() {
   for (const plan::Plan& p : comparedPlans({})) {
     m_current->addItem(strategyName(p));
   }
+  m_current->setCurrentIndex(1);  // FSDP full shard: the usual answer when DDP does not fit
   auto* form = new QFormLayout(planBox);
   form->addRow(tr("GPUs:"), m_gpus);
   form->addRow(tr("Precision:"), m_precision);
@@ -186,23 +188,26 @@ QWidget* WhatIfView::buildInputs() {
 }
 
 QWidget* WhatIfView::buildResults() {
-  auto* splitter = new QSplitter(Qt::Vertical);
-  m_charts = new QWidget(splitter);
-  m_charts->setObjectName(u"whatIfCharts"_s);
-  m_memoryChart = new MemoryChart(m_charts);
-  m_memoryScaling = new ScalingChart(ScalingChart::Quantity::MemoryPerGpu, m_charts);
-  m_commChart = new CommChart(m_charts);
-  m_timeScaling = new ScalingChart(ScalingChart::Quantity::StepTime, m_charts);
-  auto* grid = new QGridLayout(m_charts);
-  grid->setContentsMargins(0, 0, 0, 0);
-  grid->setSpacing(2);
-  grid->addWidget(m_memoryChart, 0, 0);
-  grid->addWidget(m_memoryScaling, 0, 1);
-  grid->addWidget(m_commChart, 1, 0);
-  grid->addWidget(m_timeScaling, 1, 1);
+  // Two pages of charts (memory; time and communication), then the numbers behind them as tables.
+  auto* tabs = new QTabWidget();
+  tabs->setObjectName(u"whatIfTabs"_s);
+  // Each page stacks its two charts: wide charts keep eight strategy names and eleven GPU counts readable.
+  auto pair = [tabs](QWidget* top, QWidget* bottom) {
+    auto* page = new QWidget(tabs);
+    auto* layout = new QVBoxLayout(page);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->setSpacing(2);
+    layout->addWidget(top, 1);
+    layout->addWidget(bottom, 1);
+    return page;
+  };
+  m_memoryChart = new MemoryChart();
+  m_memoryScaling = new ScalingChart(ScalingChart::Quantity::MemoryPerGpu);
+  m_commChart = new CommChart();
+  m_timeScaling = new ScalingChart(ScalingChart::Quantity::StepTime);
+  tabs->addTab(pair(m_memoryChart, m_memoryScaling), tr("Memory"));
+  tabs->addTab(pair(m_commChart, m_timeScaling), tr("Time and communication"));
 
-  auto* tabs = new QTabWidget(splitter);
-  tabs->setObjectName(u"whatIfTables"_s);
   m_strategiesModel = new StrategyComparisonModel(this);
   m_collectivesModel = new CollectivesModel(this);
   m_searchModel = new PlanSearchModel(this);
@@ -215,11 +220,7 @@ QWidget* WhatIfView::buildResults() {
   collectivesLayout->addWidget(table(m_collectivesModel, collectivesPage, u"collectivesTable"_s));
   tabs->addTab(collectivesPage, tr("Collectives"));
   tabs->addTab(table(m_searchModel, tabs, u"searchTable"_s), tr("Top plans"));
-  splitter->addWidget(m_charts);
-  splitter->addWidget(tabs);
-  splitter->setStretchFactor(0, 3);
-  splitter->setStretchFactor(1, 1);
-  return splitter;
+  return tabs;
 }
 
 void WhatIfView::scheduleRequest() {
@@ -324,7 +325,17 @@ void WhatIfView::setError(const QString& message) {
 }
 
 bool WhatIfView::exportImage(const QString& path, QString* error) const {
-  const QSize size = m_charts->size().expandedTo(QSize(1200, 800));
+  // The four charts in a 2 × 2 grid, each at a size that reads well on paper and on screen.
+  const QSizeF cell(900, 560);
+  const QSize size(int(cell.width() * 2), int(cell.height() * 2));
+  const std::array<ChartView*, 4> charts{m_memoryChart, m_memoryScaling, m_commChart, m_timeScaling};
+  auto draw = [&](QPainter& painter) {
+    painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+    for (std::size_t i = 0; i < charts.size(); ++i) {
+      const QPointF origin((i % 2) * cell.width(), double(i / 2) * cell.height());
+      charts[i]->renderTo(&painter, QRectF(origin, cell));
+    }
+  };
   if (path.endsWith(u".svg"_s, Qt::CaseInsensitive)) {
     QSvgGenerator svg;
     svg.setFileName(path);
@@ -336,14 +347,14 @@ bool WhatIfView::exportImage(const QString& path, QString* error) const {
       *error = tr("Cannot write %1.").arg(path);
       return false;
     }
-    m_charts->render(&painter);
+    draw(painter);
     painter.end();
     return QFileInfo(path).size() > 0;
   }
-  QImage image(m_charts->size(), QImage::Format_ARGB32_Premultiplied);
-  image.fill(Qt::white);
+  QImage image(size, QImage::Format_ARGB32_Premultiplied);
   QPainter painter(&image);
-  m_charts->render(&painter);
+  painter.setRenderHint(QPainter::Antialiasing);
+  draw(painter);
   painter.end();
   if (!image.save(path, "PNG")) {
     *error = tr("Cannot write %1.").arg(path);

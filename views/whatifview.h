@@ -45,7 +45,8 @@ public:
   void setError(const QString& message);
   const std::optional<PlanComparison>& comparison() const { return m_comparison; }
 
-  /// Renders the four charts as one picture: SVG when `path` ends in .svg, else PNG. False (and `error`) on failure.
+  /// Renders the four charts as one 2 × 2 picture (whatever tab is shown): SVG when `path` ends in .svg, else PNG.
+  /// False (and `error`) on failure.
   bool exportImage(const QString& path, QString* error) const;
   /// Writes comparisonCsv(). False (and `error`) on failure.
   bool exportCsv(const QString& path, QString* error) const;
@@ -82,7 +83,6 @@ private:
   QLabel* m_status = nullptr;
   QPushButton* m_save = nullptr;
   QPushButton* m_export = nullptr;
-  QWidget* m_charts = nullptr;
   MemoryChart* m_memoryChart = nullptr;
   ScalingChart* m_memoryScaling = nullptr;
   CommChart* m_commChart = nullptr;

@@ -149,6 +149,11 @@ void WizardEnvironmentPage::setEnvironment(const runtime::EnvironmentReport& rep
     m_cpuChosen = false;
   }
   if (report.cuda.devices.empty()) {
+    // No GPU here: plan for this machine's CPU until the user picks a device to plan for.
+    if (const int cpu = m_hardware->findData(u"cpu-host"_s); applyDefaults && !m_hardwareChosen && cpu >= 0) {
+      m_hardware->setCurrentIndex(cpu);
+      m_hardwareChosen = false;
+    }
     m_devices->setText(tr("No CUDA device: processes train on the CPU with Gloo (%n core(s), %1 of memory).", nullptr,
                           report.system.cpuCores)
                            .arg(format::bytes(double(report.system.ramBytes))));

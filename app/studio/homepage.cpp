@@ -55,6 +55,8 @@ HomePage::HomePage(views::EnvironmentModel* environment, QWidget* parent) : QWid
   auto* recentBox = new QGroupBox(tr("Recent workspaces"), this);
   m_recent = new QListWidget(recentBox);
   m_recent->setObjectName(u"recentWorkspaces"_s);
+  m_recent->setTextElideMode(Qt::ElideMiddle);
+  m_recent->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   (new QVBoxLayout(recentBox))->addWidget(m_recent);
   connect(m_recent, &QListWidget::itemActivated, this,
           [this](QListWidgetItem* item) { emit recentWorkspaceActivated(item->data(Qt::UserRole).toString()); });

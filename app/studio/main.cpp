@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
       u"create-demo"_s, u"Build the demo workspace in this folder without a window, then exit."_s, u"dir"_s);
   QCommandLineOption configOption(u"config"_s, u"Open this configuration file in the wizard."_s, u"file"_s);
   QCommandLineOption showOption(u"show"_s,
-                                u"Open this view first: main, planner, run:ID, wizard:PAGE (0-6), settings."_s,
+                                u"Open this view first: main, planner[:TAB], run:ID, wizard:PAGE (0-6), settings."_s,
                                 u"target"_s, u"main"_s);
   QCommandLineOption screenshotOption(u"screenshot"_s,
                                       u"Save a PNG of the --show target once it has loaded, then quit."_s, u"file"_s);
@@ -154,7 +154,7 @@ int main(int argc, char** argv) {
     }
   } else if (parser.isSet(showOption)) {
     const QString show = parser.value(showOption);
-    if (show == u"planner"_s) {
+    if (show.startsWith(u"planner"_s)) {
       window.showPlanner();
     } else if (show.startsWith(u"wizard"_s)) {
       window.newConfiguration();

@@ -31,6 +31,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
+#include <QGuiApplication>
 #include <QHeaderView>
 #include <QJsonObject>
 #include <QLabel>
@@ -42,6 +43,7 @@
 #include <QProcess>
 #include <QProgressBar>
 #include <QProgressDialog>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSortFilterProxyModel>
 #include <QStatusBar>
@@ -63,7 +65,7 @@ MainWindow::MainWindow(QWidget* parent)
   setObjectName(u"mainWindow"_s);
   setWindowTitle(tr("Fathom Studio"));
   setDockNestingEnabled(true);
-  resize(1280, 800);
+  resize(1600, 1000);  // restoreGeometry() below replaces it; main() fits it to the screen
 
   m_tabs = new QTabWidget(this);
   m_tabs->setObjectName(u"documents"_s);
@@ -103,6 +105,10 @@ MainWindow::MainWindow(QWidget* parent)
   m_home->setRecentWorkspaces(settings::recentWorkspaces());
 
   m_defaultState = saveState();
+  if (const QScreen* screen = QGuiApplication::primaryScreen(); screen != nullptr) {
+    const QSize available = screen->availableGeometry().size() * 0.92;
+    resize(size().boundedTo(available));
+  }
   restoreGeometry(settings::windowGeometry());
   restoreState(settings::windowState());
   m_environment->refresh();
@@ -228,7 +234,7 @@ void MainWindow::createDocks() {
     return d;
   };
   m_runsBrowser = new views::RunsBrowser(m_runsModel, this);
-  QDockWidget* runs = dock(tr("Runs"), u"runsDock"_s, m_runsBrowser, Qt::LeftDockWidgetArea);
+  QDockWidget* runs = dock(tr("Runs"), u"runsDock"_s, m_runsBrowser, Qt::BottomDockWidgetArea);
 
   auto* plansProxy = new QSortFilterProxyModel(this);
   plansProxy->setSourceModel(m_plansModel);
@@ -243,9 +249,8 @@ void MainWindow::createDocks() {
   m_plansView->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_plansView->horizontalHeader()->setStretchLastSection(true);
   m_plansView->setToolTip(tr("Double-click a comparison to open it in the what-if planner"));
-  QDockWidget* plans = dock(tr("Saved plans"), u"plansDock"_s, m_plansView, Qt::LeftDockWidgetArea);
+  QDockWidget* plans = dock(tr("Saved plans"), u"plansDock"_s, m_plansView, Qt::BottomDockWidgetArea);
   tabifyDockWidget(runs, plans);
-  runs->raise();
   connect(m_plansView, &QTableView::activated, this, [this](const QModelIndex& index) {
     const QJsonObject request = index.data(views::SavedPlansModel::RequestRole).toJsonObject();
     if (request.isEmpty()) {
@@ -268,7 +273,7 @@ void MainWindow::createDocks() {
   auto* propertiesScroll = new QScrollArea(this);
   propertiesScroll->setWidget(m_properties);
   propertiesScroll->setWidgetResizable(true);
-  dock(tr("Properties"), u"propertiesDock"_s, propertiesScroll, Qt::RightDockWidgetArea);
+  QDockWidget* properties = dock(tr("Properties"), u"propertiesDock"_s, propertiesScroll, Qt::RightDockWidgetArea);
   updateProperties(0);
 
   m_plannerPanel = new views::PlannerPanel(this);
@@ -277,7 +282,8 @@ void MainWindow::createDocks() {
   auto* plannerScroll = new QScrollArea(this);
   plannerScroll->setWidget(m_plannerPanel);
   plannerScroll->setWidgetResizable(true);
-  dock(tr("Planner"), u"plannerDock"_s, plannerScroll, Qt::RightDockWidgetArea);
+  plannerScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  QDockWidget* planner = dock(tr("Planner"), u"plannerDock"_s, plannerScroll, Qt::RightDockWidgetArea);
 
   m_log = new QPlainTextEdit(this);
   m_log->setObjectName(u"log"_s);
@@ -285,8 +291,13 @@ void MainWindow::createDocks() {
   m_log->setMaximumBlockCount(20'000);
   m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   QDockWidget* log = dock(tr("Log"), u"logDock"_s, m_log, Qt::BottomDockWidgetArea);
-  resizeDocks({runs, log}, {460, 150}, Qt::Horizontal);
-  resizeDocks({log}, {150}, Qt::Vertical);
+  // Runs, saved plans and the log share the bottom (the runs table needs the width for its columns); the
+  // selected run's properties and the planner sit on the right.
+  tabifyDockWidget(plans, log);
+  runs->raise();
+  resizeDocks({runs}, {260}, Qt::Vertical);
+  resizeDocks({properties, planner}, {360, 360}, Qt::Horizontal);
+  resizeDocks({properties, planner}, {230, 600}, Qt::Vertical);
 
   // View menu: one toggle per dock, between the separators createMenus() left.
   QMenu* view = menuBar()->findChild<QMenu*>(u"viewMenu"_s);
@@ -369,6 +380,10 @@ void MainWindow::connectControllers() {
 
   connect(m_launch, &LaunchController::started, this, [this](const QString& commandLine) {
     m_stopAction->setEnabled(true);
+    if (auto* log = findChild<QDockWidget*>(u"logDock"_s)) {
+      log->show();
+      log->raise();  // the launch's output is what the user wants to see now
+    }
     appendLog(u"$ "_s + commandLine);
     setBusy(tr("Launching…"));
   });

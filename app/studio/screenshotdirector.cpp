@@ -35,8 +35,18 @@ bool ScreenshotDirector::start() {
   MainWindow* w = m_window;
   if (m_target == u"main"_s) {
     m_ready = [w]() -> QWidget* { return w; };
-  } else if (m_target == u"planner"_s) {
-    m_ready = [w]() -> QWidget* { return w->whatIfView() && w->whatIfView()->comparison() ? w : nullptr; };
+  } else if (m_target.startsWith(u"planner"_s)) {
+    const int tab = m_target.contains(u':') ? m_target.section(u':', 1).toInt() : 0;
+    m_ready = [w, tab]() -> QWidget* {
+      views::WhatIfView* view = w->whatIfView();
+      if (view == nullptr || !view->comparison()) {
+        return nullptr;
+      }
+      if (auto* tabs = view->findChild<QTabWidget*>(u"whatIfTabs"_s)) {
+        tabs->setCurrentIndex(tab);
+      }
+      return w;
+    };
   } else if (m_target.startsWith(u"run:"_s)) {
     const qint64 id = m_target.mid(4).toLongLong();
     m_ready = [w, id]() -> QWidget* { return w->runPage(id) && w->runPage(id)->runId() == id ? w : nullptr; };
@@ -76,7 +86,7 @@ void ScreenshotDirector::poll() {
   }
   if (!m_opened) {
     m_opened = true;
-    if (m_target == u"planner"_s) {
+    if (m_target.startsWith(u"planner"_s)) {
       m_window->showPlanner();
     } else if (m_target.startsWith(u"run:"_s)) {
       m_window->openRun(m_target.mid(4).toLongLong());

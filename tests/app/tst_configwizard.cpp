@@ -4,6 +4,7 @@
 // writes exactly tests/data/studio/wizard_fsdp.yaml. Also: a plan that does not fit is flagged before it is saved,
 // and Accelerate's own config files fill the wizard and survive a save.
 #include "configwizard.h"
+#include "environmentcontroller.h"
 #include "mainwindow.h"
 #include "plannerpanel.h"
 
@@ -76,6 +77,8 @@ private slots:
     QTemporaryDir dir;
     MainWindow window;
     window.show();
+    // The environment report sets the defaults for this machine (CPU, cpu-host); the user's choices come after.
+    QTRY_VERIFY_WITH_TIMEOUT(window.environment()->hasReport(), 30'000);
     ConfigWizard* wizard = window.newConfiguration();
     wizard->setSavePath(dir.filePath(u"unused.yaml"_s));  // never the working directory, whatever happens
     QVERIFY(QTest::qWaitForWindowExposed(wizard));
@@ -159,6 +162,7 @@ private slots:
   void warnsBeforeAPlanThatDoesNotFit() {
     QTemporaryDir dir;
     MainWindow window;
+    QTRY_VERIFY_WITH_TIMEOUT(window.environment()->hasReport(), 30'000);
     ConfigWizard* wizard = window.newConfiguration();
     wizard->setSavePath(dir.filePath(u"unused.yaml"_s));
     PlannerPanel* panel = wizard->plannerPanel();
