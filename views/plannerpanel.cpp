@@ -139,7 +139,9 @@ void PlannerPanel::setSnapshot(const PlanSnapshot& s) {
       tr("%1 (%2 parameters)<br>%3 × %4<br>%5, %6, micro-batch %7 × %8")
           .arg(QString::fromStdString(s.model.name).toHtmlEscaped(), format::parameters(double(s.model.totalParams)))
           .arg(p.numGpus)
-          .arg(device.toHtmlEscaped(), strategyName(p), QString::fromLatin1(plan::toString(p.precision).data()))
+          .arg(device.toHtmlEscaped(),
+               p.numGpus == 1 && p.strategy == plan::Strategy::Ddp ? tr("one process") : strategyName(p),
+               QString::fromLatin1(plan::toString(p.precision).data()))
           .arg(p.microBatch)
           .arg(p.gradAccum));
   const PlanEvaluation& e = s.evaluation;

@@ -9,8 +9,9 @@
 
 namespace fathom::views {
 
-/// The best plans of `fathom plan search`, best first: strategy, data/tensor/pipeline degrees, micro-batch,
-/// accumulation, recomputation, memory per GPU, tokens/s, step time and MFU (the columns the CLI prints).
+/// The best plans of `fathom plan search`, best first: strategy, then what they achieve (tokens/s, step time, MFU,
+/// memory per GPU), then how (data/tensor/pipeline degrees, micro-batch, accumulation, recomputation): the
+/// columns the CLI prints, results first.
 class PlanSearchModel : public QAbstractTableModel {
   Q_OBJECT
 
@@ -18,16 +19,16 @@ public:
   enum Column {
     RankColumn,
     StrategyColumn,
+    TokensPerSecondColumn,
+    StepTimeColumn,
+    MfuColumn,
+    MemoryColumn,
     DataParallelColumn,
     TensorParallelColumn,
     PipelineParallelColumn,
     MicroBatchColumn,
     AccumulationColumn,
     RecomputeColumn,
-    MemoryColumn,
-    TokensPerSecondColumn,
-    StepTimeColumn,
-    MfuColumn,
     ColumnCount
   };
   enum Role {

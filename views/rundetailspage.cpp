@@ -14,6 +14,7 @@
 #include <QLabel>
 #include <QLineSeries>
 #include <QLocale>
+#include <QPen>
 #include <QPlainTextEdit>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -42,6 +43,7 @@ QTableView* table(QAbstractItemModel* model, int sortRole, QWidget* parent, cons
   view->setAlternatingRowColors(true);
   view->setSelectionBehavior(QAbstractItemView::SelectRows);
   view->horizontalHeader()->setStretchLastSection(true);
+  view->setWordWrap(false);
   return view;
 }
 
@@ -72,8 +74,10 @@ RunDetailsPage::RunDetailsPage(QWidget* parent) : QWidget(parent) {
   m_events = new EventLogModel(this);
   auto* tabs = new QTabWidget(this);
   tabs->setObjectName(u"runTabs"_s);
-  tabs->addTab(table(m_metrics, MetricSummaryModel::SortRole, tabs, u"metricsTable"_s), tr("Metrics"));
-  tabs->addTab(table(m_ranks, RanksModel::SortRole, tabs, u"ranksTable"_s), tr("Ranks"));
+  m_metricsView = table(m_metrics, MetricSummaryModel::SortRole, tabs, u"metricsTable"_s);
+  m_ranksView = table(m_ranks, RanksModel::SortRole, tabs, u"ranksTable"_s);
+  tabs->addTab(m_metricsView, tr("Metrics"));
+  tabs->addTab(m_ranksView, tr("Ranks"));
   m_eventsView = table(m_events, Qt::DisplayRole, tabs, u"eventsTable"_s);
   m_eventsView->setSortingEnabled(false);
   tabs->addTab(m_eventsView, tr("Log"));
@@ -117,6 +121,8 @@ void RunDetailsPage::setDetails(const RunDetails& d) {
   m_ranks->setRanks(d.ranks);
   m_metrics->setSummaries(d.metrics);
   m_events->setEvents(d.events);
+  m_metricsView->resizeColumnsToContents();
+  m_ranksView->resizeColumnsToContents();
   m_eventsView->resizeColumnsToContents();
   m_eventsView->scrollToBottom();
   m_config->setPlainText(QString::fromStdString(r.configText));
@@ -160,6 +166,12 @@ void RunDetailsPage::showLoss(const RunDetails& d) {
       any = true;
     }
     chart->addSeries(series);
+    if (rank > 0) {
+      // Data-parallel ranks often log the same (averaged) loss: dashes keep every rank visible.
+      QPen pen = series->pen();  // the theme's colour, set by addSeries()
+      pen.setStyle(Qt::DashLine);
+      series->setPen(pen);
+    }
     series->attachAxis(x);
     series->attachAxis(y);
   }

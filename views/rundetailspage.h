@@ -41,6 +41,8 @@ private:
   RanksModel* m_ranks = nullptr;
   MetricSummaryModel* m_metrics = nullptr;
   EventLogModel* m_events = nullptr;
+  QTableView* m_metricsView = nullptr;
+  QTableView* m_ranksView = nullptr;
   QTableView* m_eventsView = nullptr;
   QPlainTextEdit* m_config = nullptr;
 };

@@ -424,12 +424,19 @@ RunSpec RunSpec::fromConfig(const AccelerateConfig& c, QStringList* notes) {
     s.programPath = words.front();
     s.programArguments = words.mid(1);
   }
+  const bool plannerModelGiven = c.contains("fathom.planner.model") || c.contains("fathom.planner.hf_config") ||
+                                 c.contains("fathom.planner.arch") || c.contains("fathom.planner.params");
   s.plannerModel = plannerModelFrom(c);
   if (words.isEmpty() && s.plannerModel.kind == ModelSource::Kind::Builtin) {
     s.program = Program::Builtin;
     s.builtin = s.plannerModel.builtin;
-  } else if (words.isEmpty()) {
+  } else if (words.isEmpty() && plannerModelGiven) {
     s.program = Program::UserProgram;
+  } else if (words.isEmpty()) {
+    // An Accelerate file says nothing about the program or its model: propose the built-in trainer.
+    s.program = Program::Builtin;
+    note(RunSpecText::tr("The file names no program; the wizard proposes the built-in gpt-tiny (page Model and "
+                         "data)."));
   }
 
   s.hardware = qget(c, "fathom.planner.hardware", s.hardware);

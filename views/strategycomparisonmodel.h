@@ -9,16 +9,22 @@
 
 namespace fathom::views {
 
-/// The strategies of a comparison side by side, one row each: memory per GPU by category, total, headroom,
-/// communication per step, step time, tokens/s and MFU. Every numeric cell's tooltip is the `fathom plan --explain`
-/// text of that number. Empty until setComparison(), which resets the model.
+/// The strategies of a comparison side by side, one row each: total memory per GPU and headroom, step time,
+/// tokens/s, MFU, communication per step, then memory per GPU by category. Every numeric cell's tooltip is the `fathom
+/// plan --explain` text of that number. Empty until setComparison(), which resets the model.
 class StrategyComparisonModel : public QAbstractTableModel {
   Q_OBJECT
 
 public:
   enum Column {
     StrategyColumn,
-    ParametersColumn,
+    TotalColumn,
+    HeadroomColumn,
+    StepTimeColumn,
+    TokensPerSecondColumn,
+    MfuColumn,
+    CommunicationColumn,
+    ParametersColumn,  ///< the categories, in MemoryCategory order, from here to FrameworkOverheadColumn
     GradientsColumn,
     OptimizerStatesColumn,
     MasterWeightsColumn,
@@ -26,12 +32,6 @@ public:
     GatheredParametersColumn,
     CommBuffersColumn,
     FrameworkOverheadColumn,
-    TotalColumn,
-    HeadroomColumn,
-    CommunicationColumn,
-    StepTimeColumn,
-    TokensPerSecondColumn,
-    MfuColumn,
     ColumnCount
   };
   enum Role {

@@ -29,7 +29,7 @@ WizardToolsPage::WizardToolsPage(QWidget* parent) : WizardPage(parent) {
                                       {u"tensorboard"_s, tr("TensorBoard")},
                                       {u"mlflow"_s, tr("MLflow")},
                                       {u"dvclive"_s, tr("DVCLive")},
-                                      {u"wandb"_s, tr("Weights & Biases")},
+                                      {u"wandb"_s, tr("Weights && Biases")},
                                       {u"comet_ml"_s, tr("Comet")},
                                       {u"aim"_s, tr("Aim")},
                                       {u"clearml"_s, tr("ClearML")}};

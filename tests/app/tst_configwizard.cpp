@@ -7,6 +7,8 @@
 #include "environmentcontroller.h"
 #include "mainwindow.h"
 #include "plannerpanel.h"
+#include "runsmodel.h"
+#include "workspacecontroller.h"
 
 #include <fathom/config/config_reader.h>
 
@@ -192,6 +194,42 @@ private slots:
     click(child<QRadioButton>(wizard, u"paradigmFsdp"_s));
     QTRY_VERIFY(panel->snapshot().request.plan.strategy == fathom::plan::Strategy::Fsdp);
     QTRY_VERIFY(panel->warning().isEmpty());
+  }
+
+  // Launch saves the file and starts it with `fathom launch`; the run lands in the open workspace and the runs
+  // browser shows it finished.
+  void launchRecordsTheRunInTheWorkspace() {
+    QTemporaryDir dir;
+    MainWindow window;
+    QTRY_VERIFY_WITH_TIMEOUT(window.environment()->hasReport(), 30'000);
+    const QString workspace = dir.filePath(u"ws.sqlite"_s);
+    window.openWorkspace(workspace, /*create=*/true);
+    QTRY_COMPARE(window.workspace()->path(), workspace);
+    ConfigWizard* wizard = window.newConfiguration();
+    child<QCheckBox>(wizard, u"useCpu"_s)->setChecked(true);
+    wizard->next();
+    click(child<QRadioButton>(wizard, u"paradigmSingle"_s));
+    wizard->next();
+    wizard->next();
+    typeInto(child<QSpinBox>(wizard, u"microBatch"_s), 4);
+    wizard->next();
+    typeInto(child<QSpinBox>(wizard, u"steps"_s), 5);
+    typeInto(child<QSpinBox>(wizard, u"logEvery"_s), 1);
+    wizard->next();
+    wizard->next();
+    child<QLineEdit>(wizard, u"configPath"_s)->setText(dir.filePath(u"run.yaml"_s));
+    QAbstractButton* launch = wizard->button(QWizard::CustomButton1);
+    QVERIFY(launch->isEnabled());
+    QTest::mouseClick(launch, Qt::LeftButton);
+    QVERIFY(QFile::exists(dir.filePath(u"run.yaml"_s)));
+    QTRY_VERIFY_WITH_TIMEOUT(window.runsModel()->rowCount() == 1 &&
+                                 window.runsModel()->runs().front().info.status == fathom::store::RunStatus::Succeeded,
+                             120'000);
+    const fathom::views::RunRow& run = window.runsModel()->runs().front();
+    QVERIFY2(run.info.commandLine.find("train --model gpt-tiny --steps 5") != std::string::npos,
+             run.info.commandLine.c_str());
+    QVERIFY(run.finalLoss.has_value());
+    QCOMPARE(run.worldSize, 1);
   }
 
   void accelerateFilesFillTheWizard_data() {

@@ -32,6 +32,9 @@ targets=(main:main run:run:1 planner-memory:planner:0 planner-time:planner:1 pla
 for page in 0 1 2 3 4 5 6; do
   targets+=("wizard-$page:wizard:$page")
 done
+# The paradigm page with its FSDP and ZeRO options, filled from Accelerate's own templates.
+templates="$root/tests/data/accelerate_templates"
+targets+=("wizard-fsdp:wizard:1:$templates/fsdp.yaml" "wizard-deepspeed:wizard:1:$templates/deepspeed.yaml")
 
 # One X server for every shot; 24-bit colour, larger than the 1600x1000 window.
 xvfb-run -a -s "-screen 0 1920x1200x24" bash -s "$studio" "$out" "$demo" "${targets[@]}" <<'SHOTS'
@@ -42,11 +45,13 @@ status=0
 for lang in en de; do
   mkdir -p "$out/$lang"
   for entry in "$@"; do
-    name=${entry%%:*}
-    target=${entry#*:}
+    IFS=: read -r name kind page config <<<"$entry"
+    target=$kind${page:+:$page}
     file="$out/$lang/$name.png"
+    extra=()
+    [ -z "${config:-}" ] || extra=(--config "$config")
     if "$studio" --locale "$lang" --workspace "$demo/fathom.sqlite" --size 1600x1000 --show "$target" \
-        --screenshot "$file" >"$out/$lang/$name.log" 2>&1; then
+        --screenshot "$file" "${extra[@]}" >"$out/$lang/$name.log" 2>&1; then
       echo "  $lang/$name.png"
     else
       echo "  $lang/$name.png FAILED (see $out/$lang/$name.log)" >&2
