@@ -30,6 +30,8 @@ using namespace Qt::StringLiterals;
 namespace fathom::views {
 namespace {
 
+constexpr int kOpenGlPoints = 20'000;
+
 QTableView* table(QAbstractItemModel* model, int sortRole, QWidget* parent, const QString& name) {
   auto* proxy = new QSortFilterProxyModel(parent);
   proxy->setSourceModel(model);
@@ -165,6 +167,8 @@ void RunDetailsPage::showLoss(const RunDetails& d) {
       last = any ? std::max(last, step) : step;
       any = true;
     }
+    // Long runs log many points: past this many, the series draws through OpenGL (Qt Charts' fast path).
+    series->setUseOpenGL(series->count() > kOpenGlPoints);
     chart->addSeries(series);
     if (rank > 0) {
       // Data-parallel ranks often log the same (averaged) loss: dashes keep every rank visible.

@@ -31,8 +31,14 @@ namespace {
 /// `--create-demo DIR`: builds the demo workspace without a window (the README's main command without a display)
 /// and prints each stage.
 int createDemoHeadless(const QString& directory) {
-  fathom::studio::DemoBuilder builder;
   QTextStream out(stdout);
+  const QString workspace = fathom::studio::DemoBuilder::workspacePath(directory);
+  if (fathom::studio::DemoBuilder::isComplete(workspace)) {
+    out << QCoreApplication::translate("main", "Demo workspace ready: %1").arg(QDir::toNativeSeparators(workspace))
+        << Qt::endl;
+    return 0;
+  }
+  fathom::studio::DemoBuilder builder;
   QObject::connect(&builder, &fathom::studio::DemoBuilder::progress, [&out](const QString& stage, int percent) {
     out << u"[%1%] %2"_s.arg(percent, 3).arg(stage) << Qt::endl;
   });
@@ -96,7 +102,8 @@ int main(int argc, char** argv) {
   QCommandLineOption demoDirOption(u"demo-dir"_s, u"Folder of the demo workspace (default: the app data folder)."_s,
                                    u"dir"_s);
   QCommandLineOption createDemoOption(
-      u"create-demo"_s, u"Build the demo workspace in this folder without a window, then exit."_s, u"dir"_s);
+      u"create-demo"_s,
+      u"Build the demo workspace in this folder without a window (unless it is complete), then exit."_s, u"dir"_s);
   QCommandLineOption configOption(u"config"_s, u"Open this configuration file in the wizard."_s, u"file"_s);
   QCommandLineOption showOption(u"show"_s,
                                 u"Open this view first: main, planner[:TAB], run:ID, wizard:PAGE (0-6), settings."_s,
