@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "chartview.h"
 
+#include <QBarCategoryAxis>
 #include <QChart>
 #include <QCursor>
 #include <QGraphicsScene>
 #include <QLegend>
 #include <QToolTip>
+#include <QValueAxis>
 
 using namespace Qt::StringLiterals;
 
@@ -30,6 +32,29 @@ void ChartView::renderTo(QPainter* painter, const QRectF& target) {
   c->resize(target.size());
   scene()->render(painter, target, QRectF(c->pos(), target.size()));
   c->resize(shown);
+}
+
+void ChartView::clearChart() {
+  QChart* c = chart();
+  c->removeAllSeries();
+  for (QAbstractAxis* axis : c->axes()) {
+    c->removeAxis(axis);
+    delete axis;
+  }
+}
+
+void ChartView::addStrategyAxes(const QStringList& labels, QAbstractSeries* bars, QAbstractSeries* overlay) {
+  auto* categories = new QBarCategoryAxis();
+  categories->append(labels);
+  categories->setLabelsAngle(-40);
+  categories->setTruncateLabels(false);  // rotated, the names fit; Qt would elide them to the slot's width
+  chart()->addAxis(categories, Qt::AlignBottom);
+  bars->attachAxis(categories);
+  auto* overlayX = new QValueAxis();
+  overlayX->setRange(-0.5, static_cast<double>(labels.size()) - 0.5);
+  overlayX->setVisible(false);
+  chart()->addAxis(overlayX, Qt::AlignBottom);
+  overlay->attachAxis(overlayX);
 }
 
 void ChartView::showTip(const QString& text) {

@@ -3,6 +3,7 @@
 
 #include <QChartView>
 #include <QString>
+#include <QStringList>
 
 namespace fathom::views {
 
@@ -22,6 +23,11 @@ public:
   void renderTo(QPainter* painter, const QRectF& target);
 
 protected:
+  /// Removes every series and axis (a chart is rebuilt for each new comparison).
+  void clearChart();
+  /// Puts `labels` (one per strategy) on a rotated category axis at the bottom for `bars`, and, for `overlay` (a
+  /// line or points drawn over the bars), a hidden numeric axis whose categories lie at 0, 1, 2, ...
+  void addStrategyAxes(const QStringList& labels, QAbstractSeries* bars, QAbstractSeries* overlay);
   /// Shows `text` (rich text) as a tooltip at the pointer; an empty text hides it.
   void showTip(const QString& text);
   /// Puts an explanation block (plain text, `--explain` format) into a tooltip-ready rich text under `heading`.

@@ -3,7 +3,6 @@
 
 #include "formatting.h"
 
-#include <QBarCategoryAxis>
 #include <QBarSeries>
 #include <QBarSet>
 #include <QChart>
@@ -39,11 +38,7 @@ QString CommChart::strategyTip(int index) const {
 void CommChart::setComparison(const PlanComparison& comparison) {
   m_comparison = comparison;
   QChart* c = chart();
-  c->removeAllSeries();
-  for (QAbstractAxis* axis : c->axes()) {
-    c->removeAxis(axis);
-    delete axis;
-  }
+  clearChart();
   double maxBytes = 0;
   double maxTime = 0;
   QStringList labels;
@@ -91,17 +86,7 @@ void CommChart::setComparison(const PlanComparison& comparison) {
   c->addSeries(bars);
   c->addSeries(times);
 
-  auto* categories = new QBarCategoryAxis();
-  categories->append(labels);
-  categories->setLabelsAngle(-40);
-  categories->setTruncateLabels(false);  // rotated, the names fit; Qt would elide them to the slot's width
-  c->addAxis(categories, Qt::AlignBottom);
-  bars->attachAxis(categories);
-  auto* timeX = new QValueAxis();
-  timeX->setRange(-0.5, static_cast<double>(labels.size()) - 0.5);
-  timeX->setVisible(false);
-  c->addAxis(timeX, Qt::AlignBottom);
-  times->attachAxis(timeX);
+  addStrategyAxes(labels, bars, times);
 
   auto* left = new QValueAxis();
   left->setTitleText(tr("%1 per GPU and step").arg(QString::fromLatin1(unit.name)));

@@ -106,6 +106,10 @@ void HardwareEditor::loadPresetIntoFields() {
   } catch (const ConfigError&) {
     return;
   }
+  showSpec(hw);
+}
+
+void HardwareEditor::showSpec(const plan::HardwareSpec& hw) {
   const bool old = m_updating;
   m_updating = true;
   m_memoryGiB->setValue(static_cast<double>(hw.memoryBytes) / kGiB);
@@ -153,13 +157,7 @@ void HardwareEditor::setChoice(const HardwareChoice& c) {
   m_custom->setChecked(c.custom.has_value());
   m_fields->setEnabled(c.custom.has_value());
   if (c.custom) {
-    const plan::HardwareSpec& hw = *c.custom;
-    m_memoryGiB->setValue(static_cast<double>(hw.memoryBytes) / kGiB);
-    m_peakTflops->setValue(std::max(hw.peak.bf16, hw.peak.fp16) / 1e12);
-    m_fp32Tflops->setValue(hw.peak.fp32 / 1e12);
-    m_gpusPerNode->setValue(hw.gpusPerNode);
-    m_intraGBps->setValue(hw.intraNode.bandwidth / 1e9);
-    m_interGBps->setValue(hw.interNode.bandwidth / 1e9);
+    showSpec(*c.custom);
   }
   m_updating = old;
 }

@@ -28,6 +28,8 @@ signals:
 
 private:
   void loadPresetIntoFields();
+  /// Shows `hardware` in the custom-device fields.
+  void showSpec(const plan::HardwareSpec& hardware);
 
   bool m_updating = false;
   QComboBox* m_preset = nullptr;

@@ -4,7 +4,6 @@
 #include "formatting.h"
 #include "memorycategories.h"
 
-#include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
 #include <QLineSeries>
@@ -46,11 +45,7 @@ QString MemoryChart::segmentTip(int category, int index) const {
 void MemoryChart::setComparison(const PlanComparison& comparison) {
   m_comparison = comparison;
   QChart* c = chart();
-  c->removeAllSeries();
-  for (QAbstractAxis* axis : c->axes()) {
-    c->removeAxis(axis);
-    delete axis;
-  }
+  clearChart();
 
   auto* bars = new QStackedBarSeries();
   bars->setObjectName(u"memoryBars"_s);
@@ -88,18 +83,8 @@ void MemoryChart::setComparison(const PlanComparison& comparison) {
   line->setPen(pen);
   c->addSeries(line);
 
-  auto* categories = new QBarCategoryAxis();
-  categories->append(labels);
-  categories->setLabelsAngle(-40);
-  categories->setTruncateLabels(false);  // rotated, the names fit; Qt would elide them to the slot's width
-  c->addAxis(categories, Qt::AlignBottom);
-  bars->attachAxis(categories);
   // The capacity line spans the bars on a hidden numeric axis aligned with the categories.
-  auto* lineX = new QValueAxis();
-  lineX->setRange(-0.5, n - 0.5);
-  lineX->setVisible(false);
-  c->addAxis(lineX, Qt::AlignBottom);
-  line->attachAxis(lineX);
+  addStrategyAxes(labels, bars, line);
 
   auto* y = new QValueAxis();
   y->setTitleText(tr("GiB per GPU"));

@@ -168,20 +168,22 @@ void ModelSourceEditor::buildBuiltinPage(QWidget* page) {
   layout->addRow(tr("Model:"), m_builtinName);
   layout->addRow(m_gptFields);
   layout->addRow(m_mlpFields);
-  connect(m_builtinName, &QComboBox::currentTextChanged, this, [this] {
-    showBuiltinDimensions();
+  connect(m_builtinName, &QComboBox::currentTextChanged, this, [this](const QString& name) {
+    BuiltinModel preset;
+    preset.name = name.toStdString();
+    showBuiltinDimensions(preset);
     emitChanged();
   });
   for (QSpinBox* s : {m_nLayer, m_nHead, m_nEmbd, m_blockSize, m_vocabSize, m_hidden, m_layers}) {
     connect(s, &QSpinBox::valueChanged, this, &ModelSourceEditor::emitChanged);
   }
-  showBuiltinDimensions();
+  BuiltinModel initial;
+  initial.name = m_builtinName->currentText().toStdString();
+  showBuiltinDimensions(initial);
 }
 
-void ModelSourceEditor::showBuiltinDimensions() {
-  BuiltinModel m;
-  m.name = m_builtinName->currentText().toStdString();
-  const BuiltinModel r = m.resolved();
+void ModelSourceEditor::showBuiltinDimensions(const BuiltinModel& model) {
+  const BuiltinModel r = model.resolved();
   const bool old = m_updating;
   m_updating = true;
   m_gptFields->setVisible(r.isGpt());
@@ -197,6 +199,19 @@ void ModelSourceEditor::showBuiltinDimensions() {
     m_layers->setValue(int(r.layers));
   }
   m_updating = old;
+}
+
+void ModelSourceEditor::showDimensions(const plan::TransformerDims& d) {
+  m_arch->setCurrentIndex(
+      static_cast<int>(std::find(std::begin(kArchs), std::end(kArchs), d.arch) - std::begin(kArchs)));
+  m_dimLayers->setValue(int(d.layers));
+  m_dimHidden->setValue(int(d.hidden));
+  m_dimHeads->setValue(int(d.heads));
+  m_dimKvHeads->setValue(int(d.kvHeads));
+  m_dimFfn->setValue(int(d.ffnHidden));
+  m_dimVocab->setValue(int(d.vocab));
+  m_dimPositions->setValue(int(d.maxPositions));
+  m_dimTied->setChecked(d.tiedEmbeddings);
 }
 
 void ModelSourceEditor::buildDimensionsPage(QWidget* page) {
@@ -259,20 +274,10 @@ void ModelSourceEditor::applyDimensionPreset(int index) {
   if (index < 0 || index >= presets.size()) {
     return;
   }
-  const plan::TransformerDims& d = presets.at(index).dims;
   const bool old = m_updating;
   m_updating = true;
   m_dimsPreset->setCurrentIndex(index);
-  m_arch->setCurrentIndex(
-      static_cast<int>(std::find(std::begin(kArchs), std::end(kArchs), d.arch) - std::begin(kArchs)));
-  m_dimLayers->setValue(int(d.layers));
-  m_dimHidden->setValue(int(d.hidden));
-  m_dimHeads->setValue(int(d.heads));
-  m_dimKvHeads->setValue(int(d.kvHeads));
-  m_dimFfn->setValue(int(d.ffnHidden));
-  m_dimVocab->setValue(int(d.vocab));
-  m_dimPositions->setValue(int(d.maxPositions));
-  m_dimTied->setChecked(d.tiedEmbeddings);
+  showDimensions(presets.at(index).dims);
   m_updating = old;
 }
 
@@ -332,33 +337,12 @@ void ModelSourceEditor::setSource(const ModelSource& s) {
   m_pages->setCurrentIndex(m_kind->currentIndex());
   if (s.kind == ModelSource::Kind::Builtin) {
     m_builtinName->setCurrentText(QString::fromStdString(s.builtin.name));
-    const BuiltinModel r = s.builtin.resolved();
-    showBuiltinDimensions();
-    if (r.isGpt()) {
-      m_nLayer->setValue(int(r.nLayer));
-      m_nHead->setValue(int(r.nHead));
-      m_nEmbd->setValue(int(r.nEmbd));
-      m_blockSize->setValue(int(r.blockSize));
-      m_vocabSize->setValue(int(r.vocabSize));
-    } else {
-      m_hidden->setValue(int(r.hidden));
-      m_layers->setValue(int(r.layers));
-    }
+    showBuiltinDimensions(s.builtin);
   }
   if (s.kind == ModelSource::Kind::Dimensions) {
     const int preset = m_dimsPreset->findText(s.dimsName);
     m_dimsPreset->setCurrentIndex(preset >= 0 ? preset : m_dimsPreset->count() - 1);
-    const plan::TransformerDims& d = s.dims;
-    m_arch->setCurrentIndex(
-        static_cast<int>(std::find(std::begin(kArchs), std::end(kArchs), d.arch) - std::begin(kArchs)));
-    m_dimLayers->setValue(int(d.layers));
-    m_dimHidden->setValue(int(d.hidden));
-    m_dimHeads->setValue(int(d.heads));
-    m_dimKvHeads->setValue(int(d.kvHeads));
-    m_dimFfn->setValue(int(d.ffnHidden));
-    m_dimVocab->setValue(int(d.vocab));
-    m_dimPositions->setValue(int(d.maxPositions));
-    m_dimTied->setChecked(d.tiedEmbeddings);
+    showDimensions(s.dims);
   }
   if (s.kind == ModelSource::Kind::HfConfig) {
     m_hfPath->setText(s.hfConfigPath);

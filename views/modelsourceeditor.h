@@ -38,7 +38,10 @@ signals:
 private:
   void buildBuiltinPage(QWidget* page);
   void buildDimensionsPage(QWidget* page);
-  void showBuiltinDimensions();
+  /// Shows `model`'s dimensions (the preset's where it sets none) and the fields of its family.
+  void showBuiltinDimensions(const BuiltinModel& model);
+  /// Shows `dims` in the dimension fields (the caller sets m_updating).
+  void showDimensions(const plan::TransformerDims& dims);
   void applyDimensionPreset(int index);
   void emitChanged();
 

@@ -60,11 +60,7 @@ QString ScalingChart::pointTip(int strategy, int gpus) const {
 void ScalingChart::setComparison(const PlanComparison& comparison) {
   m_comparison = comparison;
   QChart* c = chart();
-  c->removeAllSeries();
-  for (QAbstractAxis* axis : c->axes()) {
-    c->removeAxis(axis);
-    delete axis;
-  }
+  clearChart();
   const bool memory = m_quantity == Quantity::MemoryPerGpu;
   double low = std::numeric_limits<double>::infinity();
   double high = 0;

@@ -5,6 +5,7 @@
 #include "eventlogmodel.h"
 #include "mainwindow.h"
 #include "metricsummarymodel.h"
+#include "model_dump.h"
 #include "ranksmodel.h"
 #include "rundetailspage.h"
 #include "runsbrowser.h"
@@ -70,14 +71,6 @@ void writeFixture(const QString& path) {
   ws.savePlan(R"({"model":"gpt2"})", R"({"strategies":[]})");
 }
 
-QStringList column(const QAbstractItemModel* m, int c) {
-  QStringList out;
-  for (int r = 0; r < m->rowCount(); ++r) {
-    out << m->index(r, c).data().toString();
-  }
-  return out;
-}
-
 }  // namespace
 
 class TestMainWindow : public QObject {
@@ -135,17 +128,18 @@ private slots:
     QTRY_COMPARE(window.runsModel()->rowCount(), 3);
     QTableView* view = window.runsBrowser()->view();
     const QAbstractItemModel* shown = view->model();
-    QCOMPARE(column(shown, views::RunsModel::StrategyColumn),
+    QCOMPARE(fathom::test::dumpColumn(*shown, views::RunsModel::StrategyColumn),
              (QStringList{u"ZeRO-3"_s, u"FSDP (FULL_SHARD)"_s, u"DDP"_s}));  // newest first
-    QCOMPARE(column(shown, views::RunsModel::WorldSizeColumn), (QStringList{u"2"_s, u"4"_s, u"2"_s}));
+    QCOMPARE(fathom::test::dumpColumn(*shown, views::RunsModel::WorldSizeColumn),
+             (QStringList{u"2"_s, u"4"_s, u"2"_s}));
     QCOMPARE(window.plansModel()->rowCount(), 1);
 
     // Sort by final loss: click the header (ascending), again (descending).
     const int x = view->horizontalHeader()->sectionViewportPosition(views::RunsModel::FinalLossColumn) + 5;
     QTest::mouseClick(view->horizontalHeader()->viewport(), Qt::LeftButton, {}, QPoint(x, 5));
-    const QStringList ascending = column(shown, views::RunsModel::FinalLossColumn);
+    const QStringList ascending = fathom::test::dumpColumn(*shown, views::RunsModel::FinalLossColumn);
     QTest::mouseClick(view->horizontalHeader()->viewport(), Qt::LeftButton, {}, QPoint(x, 5));
-    const QStringList descending = column(shown, views::RunsModel::FinalLossColumn);
+    const QStringList descending = fathom::test::dumpColumn(*shown, views::RunsModel::FinalLossColumn);
     QCOMPARE(ascending, (QStringList{u"1.25"_s, u"2.5"_s, u"3.75"_s}));
     QCOMPARE(descending, (QStringList{u"3.75"_s, u"2.5"_s, u"1.25"_s}));
 

@@ -10,6 +10,8 @@
 
 #include <fathom/plan/report.h>
 
+#include "model_dump.h"
+
 #include <QAbstractItemModelTester>
 #include <QJsonDocument>
 #include <QTest>
@@ -44,14 +46,6 @@ views::PlanComparison comparison() {
   return views::compare(r, r.model.resolve(), r.hardware.resolve());
 }
 
-QStringList column(const QAbstractItemModel& m, int c, int role = Qt::DisplayRole) {
-  QStringList out;
-  for (int r = 0; r < m.rowCount(); ++r) {
-    out << m.index(r, c).data(role).toString();
-  }
-  return out;
-}
-
 }  // namespace
 
 class TestPlanModels : public QObject {
@@ -67,7 +61,7 @@ private slots:
     const views::PlanComparison c = comparison();
     model.setComparison(c);
     QCOMPARE(model.rowCount(), 8);
-    QCOMPARE(column(model, StrategyComparisonModel::StrategyColumn),
+    QCOMPARE(fathom::test::dumpColumn(model, StrategyComparisonModel::StrategyColumn),
              (QStringList{u"DDP"_s, u"FSDP full shard"_s, u"FSDP shard grad op"_s, u"FSDP hybrid shard"_s,
                           u"FSDP no shard"_s, u"ZeRO-1"_s, u"ZeRO-2"_s, u"ZeRO-3"_s}));
     for (int row = 0; row < model.rowCount(); ++row) {

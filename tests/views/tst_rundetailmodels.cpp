@@ -5,12 +5,11 @@
 #include "metricsummarymodel.h"
 #include "ranksmodel.h"
 
+#include "model_dump.h"
+
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QTest>
-
-#include <cstdlib>
-#include <ctime>
 
 using namespace Qt::StringLiterals;
 using namespace fathom;
@@ -19,18 +18,6 @@ using views::MetricSummaryModel;
 using views::RanksModel;
 
 namespace {
-
-QStringList dump(const QAbstractItemModel& m) {
-  QStringList rows;
-  for (int r = 0; r < m.rowCount(); ++r) {
-    QStringList cells;
-    for (int c = 0; c < m.columnCount(); ++c) {
-      cells << m.index(r, c).data().toString();
-    }
-    rows << cells.join(u" | "_s);
-  }
-  return rows;
-}
 
 store::EventRow eventRow(qint64 id, int rank, LogLevel level, double time, const char* text) {
   return {store::EventId{id}, store::RunId{1}, {rank, time, level, text}};
@@ -42,18 +29,15 @@ class TestRunDetailModels : public QObject {
   Q_OBJECT
 
 private slots:
-  void initTestCase() {
-    qputenv("TZ", "UTC");
-    tzset();
-    QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
-  }
+  void initTestCase() { fathom::test::useFixedLocale(); }
 
   void ranks() {
     RanksModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setRanks({{0, "node1", 4242, "cpu", 0}, {1, "node1", 4243, "", std::nullopt}, {2, "node2", 77, "cuda:1", 9}});
-    QCOMPARE(dump(model), (QStringList{u"0 | node1 | 4242 | cpu | 0"_s, u"1 | node1 | 4243 | – | running"_s,
-                                       u"2 | node2 | 77 | cuda:1 | 9"_s}));
+    QCOMPARE(fathom::test::dumpRows(model),
+             (QStringList{u"0 | node1 | 4242 | cpu | 0"_s, u"1 | node1 | 4243 | – | running"_s,
+                          u"2 | node2 | 77 | cuda:1 | 9"_s}));
     QCOMPARE(model.index(1, RanksModel::ExitCodeColumn).data(RanksModel::SortRole).toInt(), -1);
     QCOMPARE(model.headerData(RanksModel::PidColumn, Qt::Horizontal).toString(), u"PID"_s);
     model.setRanks({});
@@ -66,9 +50,10 @@ private slots:
     model.setSummaries({{"final_loss", 0, 1, 50, 2.2512345, 2.2512345, 2.2512345},
                         {"loss", 1, 10, 50, 2.3, 2.1, 4.75},
                         {"memory/peak_rss_bytes", 0, 3, 50, 3.0 * (1 << 30), 1.5 * (1 << 20), 3.0 * (1 << 30)}});
-    QCOMPARE(dump(model), (QStringList{u"final_loss | 0 | 1 | 2.251 | 50 | 2.251 | 2.251"_s,
-                                       u"loss | 1 | 10 | 2.3 | 50 | 2.1 | 4.75"_s,
-                                       u"memory/peak_rss_bytes | 0 | 3 | 3.0 GiB | 50 | 1.5 MiB | 3.0 GiB"_s}));
+    QCOMPARE(
+        fathom::test::dumpRows(model),
+        (QStringList{u"final_loss | 0 | 1 | 2.251 | 50 | 2.251 | 2.251"_s, u"loss | 1 | 10 | 2.3 | 50 | 2.1 | 4.75"_s,
+                     u"memory/peak_rss_bytes | 0 | 3 | 3.0 GiB | 50 | 1.5 MiB | 3.0 GiB"_s}));
     QCOMPARE(model.index(2, MetricSummaryModel::LastColumn).data(MetricSummaryModel::SortRole).toDouble(),
              3.0 * (1 << 30));
   }
@@ -79,8 +64,8 @@ private slots:
     QCOMPARE(model.lastEventId(), 0);
     model.setEvents({eventRow(3, 0, LogLevel::Info, 1700000000.25, "step 10 loss 2.5"),
                      eventRow(4, -1, LogLevel::Error, 1700000001.5, "rank 1 exited with 3")});
-    QCOMPARE(dump(model), (QStringList{u"22:13:20.250 | 0 | info | step 10 loss 2.5"_s,
-                                       u"22:13:21.500 | launcher | error | rank 1 exited with 3"_s}));
+    QCOMPARE(fathom::test::dumpRows(model), (QStringList{u"22:13:20.250 | 0 | info | step 10 loss 2.5"_s,
+                                                         u"22:13:21.500 | launcher | error | rank 1 exited with 3"_s}));
     QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
     model.appendEvents({eventRow(4, -1, LogLevel::Error, 1700000001.5, "rank 1 exited with 3"),
                         eventRow(5, 1, LogLevel::Warning, 1700000002, "skipped step"),

@@ -3,13 +3,12 @@
 // selections across refreshes, and sorting/filtering through a QSortFilterProxyModel as the runs browser does.
 #include "runsmodel.h"
 
+#include "model_dump.h"
+
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTest>
-
-#include <cstdlib>
-#include <ctime>
 
 using namespace Qt::StringLiterals;
 using fathom::store::MetricSummary;
@@ -60,29 +59,13 @@ QList<RunRow> fixture() {
   };
 }
 
-QStringList dump(const QAbstractItemModel& m) {
-  QStringList rows;
-  for (int r = 0; r < m.rowCount(); ++r) {
-    QStringList cells;
-    for (int c = 0; c < m.columnCount(); ++c) {
-      cells << m.index(r, c).data().toString();
-    }
-    rows << cells.join(u" | "_s);
-  }
-  return rows;
-}
-
 }  // namespace
 
 class TestRunsModel : public QObject {
   Q_OBJECT
 
 private slots:
-  void initTestCase() {
-    qputenv("TZ", "UTC");
-    tzset();
-    QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
-  }
+  void initTestCase() { fathom::test::useFixedLocale(); }
 
   void rowsDeriveFromTheWorkspace() {
     RunsModel model;
@@ -96,7 +79,7 @@ private slots:
         u"4 | probe | succeeded | 11/14/23 10:18 PM | 1 h 01 min | 1 | ZeRO-2 | –"_s,
         u"5 | single | succeeded | 11/14/23 10:20 PM | 1.00 s | 1 | Single process | –"_s,
     };
-    QCOMPARE(dump(model), expected);
+    QCOMPARE(fathom::test::dumpRows(model), expected);
     QCOMPARE(model.headerData(RunsModel::FinalLossColumn, Qt::Horizontal).toString(), u"Final loss"_s);
     QCOMPARE(model.index(1, 0).data(RunsModel::StatusRole).toInt(), int(RunStatus::Failed));
     QCOMPARE(model.index(2, 0).data(RunsModel::RunIdRole).toLongLong(), 3);
@@ -151,13 +134,7 @@ private slots:
     proxy.setSortRole(RunsModel::SortRole);
     proxy.setFilterKeyColumn(-1);
     proxy.setFilterCaseSensitivity(Qt::CaseInsensitive);
-    auto column = [&proxy](int c) {
-      QStringList out;
-      for (int r = 0; r < proxy.rowCount(); ++r) {
-        out << proxy.index(r, c).data().toString();
-      }
-      return out;
-    };
+    auto column = [&proxy](int c) { return fathom::test::dumpColumn(proxy, c); };
     // Durations sort as numbers (1.00 s < 12.5 s < 1 min 30 s < 1 h), the unknown one first.
     proxy.sort(RunsModel::DurationColumn, Qt::AscendingOrder);
     QCOMPARE(column(RunsModel::IdColumn), (QStringList{u"3"_s, u"5"_s, u"1"_s, u"2"_s, u"4"_s}));
