@@ -790,6 +790,10 @@
         <source>Launch</source>
         <translation>Starten</translation>
     </message>
+    <message>
+        <source>The planner predicts that this plan will not fit on %1 (see the planner panel). Launch anyway?</source>
+        <translation>Der Planer sagt voraus, dass dieser Plan nicht auf %1 passt (siehe Planer). Trotzdem starten?</translation>
+    </message>
 </context>
 <context>
     <name>fathom::views::EnvironmentModel</name>

@@ -787,6 +787,10 @@
         <source>Launch</source>
         <translation>启动</translation>
     </message>
+    <message>
+        <source>The planner predicts that this plan will not fit on %1 (see the planner panel). Launch anyway?</source>
+        <translation>规划器预测此方案在 %1 上放不下（见规划器面板）。仍要启动吗？</translation>
+    </message>
 </context>
 <context>
     <name>fathom::views::EnvironmentModel</name>

@@ -196,6 +196,18 @@ void ConfigWizard::accept() {
 }
 
 void ConfigWizard::launch() {
+  const PlanSnapshot& planned = m_panel->snapshot();
+  if (planned.ok() && !planned.evaluation.prediction->fits) {
+    const auto answer = QMessageBox::warning(
+        this, tr("Launch"),
+        tr("The planner predicts that this plan will not fit on %1 (see the planner panel). Launch anyway?")
+            .arg(QString::fromStdString(planned.hardware.description.empty() ? planned.hardware.name
+                                                                             : planned.hardware.description)),
+        QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
+    if (answer != QMessageBox::Yes) {
+      return;
+    }
+  }
   QString error;
   if (!save(&error)) {
     QMessageBox box(QMessageBox::Critical, tr("Launch"),

@@ -5,6 +5,7 @@
 // and Accelerate's own config files fill the wizard and survive a save.
 #include "configwizard.h"
 #include "environmentcontroller.h"
+#include "launchcontroller.h"
 #include "mainwindow.h"
 #include "plannerpanel.h"
 #include "runsmodel.h"
@@ -13,17 +14,20 @@
 #include <fathom/config/config_reader.h>
 
 #include <QAbstractButton>
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QRadioButton>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 using namespace Qt::StringLiterals;
 using fathom::studio::MainWindow;
@@ -187,10 +191,28 @@ private slots:
     QTRY_VERIFY(panel->snapshot().ok() && panel->snapshot().model.totalParams == 6738415616);
     QVERIFY(!panel->snapshot().evaluation.prediction->fits);
     QVERIFY2(panel->warning().contains(u"will not fit"_s), qPrintable(panel->warning()));
+    // Launch asks first; declined, nothing is saved or started.
+    wizard->next();
+    wizard->next();
+    const QString path = dir.filePath(u"llama.yaml"_s);
+    child<QLineEdit>(wizard, u"configPath"_s)->setText(path);
+    bool asked = false;
+    QTimer::singleShot(0, wizard, [&asked] {
+      auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+      asked = box != nullptr && box->text().contains(u"will not fit"_s);
+      if (box != nullptr) {
+        box->button(QMessageBox::No)->click();
+      }
+    });
+    QTest::mouseClick(wizard->button(QWizard::CustomButton1), Qt::LeftButton);
+    QVERIFY(asked);
+    QVERIFY(wizard->isVisible());
+    QVERIFY(!QFile::exists(path));
+    QVERIFY(!window.launcher()->isRunning());
     // FSDP over the same 8 GPUs fits: the warning goes away.
-    wizard->back();
-    wizard->back();
-    wizard->back();
+    for (int i = 0; i < 5; ++i) {
+      wizard->back();
+    }
     click(child<QRadioButton>(wizard, u"paradigmFsdp"_s));
     QTRY_VERIFY(panel->snapshot().request.plan.strategy == fathom::plan::Strategy::Fsdp);
     QTRY_VERIFY(panel->warning().isEmpty());
