@@ -23,6 +23,7 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QRadioButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -78,6 +79,10 @@ private slots:
     QStandardPaths::setTestModeEnabled(true);
     QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
   }
+
+  // The windows these tests open save their layout and recent workspaces (in the test-mode settings): leave
+  // nothing behind for the next test executable.
+  void cleanupTestCase() { QSettings().clear(); }
 
   void fsdpEndToEnd() {
     QTemporaryDir dir;

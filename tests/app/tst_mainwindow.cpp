@@ -83,6 +83,10 @@ private slots:
     QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
   }
 
+  // The windows these tests open save their layout and recent workspaces (in the test-mode settings): leave
+  // nothing behind for the next test executable.
+  void cleanupTestCase() { QSettings().clear(); }
+
   void createsAndOpensWorkspaces() {
     QTemporaryDir dir;
     const QString path = dir.filePath(u"new.sqlite"_s);

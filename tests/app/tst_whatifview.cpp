@@ -21,6 +21,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QLineSeries>
+#include <QSettings>
 #include <QSpinBox>
 #include <QStackedBarSeries>
 #include <QStandardPaths>
@@ -91,6 +92,10 @@ private slots:
     QStandardPaths::setTestModeEnabled(true);
     QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
   }
+
+  // The windows these tests open save their layout and recent workspaces (in the test-mode settings): leave
+  // nothing behind for the next test executable.
+  void cleanupTestCase() { QSettings().clear(); }
 
   void changingTheModelUpdatesAllCharts() {
     MainWindow window;
