@@ -2,6 +2,158 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
+    <name>Format</name>
+    <message>
+        <source>unknown</source>
+        <translation>unbekannt</translation>
+    </message>
+    <message>
+        <source>%1 µs</source>
+        <translation>%1 µs</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 ms</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 h %2 min</translation>
+    </message>
+    <message>
+        <source>%1 billion</source>
+        <translation>%1 Mrd.</translation>
+    </message>
+    <message>
+        <source>%1 million</source>
+        <translation>%1 Mio.</translation>
+    </message>
+    <message>
+        <source>%1 thousand</source>
+        <translation>%1 Tsd.</translation>
+    </message>
+    <message>
+        <source>NaN</source>
+        <translation>NaN</translation>
+    </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 Token/s</translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+</context>
+<context>
+    <name>MemoryCategory</name>
+    <message>
+        <source>Parameters</source>
+        <translation>Parameter</translation>
+    </message>
+    <message>
+        <source>Gradients</source>
+        <translation>Gradienten</translation>
+    </message>
+    <message>
+        <source>Optimizer states</source>
+        <translation>Optimiererzustände</translation>
+    </message>
+    <message>
+        <source>Master weights</source>
+        <translation>Master-Gewichte</translation>
+    </message>
+    <message>
+        <source>Activations</source>
+        <translation>Aktivierungen</translation>
+    </message>
+    <message>
+        <source>Gathered parameters</source>
+        <translation>Gesammelte Parameter</translation>
+    </message>
+    <message>
+        <source>Communication buffers</source>
+        <translation>Kommunikationspuffer</translation>
+    </message>
+    <message>
+        <source>Framework overhead</source>
+        <translation>Framework-Overhead</translation>
+    </message>
+</context>
+<context>
+    <name>PlanRequest</name>
+    <message>
+        <source>DDP</source>
+        <translation>DDP</translation>
+    </message>
+    <message>
+        <source>ZeRO-1</source>
+        <translation>ZeRO-1</translation>
+    </message>
+    <message>
+        <source>ZeRO-2</source>
+        <translation>ZeRO-2</translation>
+    </message>
+    <message>
+        <source>ZeRO-3</source>
+        <translation>ZeRO-3</translation>
+    </message>
+    <message>
+        <source>FSDP full shard</source>
+        <translation>FSDP, volles Sharding</translation>
+    </message>
+    <message>
+        <source>FSDP shard grad op</source>
+        <translation>FSDP, Grad./Opt. geshardet</translation>
+    </message>
+    <message>
+        <source>FSDP hybrid shard</source>
+        <translation>FSDP, hybrides Sharding</translation>
+    </message>
+    <message>
+        <source>FSDP no shard</source>
+        <translation>FSDP ohne Sharding</translation>
+    </message>
+    <message>
+        <source>%1 + offload</source>
+        <translation>%1 + Auslagerung</translation>
+    </message>
+    <message>
+        <source>FSDP full</source>
+        <translation>FSDP voll</translation>
+    </message>
+    <message>
+        <source>FSDP grad-op</source>
+        <translation>FSDP Grad./Opt.</translation>
+    </message>
+    <message>
+        <source>FSDP hybrid</source>
+        <translation>FSDP hybrid</translation>
+    </message>
+    <message>
+        <source>FSDP none</source>
+        <translation>FSDP ohne</translation>
+    </message>
+</context>
+<context>
+    <name>RunSpec</name>
+    <message>
+        <source>distributed_type %1 is edited as data parallel (DDP) and saved as %2.</source>
+        <translation>distributed_type %1 wird als Datenparallelität (DDP) bearbeitet und als %2 gespeichert.</translation>
+    </message>
+    <message>
+        <source>The file names no program; the wizard proposes the built-in gpt-tiny (page Model and data).</source>
+        <translation>Die Datei nennt kein Programm; der Assistent schlägt das eingebaute gpt-tiny vor (Seite „Modell und Daten“).</translation>
+    </message>
+</context>
+<context>
     <name>fathom::studio::AboutDialog</name>
     <message>
         <source>About Fathom Studio</source>
@@ -10,6 +162,49 @@
     <message>
         <source>&lt;p&gt;A workbench for distributed PyTorch training: plan memory, communication and step time before a run, launch it, and see why it is slow.&lt;/p&gt;&lt;p&gt;Git revision %1 (%2 build)&lt;br&gt;LibTorch %3&lt;br&gt;Qt %4 (running on %5)&lt;/p&gt;&lt;p&gt;Licensed under the Apache License 2.0.&lt;/p&gt;</source>
         <translation>&lt;p&gt;Eine Werkbank für verteiltes PyTorch-Training: Speicher, Kommunikation und Schrittzeit vor dem Lauf planen, ihn starten und sehen, warum er langsam ist.&lt;/p&gt;&lt;p&gt;Git-Revision %1 (%2-Build)&lt;br&gt;LibTorch %3&lt;br&gt;Qt %4 (ausgeführt mit %5)&lt;/p&gt;&lt;p&gt;Lizenziert unter der Apache License 2.0.&lt;/p&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::studio::DemoBuilder</name>
+    <message>
+        <source>Training gpt-tiny on 2 processes: step %1 of %2</source>
+        <translation>gpt-tiny wird auf 2 Prozessen trainiert: Schritt %1 von %2</translation>
+    </message>
+    <message>
+        <source>The demo run failed (fathom launch exited with %1).</source>
+        <translation>Der Demo-Lauf ist fehlgeschlagen (fathom launch endete mit %1).</translation>
+    </message>
+    <message>
+        <source>Preparing %1</source>
+        <translation>%1 wird vorbereitet</translation>
+    </message>
+    <message>
+        <source>Cannot create the folder %1.</source>
+        <translation>Der Ordner %1 kann nicht angelegt werden.</translation>
+    </message>
+    <message>
+        <source>Cannot write the demo configuration.</source>
+        <translation>Die Demo-Konfiguration kann nicht geschrieben werden.</translation>
+    </message>
+    <message>
+        <source>Launching gpt-tiny on 2 processes</source>
+        <translation>gpt-tiny wird auf 2 Prozessen gestartet</translation>
+    </message>
+    <message>
+        <source>Cannot launch the demo run.</source>
+        <translation>Der Demo-Lauf kann nicht gestartet werden.</translation>
+    </message>
+    <message>
+        <source>Comparing strategies for Llama 2 7B on 8 × H100</source>
+        <translation>Strategien für Llama 2 7B auf 8 × H100 werden verglichen</translation>
+    </message>
+    <message>
+        <source>Cannot save the demo comparison.</source>
+        <translation>Der Demo-Vergleich kann nicht gespeichert werden.</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>Fertig</translation>
     </message>
 </context>
 <context>
@@ -34,18 +229,103 @@
     </message>
 </context>
 <context>
-    <name>fathom::studio::MainWindow</name>
-    <message>
-        <source>Fathom Studio</source>
-        <translation>Fathom Studio</translation>
-    </message>
+    <name>fathom::studio::HomePage</name>
     <message>
         <source>Welcome to Fathom Studio</source>
         <translation>Willkommen bei Fathom Studio</translation>
     </message>
     <message>
-        <source>This machine, as Fathom sees it. Runs, plans and traces will appear here once a workspace is open.</source>
-        <translation>Dieser Rechner, wie Fathom ihn sieht. Läufe, Pläne und Traces erscheinen hier, sobald ein Arbeitsbereich geöffnet ist.</translation>
+        <source>Start</source>
+        <translation>Loslegen</translation>
+    </message>
+    <message>
+        <source>Open Workspace…</source>
+        <translation>Arbeitsbereich öffnen…</translation>
+    </message>
+    <message>
+        <source>A fathom.sqlite with runs and saved plans</source>
+        <translation>Eine fathom.sqlite mit Läufen und gespeicherten Plänen</translation>
+    </message>
+    <message>
+        <source>New Workspace…</source>
+        <translation>Neuer Arbeitsbereich…</translation>
+    </message>
+    <message>
+        <source>An empty workspace for new runs</source>
+        <translation>Ein leerer Arbeitsbereich für neue Läufe</translation>
+    </message>
+    <message>
+        <source>Open the Demo Workspace</source>
+        <translation>Demo-Arbeitsbereich öffnen</translation>
+    </message>
+    <message>
+        <source>A finished demo run and a saved plan comparison; built on first use (a short real training run)</source>
+        <translation>Ein abgeschlossener Demo-Lauf und ein gespeicherter Planvergleich; beim ersten Mal erstellt (ein kurzes echtes Training)</translation>
+    </message>
+    <message>
+        <source>New Run Configuration…</source>
+        <translation>Neue Laufkonfiguration…</translation>
+    </message>
+    <message>
+        <source>The wizard, with the planner beside every page</source>
+        <translation>Der Assistent, mit dem Planer neben jeder Seite</translation>
+    </message>
+    <message>
+        <source>What-if Planner</source>
+        <translation>Was-wäre-wenn-Planer</translation>
+    </message>
+    <message>
+        <source>Memory, communication and step time of every strategy</source>
+        <translation>Speicher, Kommunikation und Schrittzeit jeder Strategie</translation>
+    </message>
+    <message>
+        <source>Recent workspaces</source>
+        <translation>Zuletzt verwendete Arbeitsbereiche</translation>
+    </message>
+    <message>
+        <source>This machine</source>
+        <translation>Dieser Rechner</translation>
+    </message>
+    <message>
+        <source>None yet</source>
+        <translation>Noch keine</translation>
+    </message>
+    <message>
+        <source>No workspace is open. Open one, create one, or start with the demo.</source>
+        <translation>Kein Arbeitsbereich geöffnet. Öffnen oder erstellen Sie einen, oder beginnen Sie mit der Demo.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Workspace %1: %n run(s). Double-click a run in the Runs panel to open it.</source>
+        <translation>
+            <numerusform>Arbeitsbereich %1: %n Lauf. Doppelklicken Sie auf einen Lauf in der Liste „Läufe“, um ihn zu öffnen.</numerusform>
+            <numerusform>Arbeitsbereich %1: %n Läufe. Doppelklicken Sie auf einen Lauf in der Liste „Läufe“, um ihn zu öffnen.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fathom::studio::LaunchController</name>
+    <message>
+        <source>Could not start %1: %2</source>
+        <translation>%1 konnte nicht gestartet werden: %2</translation>
+    </message>
+    <message>
+        <source>A launch is already running.</source>
+        <translation>Es läuft bereits ein Start.</translation>
+    </message>
+    <message>
+        <source>The configuration names no program to run.</source>
+        <translation>Die Konfiguration nennt kein Programm zum Ausführen.</translation>
+    </message>
+    <message>
+        <source>The fathom command was not found next to the Studio or in PATH.</source>
+        <translation>Der Befehl fathom wurde weder neben dem Studio noch im PATH gefunden.</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::studio::MainWindow</name>
+    <message>
+        <source>Fathom Studio</source>
+        <translation>Fathom Studio</translation>
     </message>
     <message>
         <source>Probing environment…</source>
@@ -58,10 +338,6 @@
     <message>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
-    </message>
-    <message>
-        <source>&amp;Refresh Environment</source>
-        <translation>Umgebung &amp;aktualisieren</translation>
     </message>
     <message>
         <source>&amp;Quit</source>
@@ -78,6 +354,445 @@
     <message>
         <source>About &amp;Qt</source>
         <translation>Über &amp;Qt</translation>
+    </message>
+    <message>
+        <source>Home</source>
+        <translation>Start</translation>
+    </message>
+    <message>
+        <source>No workspace</source>
+        <translation>Kein Arbeitsbereich</translation>
+    </message>
+    <message>
+        <source>&amp;Open Workspace…</source>
+        <translation>Arbeitsbereich ö&amp;ffnen…</translation>
+    </message>
+    <message>
+        <source>&amp;New Workspace…</source>
+        <translation>&amp;Neuer Arbeitsbereich…</translation>
+    </message>
+    <message>
+        <source>&amp;Close Workspace</source>
+        <translation>Arbeitsbereich &amp;schließen</translation>
+    </message>
+    <message>
+        <source>Open &amp;Demo Workspace</source>
+        <translation>&amp;Demo-Arbeitsbereich öffnen</translation>
+    </message>
+    <message>
+        <source>New Run &amp;Configuration…</source>
+        <translation>Neue Lauf&amp;konfiguration…</translation>
+    </message>
+    <message>
+        <source>Open Con&amp;figuration…</source>
+        <translation>Konfi&amp;guration öffnen…</translation>
+    </message>
+    <message>
+        <source>&amp;What-if Planner</source>
+        <translation>&amp;Was-wäre-wenn-Planer</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>&amp;Aktualisieren</translation>
+    </message>
+    <message>
+        <source>&amp;Filter Runs</source>
+        <translation>Läufe &amp;filtern</translation>
+    </message>
+    <message>
+        <source>&amp;Stop Launch</source>
+        <translation>Start a&amp;bbrechen</translation>
+    </message>
+    <message>
+        <source>&amp;Settings…</source>
+        <translation>&amp;Einstellungen…</translation>
+    </message>
+    <message>
+        <source>&amp;Reset Layout</source>
+        <translation>Anordnung &amp;zurücksetzen</translation>
+    </message>
+    <message>
+        <source>Close &amp;Tab</source>
+        <translation>&amp;Tab schließen</translation>
+    </message>
+    <message>
+        <source>Open Configuration</source>
+        <translation>Konfiguration öffnen</translation>
+    </message>
+    <message>
+        <source>Configuration (*.yaml *.yml *.json)</source>
+        <translation>Konfiguration (*.yaml *.yml *.json)</translation>
+    </message>
+    <message>
+        <source>Open &amp;Recent</source>
+        <translation>&amp;Zuletzt geöffnet</translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation>&amp;Lauf</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>&amp;Ansicht</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>Läufe</translation>
+    </message>
+    <message>
+        <source>Double-click a comparison to open it in the what-if planner</source>
+        <translation>Doppelklicken Sie auf einen Vergleich, um ihn im Was-wäre-wenn-Planer zu öffnen</translation>
+    </message>
+    <message>
+        <source>Saved plans</source>
+        <translation>Gespeicherte Pläne</translation>
+    </message>
+    <message>
+        <source>This saved plan is not a what-if comparison.</source>
+        <translation>Dieser gespeicherte Plan ist kein Was-wäre-wenn-Vergleich.</translation>
+    </message>
+    <message>
+        <source>Saved Plan</source>
+        <translation>Gespeicherter Plan</translation>
+    </message>
+    <message>
+        <source>This comparison cannot be opened.</source>
+        <translation>Dieser Vergleich kann nicht geöffnet werden.</translation>
+    </message>
+    <message>
+        <source>Properties</source>
+        <translation>Eigenschaften</translation>
+    </message>
+    <message>
+        <source>Open the what-if planner (Ctrl+Shift+P) or a saved comparison: the plan it highlights is summarised here.</source>
+        <translation>Öffnen Sie den Was-wäre-wenn-Planer (Strg+Umschalt+P) oder einen gespeicherten Vergleich: Der dort hervorgehobene Plan wird hier zusammengefasst.</translation>
+    </message>
+    <message>
+        <source>Planner</source>
+        <translation>Planer</translation>
+    </message>
+    <message>
+        <source>Log</source>
+        <translation>Protokoll</translation>
+    </message>
+    <message>
+        <source>%1 – Fathom Studio</source>
+        <translation>%1 – Fathom Studio</translation>
+    </message>
+    <message>
+        <source>No runs yet. Configure one (Ctrl+Shift+N) and launch it.</source>
+        <translation>Noch keine Läufe. Konfigurieren Sie einen (Strg+Umschalt+N) und starten Sie ihn.</translation>
+    </message>
+    <message>
+        <source>Opened %1</source>
+        <translation>%1 geöffnet</translation>
+    </message>
+    <message>
+        <source>Open Workspace</source>
+        <translation>Arbeitsbereich öffnen</translation>
+    </message>
+    <message>
+        <source>%1 could not be opened.</source>
+        <translation>%1 konnte nicht geöffnet werden.</translation>
+    </message>
+    <message>
+        <source>No workspace open.</source>
+        <translation>Kein Arbeitsbereich geöffnet.</translation>
+    </message>
+    <message>
+        <source>Run %1</source>
+        <translation>Lauf %1</translation>
+    </message>
+    <message>
+        <source>Comparison saved as plan %1.</source>
+        <translation>Vergleich als Plan %1 gespeichert.</translation>
+    </message>
+    <message>
+        <source>%1 failed: %2</source>
+        <translation>%1 fehlgeschlagen: %2</translation>
+    </message>
+    <message>
+        <source>%1 failed (see the log).</source>
+        <translation>%1 fehlgeschlagen (siehe Protokoll).</translation>
+    </message>
+    <message>
+        <source>Launching…</source>
+        <translation>Wird gestartet…</translation>
+    </message>
+    <message>
+        <source>Run %1 is running…</source>
+        <translation>Lauf %1 läuft…</translation>
+    </message>
+    <message>
+        <source>Run %1 finished.</source>
+        <translation>Lauf %1 ist beendet.</translation>
+    </message>
+    <message>
+        <source>The launch ended with exit code %1 (see the log).</source>
+        <translation>Der Start endete mit Exit-Code %1 (siehe Protokoll).</translation>
+    </message>
+    <message>
+        <source>No recent workspaces</source>
+        <translation>Keine zuletzt verwendeten Arbeitsbereiche</translation>
+    </message>
+    <message>
+        <source>Clear List</source>
+        <translation>Liste leeren</translation>
+    </message>
+    <message>
+        <source>Select a run to see its properties.</source>
+        <translation>Wählen Sie einen Lauf, um seine Eigenschaften zu sehen.</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>Host</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>Befehl</translation>
+    </message>
+    <message>
+        <source>New Workspace</source>
+        <translation>Neuer Arbeitsbereich</translation>
+    </message>
+    <message>
+        <source>Fathom workspace (*.sqlite)</source>
+        <translation>Fathom-Arbeitsbereich (*.sqlite)</translation>
+    </message>
+    <message>
+        <source>Opening %1…</source>
+        <translation>%1 wird geöffnet…</translation>
+    </message>
+    <message>
+        <source>A launch is running; the demo can be built when it ends.</source>
+        <translation>Ein Start läuft; die Demo kann erstellt werden, wenn er endet.</translation>
+    </message>
+    <message>
+        <source>Building the demo workspace…</source>
+        <translation>Demo-Arbeitsbereich wird erstellt…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>Demo Workspace</source>
+        <translation>Demo-Arbeitsbereich</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>%1 gespeichert</translation>
+    </message>
+    <message>
+        <source>%1 could not be read.</source>
+        <translation>%1 konnte nicht gelesen werden.</translation>
+    </message>
+    <message>
+        <source>What-if Planner</source>
+        <translation>Was-wäre-wenn-Planer</translation>
+    </message>
+    <message>
+        <source>Save Comparison</source>
+        <translation>Vergleich speichern</translation>
+    </message>
+    <message>
+        <source>Open or create a workspace first.</source>
+        <translation>Öffnen oder erstellen Sie zuerst einen Arbeitsbereich.</translation>
+    </message>
+    <message>
+        <source>Launch</source>
+        <translation>Starten</translation>
+    </message>
+    <message>
+        <source>The run could not be started.</source>
+        <translation>Der Lauf konnte nicht gestartet werden.</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>Beenden</translation>
+    </message>
+    <message>
+        <source>A launch is running. Stop it and quit? The launcher ends its workers and records the run as failed.</source>
+        <translation>Ein Start läuft. Abbrechen und beenden? Der Launcher beendet seine Worker und vermerkt den Lauf als fehlgeschlagen.</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::studio::SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <source>System default</source>
+        <translation>Systemstandard</translation>
+    </message>
+    <message>
+        <source>The language applies when Fathom Studio starts again.</source>
+        <translation>Die Sprache gilt ab dem nächsten Start von Fathom Studio.</translation>
+    </message>
+    <message>
+        <source>Language:</source>
+        <translation>Sprache:</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>Sprache</translation>
+    </message>
+    <message>
+        <source>Restart Fathom Studio now to switch the language?</source>
+        <translation>Fathom Studio jetzt neu starten, um die Sprache zu wechseln?</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::studio::WorkspaceController</name>
+    <message>
+        <source>Reading the workspace</source>
+        <translation>Lesen des Arbeitsbereichs</translation>
+    </message>
+    <message>
+        <source>Reading run %1</source>
+        <translation>Lesen von Lauf %1</translation>
+    </message>
+    <message>
+        <source>Saving the comparison</source>
+        <translation>Speichern des Vergleichs</translation>
+    </message>
+    <message>
+        <source>No workspace is open.</source>
+        <translation>Kein Arbeitsbereich ist geöffnet.</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::CollectivesModel</name>
+    <message>
+        <source>intra-node</source>
+        <translation>innerhalb des Knotens</translation>
+    </message>
+    <message>
+        <source>inter-node</source>
+        <translation>zwischen Knoten</translation>
+    </message>
+    <message>
+        <source>overlapped, every micro-step</source>
+        <translation>überlappt, jeder Mikroschritt</translation>
+    </message>
+    <message>
+        <source>overlapped</source>
+        <translation>überlappt</translation>
+    </message>
+    <message>
+        <source>exposed, every micro-step</source>
+        <translation>sichtbar, jeder Mikroschritt</translation>
+    </message>
+    <message>
+        <source>exposed</source>
+        <translation>sichtbar</translation>
+    </message>
+    <message>
+        <source>Collective</source>
+        <translation>Kollektive Operation</translation>
+    </message>
+    <message>
+        <source>Purpose</source>
+        <translation>Zweck</translation>
+    </message>
+    <message>
+        <source>Buffer bytes</source>
+        <translation>Puffergröße</translation>
+    </message>
+    <message>
+        <source>Calls</source>
+        <translation>Aufrufe</translation>
+    </message>
+    <message>
+        <source>Group</source>
+        <translation>Gruppe</translation>
+    </message>
+    <message>
+        <source>Scope</source>
+        <translation>Bereich</translation>
+    </message>
+    <message>
+        <source>Sent per GPU</source>
+        <translation>Gesendet pro GPU</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>Zeit</translation>
+    </message>
+    <message>
+        <source>Overlap</source>
+        <translation>Überlappung</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::CommChart</name>
+    <message>
+        <source>Communication per optimizer step</source>
+        <translation>Kommunikation pro Optimiererschritt</translation>
+    </message>
+    <message>
+        <source>%1: not a valid plan</source>
+        <translation>%1: kein gültiger Plan</translation>
+    </message>
+    <message>
+        <source>%1: %2 sent per GPU, %3 of communication per step</source>
+        <translation>%1: %2 pro GPU gesendet, %3 Kommunikation pro Schritt</translation>
+    </message>
+    <message>
+        <source>Sent per GPU (%1)</source>
+        <translation>Gesendet pro GPU (%1)</translation>
+    </message>
+    <message>
+        <source>Communication time (s)</source>
+        <translation>Kommunikationszeit (s)</translation>
+    </message>
+    <message>
+        <source>%1 per GPU and step</source>
+        <translation>%1 pro GPU und Schritt</translation>
+    </message>
+    <message>
+        <source>Seconds per step</source>
+        <translation>Sekunden pro Schritt</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::ConfigWizard</name>
+    <message>
+        <source>New Run Configuration</source>
+        <translation>Neue Laufkonfiguration</translation>
+    </message>
+    <message>
+        <source>&amp;Launch</source>
+        <translation>&amp;Starten</translation>
+    </message>
+    <message>
+        <source>&amp;Save</source>
+        <translation>S&amp;peichern</translation>
+    </message>
+    <message>
+        <source>Save the file and start the run on this machine</source>
+        <translation>Datei speichern und den Lauf auf diesem Rechner starten</translation>
+    </message>
+    <message>
+        <source>Run Configuration: %1</source>
+        <translation>Laufkonfiguration: %1</translation>
+    </message>
+    <message>
+        <source>Save Configuration</source>
+        <translation>Konfiguration speichern</translation>
+    </message>
+    <message>
+        <source>The configuration could not be saved to %1.</source>
+        <translation>Die Konfiguration konnte nicht unter %1 gespeichert werden.</translation>
+    </message>
+    <message>
+        <source>Launch</source>
+        <translation>Starten</translation>
+    </message>
+    <message>
+        <source>The planner predicts that this plan will not fit on %1 (see the planner panel). Launch anyway?</source>
+        <translation>Der Planer sagt voraus, dass dieser Plan nicht auf %1 passt (siehe Planer). Trotzdem starten?</translation>
     </message>
 </context>
 <context>
@@ -175,6 +890,1505 @@
     <message>
         <source>Value</source>
         <translation>Wert</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::EventLogModel</name>
+    <message>
+        <source>debug</source>
+        <translation>Debug</translation>
+    </message>
+    <message>
+        <source>info</source>
+        <translation>Info</translation>
+    </message>
+    <message>
+        <source>warning</source>
+        <translation>Warnung</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>Fehler</translation>
+    </message>
+    <message>
+        <source>launcher</source>
+        <translation>Launcher</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>Zeit</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>Rang</translation>
+    </message>
+    <message>
+        <source>Level</source>
+        <translation>Stufe</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>Meldung</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::HardwareEditor</name>
+    <message>
+        <source>Custom device, starting from this preset</source>
+        <translation>Eigenes Gerät, ausgehend von dieser Vorlage</translation>
+    </message>
+    <message>
+        <source> GiB</source>
+        <translation> GiB</translation>
+    </message>
+    <message>
+        <source> TFLOP/s</source>
+        <translation> TFLOP/s</translation>
+    </message>
+    <message>
+        <source> GB/s</source>
+        <translation> GB/s</translation>
+    </message>
+    <message>
+        <source>Memory:</source>
+        <translation>Speicher:</translation>
+    </message>
+    <message>
+        <source>Peak (bf16/fp16):</source>
+        <translation>Spitze (bf16/fp16):</translation>
+    </message>
+    <message>
+        <source>Peak (fp32):</source>
+        <translation>Spitze (fp32):</translation>
+    </message>
+    <message>
+        <source>GPUs per node:</source>
+        <translation>GPUs pro Knoten:</translation>
+    </message>
+    <message>
+        <source>Within a node:</source>
+        <translation>Innerhalb eines Knotens:</translation>
+    </message>
+    <message>
+        <source>Between nodes:</source>
+        <translation>Zwischen Knoten:</translation>
+    </message>
+    <message>
+        <source>Custom device based on %1</source>
+        <translation>Eigenes Gerät auf Basis von %1</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::MemoryChart</name>
+    <message>
+        <source>Memory per GPU by strategy</source>
+        <translation>Speicher pro GPU nach Strategie</translation>
+    </message>
+    <message>
+        <source>%1 · %2: %3</source>
+        <translation>%1 · %2: %3</translation>
+    </message>
+    <message>
+        <source>%1: not a valid plan</source>
+        <translation>%1: kein gültiger Plan</translation>
+    </message>
+    <message>
+        <source>%1 (invalid)</source>
+        <translation>%1 (ungültig)</translation>
+    </message>
+    <message>
+        <source>Device %1</source>
+        <translation>Gerät %1</translation>
+    </message>
+    <message>
+        <source>GiB per GPU</source>
+        <translation>GiB pro GPU</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::MetricSummaryModel</name>
+    <message>
+        <source>Metric</source>
+        <translation>Metrik</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>Rang</translation>
+    </message>
+    <message>
+        <source>Points</source>
+        <translation>Punkte</translation>
+    </message>
+    <message>
+        <source>Last</source>
+        <translation>Letzter Wert</translation>
+    </message>
+    <message>
+        <source>At step</source>
+        <translation>Bei Schritt</translation>
+    </message>
+    <message>
+        <source>Minimum</source>
+        <translation>Minimum</translation>
+    </message>
+    <message>
+        <source>Maximum</source>
+        <translation>Maximum</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::ModelSourceEditor</name>
+    <message>
+        <source>Built-in model</source>
+        <translation>Eingebautes Modell</translation>
+    </message>
+    <message>
+        <source>Transformer dimensions</source>
+        <translation>Transformer-Dimensionen</translation>
+    </message>
+    <message>
+        <source>Hugging Face config.json</source>
+        <translation>Hugging-Face-config.json</translation>
+    </message>
+    <message>
+        <source>Parameter count</source>
+        <translation>Parameteranzahl</translation>
+    </message>
+    <message>
+        <source>config.json, or the folder holding it</source>
+        <translation>config.json oder der Ordner, der sie enthält</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>Durchsuchen…</translation>
+    </message>
+    <message>
+        <source>Hugging Face model configuration</source>
+        <translation>Hugging-Face-Modellkonfiguration</translation>
+    </message>
+    <message>
+        <source>Model configuration (config.json *.json)</source>
+        <translation>Modellkonfiguration (config.json *.json)</translation>
+    </message>
+    <message>
+        <source> billion</source>
+        <translation> Mrd.</translation>
+    </message>
+    <message>
+        <source>Parameters:</source>
+        <translation>Parameter:</translation>
+    </message>
+    <message>
+        <source>Layers (n_layer):</source>
+        <translation>Schichten (n_layer):</translation>
+    </message>
+    <message>
+        <source>Heads (n_head):</source>
+        <translation>Köpfe (n_head):</translation>
+    </message>
+    <message>
+        <source>Width (n_embd):</source>
+        <translation>Breite (n_embd):</translation>
+    </message>
+    <message>
+        <source>Context (block_size):</source>
+        <translation>Kontext (block_size):</translation>
+    </message>
+    <message>
+        <source>Vocabulary (vocab_size):</source>
+        <translation>Vokabular (vocab_size):</translation>
+    </message>
+    <message>
+        <source>Width (hidden):</source>
+        <translation>Breite (hidden):</translation>
+    </message>
+    <message>
+        <source>Blocks (layers):</source>
+        <translation>Blöcke (layers):</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>Modell:</translation>
+    </message>
+    <message>
+        <source>Custom</source>
+        <translation>Eigene</translation>
+    </message>
+    <message>
+        <source>GPT (GPT-2 style)</source>
+        <translation>GPT (GPT-2-Stil)</translation>
+    </message>
+    <message>
+        <source>Llama (RoPE, SwiGLU, GQA)</source>
+        <translation>Llama (RoPE, SwiGLU, GQA)</translation>
+    </message>
+    <message>
+        <source>BERT encoder</source>
+        <translation>BERT-Encoder</translation>
+    </message>
+    <message>
+        <source>T5 encoder-decoder</source>
+        <translation>T5-Encoder-Decoder</translation>
+    </message>
+    <message>
+        <source>as heads</source>
+        <translation>wie Köpfe</translation>
+    </message>
+    <message>
+        <source>derived</source>
+        <translation>abgeleitet</translation>
+    </message>
+    <message>
+        <source>default</source>
+        <translation>Standard</translation>
+    </message>
+    <message>
+        <source>Output layer shares the input embedding</source>
+        <translation>Ausgabeschicht teilt die Eingabe-Einbettung</translation>
+    </message>
+    <message>
+        <source>Preset:</source>
+        <translation>Vorlage:</translation>
+    </message>
+    <message>
+        <source>Family:</source>
+        <translation>Familie:</translation>
+    </message>
+    <message>
+        <source>Layers:</source>
+        <translation>Schichten:</translation>
+    </message>
+    <message>
+        <source>Hidden size:</source>
+        <translation>Modellbreite:</translation>
+    </message>
+    <message>
+        <source>Attention heads:</source>
+        <translation>Attention-Köpfe:</translation>
+    </message>
+    <message>
+        <source>Key/value heads:</source>
+        <translation>Key/Value-Köpfe:</translation>
+    </message>
+    <message>
+        <source>MLP width:</source>
+        <translation>MLP-Breite:</translation>
+    </message>
+    <message>
+        <source>Vocabulary:</source>
+        <translation>Vokabular:</translation>
+    </message>
+    <message>
+        <source>Positions:</source>
+        <translation>Positionen:</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::PlanSearchModel</name>
+    <message>
+        <source>, sequence parallel</source>
+        <translation>, Sequenzparallelität</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>keine</translation>
+    </message>
+    <message>
+        <source>selective</source>
+        <translation>selektiv</translation>
+    </message>
+    <message>
+        <source>full</source>
+        <translation>vollständig</translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Strategy</source>
+        <translation>Strategie</translation>
+    </message>
+    <message>
+        <source>DP</source>
+        <translation>DP</translation>
+    </message>
+    <message>
+        <source>TP</source>
+        <translation>TP</translation>
+    </message>
+    <message>
+        <source>PP</source>
+        <translation>PP</translation>
+    </message>
+    <message>
+        <source>Micro-batch</source>
+        <translation>Mikro-Batch</translation>
+    </message>
+    <message>
+        <source>Accumulation</source>
+        <translation>Akkumulation</translation>
+    </message>
+    <message>
+        <source>Recompute</source>
+        <translation>Neuberechnung</translation>
+    </message>
+    <message>
+        <source>Memory per GPU</source>
+        <translation>Speicher pro GPU</translation>
+    </message>
+    <message>
+        <source>Throughput</source>
+        <translation>Durchsatz</translation>
+    </message>
+    <message>
+        <source>Step time</source>
+        <translation>Schrittzeit</translation>
+    </message>
+    <message>
+        <source>MFU</source>
+        <translation>MFU</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::PlannerPanel</name>
+    <message>
+        <source>Planner</source>
+        <translation>Planer</translation>
+    </message>
+    <message>
+        <source>Updating…</source>
+        <translation>Wird aktualisiert…</translation>
+    </message>
+    <message>
+        <source>Memory per GPU</source>
+        <translation>Speicher pro GPU</translation>
+    </message>
+    <message>
+        <source>Total</source>
+        <translation>Gesamt</translation>
+    </message>
+    <message>
+        <source>Communication per step</source>
+        <translation>Kommunikation pro Schritt</translation>
+    </message>
+    <message>
+        <source>Sent per GPU</source>
+        <translation>Gesendet pro GPU</translation>
+    </message>
+    <message>
+        <source>Time (exposed)</source>
+        <translation>Zeit (sichtbar)</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>Step time</source>
+        <translation>Schrittzeit</translation>
+    </message>
+    <message>
+        <source>Throughput</source>
+        <translation>Durchsatz</translation>
+    </message>
+    <message>
+        <source>MFU</source>
+        <translation>MFU</translation>
+    </message>
+    <message>
+        <source>The prediction appears here as you edit the configuration.</source>
+        <translation>Die Vorhersage erscheint hier, während Sie die Konfiguration bearbeiten.</translation>
+    </message>
+    <message>
+        <source>The planner cannot evaluate this configuration: %1</source>
+        <translation>Der Planer kann diese Konfiguration nicht bewerten: %1</translation>
+    </message>
+    <message>
+        <source>%1 (%2 parameters)&lt;br&gt;%3 × %4&lt;br&gt;%5, %6, micro-batch %7 × %8</source>
+        <translation>%1 (%2 Parameter)&lt;br&gt;%3 × %4&lt;br&gt;%5, %6, Mikro-Batch %7 × %8</translation>
+    </message>
+    <message>
+        <source>This plan is not valid: %1</source>
+        <translation>Dieser Plan ist nicht gültig: %1</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 von %2</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>This plan will not fit: it needs %1 per GPU and the device has %2. Shard with FSDP or ZeRO-3, add GPUs, recompute activations or lower the micro-batch.</source>
+        <translation>Dieser Plan passt nicht: Er braucht %1 pro GPU, das Gerät hat %2. Sharden Sie mit FSDP oder ZeRO-3, nehmen Sie mehr GPUs, berechnen Sie Aktivierungen neu oder verkleinern Sie den Mikro-Batch.</translation>
+    </message>
+    <message>
+        <source>This plan will not fit: the offloaded states need %1 of host memory per node.</source>
+        <translation>Dieser Plan passt nicht: Die ausgelagerten Zustände brauchen %1 Hauptspeicher pro Knoten.</translation>
+    </message>
+    <message>
+        <source>one process</source>
+        <translation>ein Prozess</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::RanksModel</name>
+    <message>
+        <source>running</source>
+        <translation>läuft</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>Rang</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>Host</translation>
+    </message>
+    <message>
+        <source>PID</source>
+        <translation>PID</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>Gerät</translation>
+    </message>
+    <message>
+        <source>Exit code</source>
+        <translation>Exit-Code</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::RunDetailsPage</name>
+    <message>
+        <source>Loss</source>
+        <translation>Verlust</translation>
+    </message>
+    <message>
+        <source>Metrics</source>
+        <translation>Metriken</translation>
+    </message>
+    <message>
+        <source>Ranks</source>
+        <translation>Ränge</translation>
+    </message>
+    <message>
+        <source>Log</source>
+        <translation>Protokoll</translation>
+    </message>
+    <message>
+        <source>Launch configuration</source>
+        <translation>Startkonfiguration</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source> (exit code %1)</source>
+        <translation> (Exit-Code %1)</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>Gestartet</translation>
+    </message>
+    <message>
+        <source>Ended</source>
+        <translation>Beendet</translation>
+    </message>
+    <message>
+        <source>%1, after %2</source>
+        <translation>%1, nach %2</translation>
+    </message>
+    <message>
+        <source>World size</source>
+        <translation>Weltgröße</translation>
+    </message>
+    <message>
+        <source>Strategy</source>
+        <translation>Strategie</translation>
+    </message>
+    <message>
+        <source>Final loss</source>
+        <translation>Endverlust</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>Host</translation>
+    </message>
+    <message>
+        <source>%1 (launcher pid %2)</source>
+        <translation>%1 (Launcher-PID %2)</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>Befehl</translation>
+    </message>
+    <message>
+        <source>Run %1: %2</source>
+        <translation>Lauf %1: %2</translation>
+    </message>
+    <message>
+        <source>Loss: this run logged none</source>
+        <translation>Verlust: Dieser Lauf hat keinen protokolliert</translation>
+    </message>
+    <message>
+        <source>Loss per rank</source>
+        <translation>Verlust pro Rang</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>Rang %1</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::RunsBrowser</name>
+    <message>
+        <source>Filter runs (Ctrl+F)</source>
+        <translation>Läufe filtern (Strg+F)</translation>
+    </message>
+    <message>
+        <source>All statuses</source>
+        <translation>Alle Status</translation>
+    </message>
+    <message>
+        <source>No workspace open.</source>
+        <translation>Kein Arbeitsbereich geöffnet.</translation>
+    </message>
+    <message>
+        <source>No run matches the filter.</source>
+        <translation>Kein Lauf passt zum Filter.</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::RunsModel</name>
+    <message>
+        <source>FSDP</source>
+        <translation>FSDP</translation>
+    </message>
+    <message>
+        <source>FSDP (%1)</source>
+        <translation>FSDP (%1)</translation>
+    </message>
+    <message>
+        <source>ZeRO-%1</source>
+        <translation>ZeRO-%1</translation>
+    </message>
+    <message>
+        <source>ZeRO</source>
+        <translation>ZeRO</translation>
+    </message>
+    <message>
+        <source>DDP</source>
+        <translation>DDP</translation>
+    </message>
+    <message>
+        <source>Single process</source>
+        <translation>Einzelprozess</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>läuft</translation>
+    </message>
+    <message>
+        <source>succeeded</source>
+        <translation>erfolgreich</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>lost</source>
+        <translation>verloren</translation>
+    </message>
+    <message>
+        <source>%1 (exit code %2)</source>
+        <translation>%1 (Exit-Code %2)</translation>
+    </message>
+    <message>
+        <source>%1 so far</source>
+        <translation>bisher %1</translation>
+    </message>
+    <message>
+        <source>ID</source>
+        <translation>ID</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>Gestartet</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>Dauer</translation>
+    </message>
+    <message>
+        <source>World size</source>
+        <translation>Weltgröße</translation>
+    </message>
+    <message>
+        <source>Strategy</source>
+        <translation>Strategie</translation>
+    </message>
+    <message>
+        <source>Final loss</source>
+        <translation>Endverlust</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::SavedPlansModel</name>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 von %2</translation>
+    </message>
+    <message>
+        <source>ID</source>
+        <translation>ID</translation>
+    </message>
+    <message>
+        <source>Saved</source>
+        <translation>Gespeichert</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>Hardware</source>
+        <translation>Hardware</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPUs</translation>
+    </message>
+    <message>
+        <source>Fitting</source>
+        <translation>Passend</translation>
+    </message>
+    <message>
+        <source>Fastest fitting</source>
+        <translation>Schnellste passende</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::ScalingChart</name>
+    <message>
+        <source>Memory per GPU as the GPU count grows</source>
+        <translation>Speicher pro GPU bei wachsender GPU-Anzahl</translation>
+    </message>
+    <message>
+        <source>Step time as the GPU count grows</source>
+        <translation>Schrittzeit bei wachsender GPU-Anzahl</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 on %n GPU(s): not a valid plan</source>
+        <translation>
+            <numerusform>%1 auf %n GPU: kein gültiger Plan</numerusform>
+            <numerusform>%1 auf %n GPUs: kein gültiger Plan</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 on %n GPU(s): %2 per GPU</source>
+        <translation>
+            <numerusform>%1 auf %n GPU: %2 pro GPU</numerusform>
+            <numerusform>%1 auf %n GPUs: %2 pro GPU</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 on %n GPU(s): %2 per step</source>
+        <translation>
+            <numerusform>%1 auf %n GPU: %2 pro Schritt</numerusform>
+            <numerusform>%1 auf %n GPUs: %2 pro Schritt</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Device memory</source>
+        <translation>Gerätespeicher</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPUs</translation>
+    </message>
+    <message>
+        <source>GiB per GPU</source>
+        <translation>GiB pro GPU</translation>
+    </message>
+    <message>
+        <source>Seconds per step</source>
+        <translation>Sekunden pro Schritt</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::StrategyComparisonModel</name>
+    <message>
+        <source>invalid plan</source>
+        <translation>ungültiger Plan</translation>
+    </message>
+    <message>
+        <source>Strategy</source>
+        <translation>Strategie</translation>
+    </message>
+    <message>
+        <source>Total per GPU</source>
+        <translation>Gesamt pro GPU</translation>
+    </message>
+    <message>
+        <source>Headroom</source>
+        <translation>Reserve</translation>
+    </message>
+    <message>
+        <source>Sent per GPU and step</source>
+        <translation>Gesendet pro GPU und Schritt</translation>
+    </message>
+    <message>
+        <source>Step time</source>
+        <translation>Schrittzeit</translation>
+    </message>
+    <message>
+        <source>Throughput</source>
+        <translation>Durchsatz</translation>
+    </message>
+    <message>
+        <source>MFU</source>
+        <translation>MFU</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::WhatIfView</name>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>Hardware</source>
+        <translation>Hardware</translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation>Training</translation>
+    </message>
+    <message>
+        <source>bf16 (fp32 master copy)</source>
+        <translation>bf16 (fp32-Master-Kopie)</translation>
+    </message>
+    <message>
+        <source>fp16 (fp32 master copy)</source>
+        <translation>fp16 (fp32-Master-Kopie)</translation>
+    </message>
+    <message>
+        <source>fp8 (fp32 master copy)</source>
+        <translation>fp8 (fp32-Master-Kopie)</translation>
+    </message>
+    <message>
+        <source>fp32</source>
+        <translation>fp32</translation>
+    </message>
+    <message>
+        <source>model default</source>
+        <translation>Modellstandard</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>keine</translation>
+    </message>
+    <message>
+        <source>selective</source>
+        <translation>selektiv</translation>
+    </message>
+    <message>
+        <source>full</source>
+        <translation>vollständig</translation>
+    </message>
+    <message>
+        <source>Offload optimizer states to the CPU</source>
+        <translation>Optimiererzustände in den CPU-Speicher auslagern</translation>
+    </message>
+    <message>
+        <source>Flash attention</source>
+        <translation>Flash Attention</translation>
+    </message>
+    <message>
+        <source>GPUs:</source>
+        <translation>GPUs:</translation>
+    </message>
+    <message>
+        <source>Precision:</source>
+        <translation>Genauigkeit:</translation>
+    </message>
+    <message>
+        <source>Micro-batch per GPU:</source>
+        <translation>Mikro-Batch pro GPU:</translation>
+    </message>
+    <message>
+        <source>Gradient accumulation:</source>
+        <translation>Gradientenakkumulation:</translation>
+    </message>
+    <message>
+        <source>Sequence length:</source>
+        <translation>Sequenzlänge:</translation>
+    </message>
+    <message>
+        <source>Optimizer:</source>
+        <translation>Optimierer:</translation>
+    </message>
+    <message>
+        <source>Recomputation:</source>
+        <translation>Neuberechnung:</translation>
+    </message>
+    <message>
+        <source>Details for:</source>
+        <translation>Details für:</translation>
+    </message>
+    <message>
+        <source>Save to Workspace</source>
+        <translation>Im Arbeitsbereich speichern</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>Exportieren</translation>
+    </message>
+    <message>
+        <source>Charts as PNG or SVG…</source>
+        <translation>Diagramme als PNG oder SVG…</translation>
+    </message>
+    <message>
+        <source>Comparison as CSV…</source>
+        <translation>Vergleich als CSV…</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>Speicher</translation>
+    </message>
+    <message>
+        <source>Time and communication</source>
+        <translation>Zeit und Kommunikation</translation>
+    </message>
+    <message>
+        <source>Strategies</source>
+        <translation>Strategien</translation>
+    </message>
+    <message>
+        <source>Collectives</source>
+        <translation>Kollektive Operationen</translation>
+    </message>
+    <message>
+        <source>Top plans</source>
+        <translation>Beste Pläne</translation>
+    </message>
+    <message>
+        <source>%1: %2 parameters on %3. %4 of %5 strategies fit; %6 plans searched in %7.</source>
+        <translation>%1: %2 Parameter auf %3. %4 von %5 Strategien passen; %6 Pläne in %7 durchsucht.</translation>
+    </message>
+    <message>
+        <source>%1: %2 sent per GPU per optimizer step</source>
+        <translation>%1: %2 pro GPU und Optimiererschritt gesendet</translation>
+    </message>
+    <message>
+        <source>Fathom what-if comparison</source>
+        <translation>Fathom-Was-wäre-wenn-Vergleich</translation>
+    </message>
+    <message>
+        <source>Cannot write %1.</source>
+        <translation>%1 kann nicht geschrieben werden.</translation>
+    </message>
+    <message>
+        <source>Nothing to export yet.</source>
+        <translation>Noch nichts zu exportieren.</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>%1 kann nicht geschrieben werden: %2</translation>
+    </message>
+    <message>
+        <source>Export Charts</source>
+        <translation>Diagramme exportieren</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;SVG drawing (*.svg)</source>
+        <translation>PNG-Bild (*.png);;SVG-Zeichnung (*.svg)</translation>
+    </message>
+    <message>
+        <source>Export Comparison</source>
+        <translation>Vergleich exportieren</translation>
+    </message>
+    <message>
+        <source>CSV table (*.csv)</source>
+        <translation>CSV-Tabelle (*.csv)</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::WizardBatchPage</name>
+    <message>
+        <source>Batch size and accumulation</source>
+        <translation>Batchgröße und Akkumulation</translation>
+    </message>
+    <message>
+        <source>What one optimizer step consumes. Gradient accumulation trades time for memory: the same global batch from smaller micro-batches.</source>
+        <translation>Was ein Optimiererschritt verbraucht. Gradientenakkumulation tauscht Zeit gegen Speicher: derselbe globale Batch aus kleineren Mikro-Batches.</translation>
+    </message>
+    <message>
+        <source>the model&apos;s context</source>
+        <translation>der Kontext des Modells</translation>
+    </message>
+    <message>
+        <source>Micro-batch per process:</source>
+        <translation>Mikro-Batch pro Prozess:</translation>
+    </message>
+    <message>
+        <source>Gradient accumulation steps:</source>
+        <translation>Schritte der Gradientenakkumulation:</translation>
+    </message>
+    <message>
+        <source>Sequence length (planner):</source>
+        <translation>Sequenzlänge (Planer):</translation>
+    </message>
+    <message>
+        <source>Global batch: %1 × %2 × %3 processes = %4 samples per optimizer step.</source>
+        <translation>Globaler Batch: %1 × %2 × %3 Prozesse = %4 Beispiele pro Optimiererschritt.</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::WizardEnvironmentPage</name>
+    <message>
+        <source>Environment</source>
+        <translation>Umgebung</translation>
+    </message>
+    <message>
+        <source>Where the run will execute, and the device the planner predicts for.</source>
+        <translation>Wo der Lauf ausgeführt wird und für welches Gerät der Planer vorhersagt.</translation>
+    </message>
+    <message>
+        <source>Run on</source>
+        <translation>Ausführen auf</translation>
+    </message>
+    <message>
+        <source>This machine</source>
+        <translation>Dieser Rechner</translation>
+    </message>
+    <message>
+        <source>Other hosts (saved for a later remote run)</source>
+        <translation>Anderen Hosts (für einen späteren entfernten Lauf gespeichert)</translation>
+    </message>
+    <message>
+        <source>Probing this machine…</source>
+        <translation>Dieser Rechner wird untersucht…</translation>
+    </message>
+    <message>
+        <source>Train on the CPU (Gloo), even where GPUs exist</source>
+        <translation>Auf der CPU trainieren (Gloo), auch wenn GPUs vorhanden sind</translation>
+    </message>
+    <message>
+        <source>One host per line, rank 0&apos;s first</source>
+        <translation>Ein Host pro Zeile, der von Rang 0 zuerst</translation>
+    </message>
+    <message>
+        <source>SSH</source>
+        <translation>SSH</translation>
+    </message>
+    <message>
+        <source>SLURM</source>
+        <translation>SLURM</translation>
+    </message>
+    <message>
+        <source>launcher&apos;s choice</source>
+        <translation>Wahl des Launchers</translation>
+    </message>
+    <message>
+        <source>Hosts:</source>
+        <translation>Hosts:</translation>
+    </message>
+    <message>
+        <source>Start agents with:</source>
+        <translation>Agenten starten mit:</translation>
+    </message>
+    <message>
+        <source>SSH user:</source>
+        <translation>SSH-Benutzer:</translation>
+    </message>
+    <message>
+        <source>Rendezvous port:</source>
+        <translation>Rendezvous-Port:</translation>
+    </message>
+    <message>
+        <source>Plan for</source>
+        <translation>Planen für</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>as the preset</source>
+        <translation>wie die Vorlage</translation>
+    </message>
+    <message>
+        <source>Device:</source>
+        <translation>Gerät:</translation>
+    </message>
+    <message>
+        <source>GPUs per node:</source>
+        <translation>GPUs pro Knoten:</translation>
+    </message>
+    <message numerus="yes">
+        <source>No CUDA device: processes train on the CPU with Gloo (%n core(s), %1 of memory).</source>
+        <translation>
+            <numerusform>Kein CUDA-Gerät: Die Prozesse trainieren auf der CPU mit Gloo (%n Kern, %1 Speicher).</numerusform>
+            <numerusform>Kein CUDA-Gerät: Die Prozesse trainieren auf der CPU mit Gloo (%n Kerne, %1 Speicher).</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>cuda:%1 %2 (%3)</source>
+        <translation>cuda:%1 %2 (%3)</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::WizardModelPage</name>
+    <message>
+        <source>Model and data</source>
+        <translation>Modell und Daten</translation>
+    </message>
+    <message>
+        <source>What trains: one of Fathom&apos;s built-in models on its built-in data, or your own program.</source>
+        <translation>Was trainiert wird: eines der eingebauten Modelle von Fathom mit seinen eingebauten Daten oder Ihr eigenes Programm.</translation>
+    </message>
+    <message>
+        <source>Built-in model (fathom train)</source>
+        <translation>Eingebautes Modell (fathom train)</translation>
+    </message>
+    <message>
+        <source>My program</source>
+        <translation>Mein Programm</translation>
+    </message>
+    <message>
+        <source>summary only</source>
+        <translation>nur Zusammenfassung</translation>
+    </message>
+    <message>
+        <source>AdamW</source>
+        <translation>AdamW</translation>
+    </message>
+    <message>
+        <source>SGD</source>
+        <translation>SGD</translation>
+    </message>
+    <message>
+        <source>Data: the gpt models read the shipped character-level text corpus, the mlp a synthetic regression set.</source>
+        <translation>Daten: Die gpt-Modelle lesen den mitgelieferten Textkorpus auf Zeichenebene, das mlp einen synthetischen Regressionsdatensatz.</translation>
+    </message>
+    <message>
+        <source>Optimizer steps:</source>
+        <translation>Optimiererschritte:</translation>
+    </message>
+    <message>
+        <source>Log every:</source>
+        <translation>Protokollieren alle:</translation>
+    </message>
+    <message>
+        <source>Optimizer:</source>
+        <translation>Optimierer:</translation>
+    </message>
+    <message>
+        <source>an executable; a name without &apos;/&apos; is looked up in PATH</source>
+        <translation>eine ausführbare Datei; ein Name ohne &apos;/&apos; wird im PATH gesucht</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>Durchsuchen…</translation>
+    </message>
+    <message>
+        <source>Training program</source>
+        <translation>Trainingsprogramm</translation>
+    </message>
+    <message>
+        <source>--epochs 3 --data /data/train</source>
+        <translation>--epochs 3 --data /data/train</translation>
+    </message>
+    <message>
+        <source>Its model, for the planner</source>
+        <translation>Sein Modell, für den Planer</translation>
+    </message>
+    <message>
+        <source>Program:</source>
+        <translation>Programm:</translation>
+    </message>
+    <message>
+        <source>Arguments:</source>
+        <translation>Argumente:</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::WizardParadigmPage</name>
+    <message>
+        <source>Training paradigm</source>
+        <translation>Trainingsverfahren</translation>
+    </message>
+    <message>
+        <source>How the model and its training state are spread over the processes.</source>
+        <translation>Wie das Modell und sein Trainingszustand auf die Prozesse verteilt werden.</translation>
+    </message>
+    <message>
+        <source>No distribution: one process</source>
+        <translation>Keine Verteilung: ein Prozess</translation>
+    </message>
+    <message>
+        <source>DDP: every process holds the whole model; gradients are all-reduced</source>
+        <translation>DDP: jeder Prozess hält das ganze Modell; Gradienten werden per All-Reduce gemittelt</translation>
+    </message>
+    <message>
+        <source>FSDP: parameters, gradients and optimizer states sharded</source>
+        <translation>FSDP: Parameter, Gradienten und Optimiererzustände geshardet</translation>
+    </message>
+    <message>
+        <source>DeepSpeed ZeRO: optimizer states, gradients or parameters sharded by stage</source>
+        <translation>DeepSpeed ZeRO: Optimiererzustände, Gradienten oder Parameter je nach Stufe geshardet</translation>
+    </message>
+    <message>
+        <source>Processes (GPUs) in total:</source>
+        <translation>Prozesse (GPUs) insgesamt:</translation>
+    </message>
+    <message>
+        <source>FSDP</source>
+        <translation>FSDP</translation>
+    </message>
+    <message>
+        <source>the model&apos;s repeated blocks</source>
+        <translation>die wiederholten Blöcke des Modells</translation>
+    </message>
+    <message>
+        <source>not set</source>
+        <translation>nicht gesetzt</translation>
+    </message>
+    <message>
+        <source>FSDP 1</source>
+        <translation>FSDP 1</translation>
+    </message>
+    <message>
+        <source>FSDP 2</source>
+        <translation>FSDP 2</translation>
+    </message>
+    <message>
+        <source>Offload parameters, gradients and optimizer to the CPU</source>
+        <translation>Parameter, Gradienten und Optimierer in den CPU-Speicher auslagern</translation>
+    </message>
+    <message>
+        <source>Prefetch the next unit in forward</source>
+        <translation>Nächste Einheit im Vorwärtsdurchlauf vorab laden</translation>
+    </message>
+    <message>
+        <source>Activation checkpointing</source>
+        <translation>Aktivierungs-Checkpointing</translation>
+    </message>
+    <message>
+        <source>Load weights on rank 0 only</source>
+        <translation>Gewichte nur auf Rang 0 laden</translation>
+    </message>
+    <message>
+        <source>Broadcast rank 0&apos;s parameters</source>
+        <translation>Parameter von Rang 0 verteilen</translation>
+    </message>
+    <message>
+        <source>Use the original parameters</source>
+        <translation>Originalparameter verwenden</translation>
+    </message>
+    <message>
+        <source>Sharding strategy:</source>
+        <translation>Sharding-Strategie:</translation>
+    </message>
+    <message>
+        <source>Auto-wrap policy:</source>
+        <translation>Auto-Wrap-Regel:</translation>
+    </message>
+    <message>
+        <source>Block classes to wrap:</source>
+        <translation>Zu umhüllende Blockklassen:</translation>
+    </message>
+    <message>
+        <source>Minimum parameters per unit:</source>
+        <translation>Mindestparameter pro Einheit:</translation>
+    </message>
+    <message>
+        <source>Backward prefetch:</source>
+        <translation>Rückwärts-Vorabladen:</translation>
+    </message>
+    <message>
+        <source>Checkpoint layout:</source>
+        <translation>Checkpoint-Format:</translation>
+    </message>
+    <message>
+        <source>Version:</source>
+        <translation>Version:</translation>
+    </message>
+    <message>
+        <source>DeepSpeed ZeRO</source>
+        <translation>DeepSpeed ZeRO</translation>
+    </message>
+    <message>
+        <source>Stage 1: optimizer states</source>
+        <translation>Stufe 1: Optimiererzustände</translation>
+    </message>
+    <message>
+        <source>Stage 2: + gradients</source>
+        <translation>Stufe 2: + Gradienten</translation>
+    </message>
+    <message>
+        <source>Stage 3: + parameters</source>
+        <translation>Stufe 3: + Parameter</translation>
+    </message>
+    <message>
+        <source>Build the model sharded (zero3_init_flag)</source>
+        <translation>Modell geshardet aufbauen (zero3_init_flag)</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>aus</translation>
+    </message>
+    <message>
+        <source>none: the settings above</source>
+        <translation>keine: die Einstellungen oben</translation>
+    </message>
+    <message>
+        <source>DeepSpeed config file:</source>
+        <translation>DeepSpeed-Konfigurationsdatei:</translation>
+    </message>
+    <message>
+        <source>Stage:</source>
+        <translation>Stufe:</translation>
+    </message>
+    <message>
+        <source>Offload optimizer states to:</source>
+        <translation>Optimiererzustände auslagern nach:</translation>
+    </message>
+    <message>
+        <source>Offload parameters to:</source>
+        <translation>Parameter auslagern nach:</translation>
+    </message>
+    <message>
+        <source>Gradient clipping:</source>
+        <translation>Gradienten-Clipping:</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::WizardPrecisionPage</name>
+    <message>
+        <source>Precision</source>
+        <translation>Genauigkeit</translation>
+    </message>
+    <message>
+        <source>The number format of the forward and backward passes (Accelerate&apos;s mixed_precision).</source>
+        <translation>Das Zahlenformat von Vorwärts- und Rückwärtsdurchlauf (mixed_precision von Accelerate).</translation>
+    </message>
+    <message>
+        <source>fp32 (no mixed precision)</source>
+        <translation>fp32 (keine gemischte Genauigkeit)</translation>
+    </message>
+    <message>
+        <source>Parameters, gradients and activations in 32 bits: the most memory, the reference numerics.</source>
+        <translation>Parameter, Gradienten und Aktivierungen in 32 Bit: der meiste Speicher, die Referenz-Numerik.</translation>
+    </message>
+    <message>
+        <source>bf16</source>
+        <translation>bf16</translation>
+    </message>
+    <message>
+        <source>Matrix products in bfloat16 under autocast; parameters stay fp32. The usual choice on A100, H100 and newer.</source>
+        <translation>Matrixprodukte in bfloat16 unter Autocast; Parameter bleiben fp32. Die übliche Wahl auf A100, H100 und neuer.</translation>
+    </message>
+    <message>
+        <source>fp16</source>
+        <translation>fp16</translation>
+    </message>
+    <message>
+        <source>Matrix products in float16 with loss scaling (a GradScaler); for GPUs without bf16.</source>
+        <translation>Matrixprodukte in float16 mit Loss-Skalierung (ein GradScaler); für GPUs ohne bf16.</translation>
+    </message>
+    <message>
+        <source>fp8</source>
+        <translation>fp8</translation>
+    </message>
+    <message>
+        <source>8-bit matrix products through an FP8 backend (Transformer Engine, torchao, MS-AMP) on Hopper and newer; configure the recipe in fp8_config.</source>
+        <translation>8-Bit-Matrixprodukte über ein FP8-Backend (Transformer Engine, torchao, MS-AMP) auf Hopper und neuer; das Rezept steht in fp8_config.</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::WizardReviewPage</name>
+    <message>
+        <source>Review</source>
+        <translation>Überprüfen</translation>
+    </message>
+    <message>
+        <source>The configuration exactly as it will be saved: an Accelerate config file with Fathom&apos;s section.</source>
+        <translation>Die Konfiguration genau so, wie sie gespeichert wird: eine Accelerate-Konfigurationsdatei mit dem Abschnitt von Fathom.</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>Durchsuchen…</translation>
+    </message>
+    <message>
+        <source>Save Configuration</source>
+        <translation>Konfiguration speichern</translation>
+    </message>
+    <message>
+        <source>YAML configuration (*.yaml *.yml)</source>
+        <translation>YAML-Konfiguration (*.yaml *.yml)</translation>
+    </message>
+    <message>
+        <source>Save as:</source>
+        <translation>Speichern unter:</translation>
+    </message>
+    <message>
+        <source>This configuration cannot be saved:
+%1</source>
+        <translation>Diese Konfiguration kann nicht gespeichert werden:
+%1</translation>
+    </message>
+    <message>
+        <source>Launch runs: %1</source>
+        <translation>Starten führt aus: %1</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::WizardToolsPage</name>
+    <message>
+        <source>Profiler and trackers</source>
+        <translation>Profiler und Tracker</translation>
+    </message>
+    <message>
+        <source>Where the run&apos;s metrics go, and what the profiler records.</source>
+        <translation>Wohin die Metriken des Laufs gehen und was der Profiler aufzeichnet.</translation>
+    </message>
+    <message>
+        <source>Experiment trackers</source>
+        <translation>Experiment-Tracker</translation>
+    </message>
+    <message>
+        <source>Fathom workspace (sqlite)</source>
+        <translation>Fathom-Arbeitsbereich (sqlite)</translation>
+    </message>
+    <message>
+        <source>TensorBoard</source>
+        <translation>TensorBoard</translation>
+    </message>
+    <message>
+        <source>MLflow</source>
+        <translation>MLflow</translation>
+    </message>
+    <message>
+        <source>DVCLive</source>
+        <translation>DVCLive</translation>
+    </message>
+    <message>
+        <source>Comet</source>
+        <translation>Comet</translation>
+    </message>
+    <message>
+        <source>Aim</source>
+        <translation>Aim</translation>
+    </message>
+    <message>
+        <source>ClearML</source>
+        <translation>ClearML</translation>
+    </message>
+    <message>
+        <source>the current directory</source>
+        <translation>das aktuelle Verzeichnis</translation>
+    </message>
+    <message>
+        <source>the workspace open in the Studio</source>
+        <translation>der im Studio geöffnete Arbeitsbereich</translation>
+    </message>
+    <message>
+        <source>Project directory:</source>
+        <translation>Projektverzeichnis:</translation>
+    </message>
+    <message>
+        <source>Workspace file:</source>
+        <translation>Arbeitsbereichsdatei:</translation>
+    </message>
+    <message>
+        <source>Profile the run</source>
+        <translation>Lauf profilieren</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>CUDA</source>
+        <translation>CUDA</translation>
+    </message>
+    <message>
+        <source>Record shapes</source>
+        <translation>Formen aufzeichnen</translation>
+    </message>
+    <message>
+        <source>Profile memory</source>
+        <translation>Speicher profilieren</translation>
+    </message>
+    <message>
+        <source>With stacks</source>
+        <translation>Mit Stacks</translation>
+    </message>
+    <message>
+        <source>the project directory</source>
+        <translation>das Projektverzeichnis</translation>
+    </message>
+    <message>
+        <source>wait</source>
+        <translation>Warten</translation>
+    </message>
+    <message>
+        <source>warm-up</source>
+        <translation>Aufwärmen</translation>
+    </message>
+    <message>
+        <source>active</source>
+        <translation>Aktiv</translation>
+    </message>
+    <message>
+        <source>repeat</source>
+        <translation>Wiederholen</translation>
+    </message>
+    <message>
+        <source>Activities:</source>
+        <translation>Aktivitäten:</translation>
+    </message>
+    <message>
+        <source>Schedule (steps):</source>
+        <translation>Zeitplan (Schritte):</translation>
+    </message>
+    <message>
+        <source>Record:</source>
+        <translation>Aufzeichnen:</translation>
+    </message>
+    <message>
+        <source>Trace folder:</source>
+        <translation>Trace-Ordner:</translation>
+    </message>
+    <message>
+        <source>Weights &amp;&amp; Biases</source>
+        <translation>Weights &amp;&amp; Biases</translation>
+    </message>
+</context>
+<context>
+    <name>main</name>
+    <message>
+        <source>Demo workspace ready: %1</source>
+        <translation>Demo-Arbeitsbereich bereit: %1</translation>
     </message>
 </context>
 </TS>

@@ -19,6 +19,16 @@
     </message>
 </context>
 <context>
+    <name>fathom::studio::HomePage</name>
+    <message numerus="yes">
+        <source>Workspace %1: %n run(s). Double-click a run in the Runs panel to open it.</source>
+        <translation>
+            <numerusform>Workspace %1: %n run. Double-click a run in the Runs panel to open it.</numerusform>
+            <numerusform>Workspace %1: %n runs. Double-click a run in the Runs panel to open it.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::EnvironmentModel</name>
     <message numerus="yes">
         <source>%1, %n core(s)</source>
@@ -32,6 +42,40 @@
         <translation>
             <numerusform>%n CUDA device</numerusform>
             <numerusform>%n CUDA devices</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::ScalingChart</name>
+    <message numerus="yes">
+        <source>%1 on %n GPU(s): not a valid plan</source>
+        <translation>
+            <numerusform>%1 on %n GPU: not a valid plan</numerusform>
+            <numerusform>%1 on %n GPUs: not a valid plan</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 on %n GPU(s): %2 per GPU</source>
+        <translation>
+            <numerusform>%1 on %n GPU: %2 per GPU</numerusform>
+            <numerusform>%1 on %n GPUs: %2 per GPU</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 on %n GPU(s): %2 per step</source>
+        <translation>
+            <numerusform>%1 on %n GPU: %2 per step</numerusform>
+            <numerusform>%1 on %n GPUs: %2 per step</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::WizardEnvironmentPage</name>
+    <message numerus="yes">
+        <source>No CUDA device: processes train on the CPU with Gloo (%n core(s), %1 of memory).</source>
+        <translation>
+            <numerusform>No CUDA device: processes train on the CPU with Gloo (%n core, %1 of memory).</numerusform>
+            <numerusform>No CUDA device: processes train on the CPU with Gloo (%n cores, %1 of memory).</numerusform>
         </translation>
     </message>
 </context>

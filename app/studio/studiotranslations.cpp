@@ -21,7 +21,13 @@ bool installTranslators(QCoreApplication& app, const QLocale& locale) {
     QCoreApplication::installTranslator(fathomTranslator);
     return true;
   }
-  delete fathomTranslator;
+  // No catalogue for this locale (the C locale of a bare shell, a language Fathom is not translated to): the UI
+  // stays English, with English plural forms ("1 run", "2 runs") rather than the sources' "run(s)".
+  if (fathomTranslator->load(u"fathom_en"_s, u":/i18n"_s)) {
+    QCoreApplication::installTranslator(fathomTranslator);
+  } else {
+    delete fathomTranslator;
+  }
   return false;
 }
 

@@ -9,6 +9,7 @@
 #include <QDialog>
 #include <QLabel>
 #include <QMenuBar>
+#include <QStandardPaths>
 #include <QTableView>
 #include <QTest>
 #include <QTranslator>
@@ -20,6 +21,8 @@ class TestStudioSmoke : public QObject {
   Q_OBJECT
 
 private slots:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
   void mainWindowShowsEnvironment() {
     MainWindow window;
     window.show();
@@ -27,9 +30,11 @@ private slots:
     QCOMPARE(window.windowTitle(), u"Fathom Studio"_s);
 
     const auto menus = window.menuBar()->actions();
-    QCOMPARE(menus.size(), 2);
+    QCOMPARE(menus.size(), 4);
     QCOMPARE(menus.at(0)->text(), u"&File"_s);
-    QCOMPARE(menus.at(1)->text(), u"&Help"_s);
+    QCOMPARE(menus.at(1)->text(), u"&Run"_s);
+    QCOMPARE(menus.at(2)->text(), u"&View"_s);
+    QCOMPARE(menus.at(3)->text(), u"&Help"_s);
 
     QTRY_VERIFY_WITH_TIMEOUT(window.environment()->hasReport(), 30'000);
     const auto& report = window.environment()->report();
@@ -57,7 +62,7 @@ private slots:
       MainWindow window;
       const auto menus = window.menuBar()->actions();
       QCOMPARE(menus.at(0)->text(), u"&Datei"_s);
-      QCOMPARE(menus.at(1)->text(), u"&Hilfe"_s);
+      QCOMPARE(menus.at(3)->text(), u"&Hilfe"_s);
       QCOMPARE(window.deviceSummary(), u"Umgebung wird ermittelt…"_s);
       QTRY_VERIFY_WITH_TIMEOUT(window.environment()->hasReport(), 30'000);
       QVERIFY2(window.deviceSummary().contains(u"CPU-Kern"_s), qPrintable(window.deviceSummary()));

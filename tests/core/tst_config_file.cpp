@@ -5,6 +5,7 @@
 #include <fathom/config/config_reader.h>
 #include <fathom/config/config_schema.h>
 #include <fathom/config/config_writer.h>
+#include <fathom/plan/plan_file.h>
 
 #include <QDir>
 #include <QFile>
@@ -136,15 +137,82 @@ private slots:
     const std::string text =
         "distributed_type: MULTI_CPU\nnum_processes: 4\nfathom:\n  trackers: [sqlite, TensorBoard]\n"
         "  hosts:\n    - node1\n    - node2\n  profiler:\n    enabled: true\n"
-        "    activities: [cpu]\n    schedule_active: 3\n  planner:\n    gpu_memory_gib: 80\n";
+        "    activities: [cpu]\n    schedule_active: 3\n  planner:\n    params: 80\n";
     const auto cfg = parseConfig(text, "f.yaml").config;
     QCOMPARE(std::get<std::vector<std::string>>(*cfg.find("fathom.trackers")),
              (std::vector<std::string>{"sqlite", "tensorboard"}));
     QCOMPARE(cfg.getBool("fathom.profiler.enabled").value(), true);
-    QCOMPARE(cfg.getDouble("fathom.planner.gpu_memory_gib").value(), 80.0);
+    QCOMPARE(cfg.getDouble("fathom.planner.params").value(), 80.0);
     const std::string out = emitConfig(cfg);
     QVERIFY2(out.find("fathom:\n  hosts:\n    - node1\n") != std::string::npos, out.c_str());
     QCOMPARE(parseConfig(out, "again").config, cfg);
+  }
+
+  // The `fathom.planner` section is what `fathom plan --config_file` reads: every key the schema allows there is a
+  // plan-file key, and the values a config carries reach the plan.
+  void plannerSectionIsWhatFathomPlanReads() {
+    AccelerateConfig cfg;
+    cfg.set("distributed_type", std::string("FSDP"));
+    cfg.set("num_processes", std::int64_t{8});
+    cfg.set("mixed_precision", std::string("bf16"));
+    cfg.set("fathom.command", std::vector<std::string>{"fathom", "train", "--model", "gpt-tiny", "--steps", "50"});
+    cfg.set("fathom.planner.arch", std::string("llama"));
+    cfg.set("fathom.planner.layers", std::int64_t{4});
+    cfg.set("fathom.planner.hidden", std::int64_t{256});
+    cfg.set("fathom.planner.heads", std::int64_t{8});
+    cfg.set("fathom.planner.kv_heads", std::int64_t{2});
+    cfg.set("fathom.planner.vocab", std::int64_t{1000});
+    cfg.set("fathom.planner.tied_embeddings", true);
+    cfg.set("fathom.planner.hardware", std::string("a100-80gb"));
+    cfg.set("fathom.planner.gpus_per_node", std::int64_t{4});
+    cfg.set("fathom.planner.micro_batch", std::int64_t{2});
+    cfg.set("fathom.planner.seq", std::int64_t{512});
+    cfg.set("fathom.planner.gradient_accumulation_steps", std::int64_t{3});
+    cfg.set("fathom.planner.optimizer", std::string("ADAM"));  // any case, stored canonical
+    cfg.set("fathom.planner.recompute", std::string("selective"));
+    cfg.set("fathom.planner.flash_attention", true);
+    cfg.set("fathom.planner.bytes_convention", std::string("zero"));
+    cfg.set("fathom.planner.grad_sync", std::string("once_per_step"));
+    cfg.set("fathom.planner.master_weights", std::string("fp32"));
+    QCOMPARE(cfg.getString("fathom.planner.optimizer").value(), std::string("adam"));
+    const std::string text = emitConfig(cfg);
+    QCOMPARE(parseConfig(text, "again").config, cfg);
+    const fathom::plan::PlanInputs in = fathom::plan::parsePlanText(text, "wizard.yaml", "/base");
+    QVERIFY(in.dims.has_value());
+    QVERIFY(in.dims->arch == fathom::plan::Arch::Llama);
+    QCOMPARE(in.dims->layers, 4);
+    QCOMPARE(in.dims->kvHeads, 2);
+    QCOMPARE(in.dims->tiedEmbeddings, true);
+    QCOMPARE(in.hardware, std::string("a100-80gb"));
+    QVERIFY(in.plan.strategy == fathom::plan::Strategy::Fsdp);
+    QCOMPARE(in.plan.numGpus, 8);
+    QCOMPARE(in.plan.gpusPerNode, 4);
+    QCOMPARE(in.plan.microBatch, 2);
+    QCOMPARE(in.plan.seqLen, 512);
+    QCOMPARE(in.plan.gradAccum, 3);
+    QVERIFY(in.plan.optimizer == fathom::plan::Optimizer::Adam);
+    QVERIFY(in.plan.recompute == fathom::plan::Recompute::Selective);
+    QVERIFY(in.plan.flashAttention);
+    QVERIFY(in.plan.bytes == fathom::plan::BytesConvention::Zero);
+    QVERIFY(in.plan.gradSync == fathom::plan::GradSync::OncePerStep);
+    // Every key of the section, whatever its value, is one the plan file accepts (it rejects unknown keys).
+    for (const KeySpec& key : allKeys()) {
+      if (key.section != "fathom.planner") {
+        continue;
+      }
+      const std::string value = key.kind == ValueKind::Bool     ? "true"
+                                : key.kind == ValueKind::Enum   ? key.allowed.front()
+                                : key.kind == ValueKind::String ? "gpt-tiny"
+                                                                : "2";
+      const std::string file =
+          "distributed_type: MULTI_GPU\nfathom:\n  planner:\n    " + key.name + ": " + value + "\n";
+      QCOMPARE(parseConfig(file, "one").config.values().size(), std::size_t(2));
+      try {
+        fathom::plan::parsePlanText(file, key.name, "/base");
+      } catch (const fathom::ConfigError& e) {
+        QFAIL(e.what());
+      }
+    }
   }
 
   void awkwardValuesRoundTrip() {
@@ -154,12 +222,12 @@ private slots:
                                                  "1e3", "tab\there", "a,b"});
     cfg.set("tpu_name", std::string("off"));
     cfg.set("deepspeed_config.gradient_clipping", 1e-7);
-    cfg.set("fathom.planner.gpu_memory_gib", 80.0);
+    cfg.set("fathom.planner.params", 80.0);
     AccelerateConfig withRuntimeOnlyKey = cfg;
     withRuntimeOnlyKey.set("gradient_accumulation_steps", std::int64_t{4});
     const std::string text = emitConfig(withRuntimeOnlyKey);  // not a file key: left out, so the file reads back
     QVERIFY2(text.find("gradient_clipping: 1.0e-07\n") != std::string::npos, text.c_str());  // PyYAML needs the '.'
-    QVERIFY(text.find("gpu_memory_gib: 80.0\n") != std::string::npos);
+    QVERIFY(text.find("params: 80.0\n") != std::string::npos);
     QVERIFY(text.find("tpu_name: 'off'\n") != std::string::npos);
     QCOMPARE(parseConfig(text, "again").config, cfg);
   }

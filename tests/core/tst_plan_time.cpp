@@ -5,6 +5,7 @@
 
 #include <fathom/plan/compute_model.h>
 #include <fathom/plan/predict.h>
+#include <fathom/plan/report.h>
 
 #include <QTest>
 
@@ -127,6 +128,29 @@ private slots:
     QVERIFY(sawMemory && sawTime);
     opt.explain = false;
     QVERIFY(predict(model, plantest::bigDevice(), p, opt).explanations.empty());
+  }
+
+  // The Studio shows one number's `--explain` block on hover: the same text, filtered by key.
+  void explanationsFilterByKey() {
+    const auto model = plantest::gptModel(12, 768, 12);
+    Plan p;
+    p.numGpus = 8;
+    const auto r = predict(model, plantest::bigDevice(), p, {.explain = true});
+    std::string all;
+    for (const auto& e : r.explanations) {
+      all += formatExplanation(e);
+    }
+    QCOMPARE(formatExplanations(r), all);
+    const std::string activations = formatExplanations(r, "memory.activations");
+    QVERIFY2(activations.find("memory.activations.per_layer = ") != std::string::npos, activations.c_str());
+    QVERIFY2(activations.find("\nmemory.activations = ") != std::string::npos, activations.c_str());
+    QVERIFY(activations.find("memory.parameters") == std::string::npos);
+    QVERIFY(all.find(activations) != std::string::npos);  // the blocks as --explain prints them
+    const std::string step = formatExplanations(r, "time.step_s");
+    QVERIFY(step.rfind("time.step_s = ", 0) == 0);
+    QVERIFY(step.find("    formula: compute + exposed communication + offload\n") != std::string::npos);
+    QVERIFY(formatExplanations(r, "memory.act").empty());  // a key, not a string prefix
+    QVERIFY(formatExplanations(predict(model, plantest::bigDevice(), p), "time.step_s").empty());
   }
 };
 

@@ -7,6 +7,7 @@
 
 #include <fathom/common/error.h>
 #include <fathom/store/workspace.h>
+#include <fathom/telemetry/launch_recorder.h>
 #include <fathom/telemetry/protocol.h>
 #include <fathom/telemetry/sqlite_tracker.h>
 #include <fathom/telemetry/telemetry_collector.h>
@@ -92,6 +93,36 @@ class TestTelemetry : public QObject {
   }
 
 private slots:
+  // The run's launch configuration names the sharding the workers were told to use (the Studio's strategy column).
+  void launchRecorderNamesTheSharding() {
+    QTemporaryDir dir;
+    const std::filesystem::path path = dir.filePath("ws.sqlite").toStdString();
+    auto recordedConfig = [&](const launch::LaunchOptions& options) {
+      LaunchRecorder recorder(path, options);
+      recorder.finish(0);
+      const store::Workspace ws(path);
+      return nlohmann::json::parse(ws.run(recorder.run())->configText);
+    };
+    launch::LaunchOptions ddp;
+    ddp.command = {"/bin/true"};
+    ddp.numProcesses = 2;
+    nlohmann::json j = recordedConfig(ddp);
+    QCOMPARE(j["world_size"].get<int>(), 2);
+    QVERIFY(!j.contains("fsdp_sharding_strategy") && !j.contains("zero_stage"));
+    launch::LaunchOptions fsdp = ddp;
+    fsdp.useFsdp = true;
+    QCOMPARE(recordedConfig(fsdp)["fsdp_sharding_strategy"].get<std::string>(), std::string("FULL_SHARD"));
+    fsdp.fsdp["fsdp_sharding_strategy"] = "SHARD_GRAD_OP";
+    QCOMPARE(recordedConfig(fsdp)["fsdp_sharding_strategy"].get<std::string>(), std::string("SHARD_GRAD_OP"));
+    launch::LaunchOptions zero = ddp;
+    zero.useDeepSpeed = true;
+    QCOMPARE(recordedConfig(zero)["zero_stage"].get<int>(), 2);
+    zero.zeroStage = 3;
+    j = recordedConfig(zero);
+    QCOMPARE(j["zero_stage"].get<int>(), 3);
+    QVERIFY(!j.contains("fsdp_sharding_strategy"));
+  }
+
   void framesRoundTrip() {
     std::string bytes;
     protocol::FrameWriter w(bytes);

@@ -390,15 +390,45 @@ void addFathom(std::vector<KeySpec>& t) {
     t.push_back(intKey(p, name, 0, "profiler schedule (torch.profiler.schedule)"));
   }
   t.push_back(key(p, "output_trace_dir", ValueKind::String, "where Chrome traces are written"));
+  // What the Studio launches: `fathom launch --config_file F` + these words (PROGRAM ARGS...).
+  t.push_back(key("fathom", "command", ValueKind::StringList, "program and arguments the Studio launches"));
+  // The planner's inputs that Accelerate's keys do not carry, spelled as `fathom plan`'s flags: `fathom plan
+  // --config_file F` reads this section (core/plan/plan_file.cpp); strategy, processes, machines, precision and
+  // offload come from the Accelerate keys above.
   const std::string pl = "fathom.planner";
-  t.push_back(key(pl, "model", ValueKind::String, "model to plan for (built-in name or spec file)"));
-  t.push_back(intKey(pl, "micro_batch_size", 1, "per-process batch size"));
-  t.push_back(intKey(pl, "sequence_length", 1, "tokens per sample"));
-  t.push_back(intKey(pl, "gpus_per_node", 1, "accelerators per machine"));
-  t.push_back(key(pl, "gpu_memory_gib", ValueKind::Float, "memory per accelerator"));
-  t.push_back(key(pl, "intra_node_bandwidth_gbps", ValueKind::Float, "bandwidth between GPUs of a node"));
-  t.push_back(key(pl, "inter_node_bandwidth_gbps", ValueKind::Float, "bandwidth between nodes"));
-  t.push_back(enumKey(pl, "optimizer", {"adam", "adamw", "sgd"}, "optimizer whose state is planned", true));
+  t.push_back(key(pl, "model", ValueKind::String, "built-in model to plan for (mlp, gpt, gpt-tiny, gpt-small)"));
+  t.push_back(key(pl, "hf_config", ValueKind::String, "Hugging Face config.json (relative to the file)"));
+  t.push_back(key(pl, "params", ValueKind::Float, "model size as a bare parameter count (7.5e9)"));
+  {
+    auto k = enumKey(pl, "arch", {"gpt", "llama", "bert", "t5"}, "transformer family of the dimensions", true);
+    k.valueAliases = {{"gpt2", "gpt"}, {"mistral", "llama"}, {"mixtral", "llama"}};
+    t.push_back(k);
+  }
+  t.push_back(intKey(pl, "layers", 1, "transformer blocks (t5: encoder blocks)"));
+  t.push_back(intKey(pl, "decoder_layers", 0, "t5: decoder blocks (0: as layers)"));
+  t.push_back(intKey(pl, "hidden", 1, "hidden size h"));
+  t.push_back(intKey(pl, "heads", 1, "attention heads"));
+  t.push_back(intKey(pl, "kv_heads", 0, "key/value heads (0: heads)"));
+  t.push_back(intKey(pl, "head_dim", 0, "per-head width (0: hidden / heads)"));
+  t.push_back(intKey(pl, "ffn_hidden", 0, "MLP inner width (0: derived)"));
+  t.push_back(intKey(pl, "vocab", 1, "vocabulary size"));
+  t.push_back(intKey(pl, "max_positions", 0, "learned position rows, gpt/bert (0: 2048 / 512)"));
+  t.push_back(key(pl, "tied_embeddings", ValueKind::Bool, "output layer shares the input embedding"));
+  t.push_back(intKey(pl, "num_experts", 0, "MoE experts per layer (llama family)"));
+  t.push_back(intKey(pl, "experts_per_token", 0, "MoE top-k"));
+  t.push_back(key(pl, "hardware", ValueKind::String, "hardware preset or YAML/JSON file (default h100-sxm-80gb)"));
+  t.push_back(intKey(pl, "gpus_per_node", 1, "accelerators per machine (default: the preset's)"));
+  t.push_back(intKey(pl, "micro_batch", 1, "sequences per micro-batch per process"));
+  t.push_back(intKey(pl, "seq", 1, "tokens per sequence (default 2048)"));
+  t.push_back(intKey(pl, "gradient_accumulation_steps", 1, "micro-batches per optimizer step"));
+  t.push_back(enumKey(pl, "master_weights", {"fp32", "none", "autocast"}, "where the fp32 weights live", true));
+  t.push_back(enumKey(pl, "optimizer", {"adam", "adamw", "sgd", "sgd-momentum", "adafactor"},
+                      "optimizer whose state is planned", true));
+  t.push_back(enumKey(pl, "recompute", {"none", "selective", "full"}, "activation recomputation", true));
+  t.push_back(key(pl, "flash_attention", ValueKind::Bool, "fused attention (no s² activations stored)"));
+  t.push_back(enumKey(pl, "bytes_convention", {"zero", "megatron", "deepspeed"}, "model-state bytes convention", true));
+  t.push_back(enumKey(pl, "grad_sync", {"auto", "every_micro_step", "once_per_step"},
+                      "gradient reduction under accumulation", true));
 }
 
 std::vector<KeySpec> buildTable() {

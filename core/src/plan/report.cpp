@@ -95,12 +95,11 @@ ordered_json predictionJson(const ModelSpec& model, const HardwareSpec& hw, cons
                           {"total", whole(m.total)}};
   const Prediction::Offloaded& o = r.offloaded;
   j["memory"] = {{"per_rank_bytes", perRank},
-                 {"offloaded_per_rank_bytes",
-                  ordered_json{{"parameters", whole(o.parameters)},
-                               {"gradients", whole(o.gradients)},
-                               {"optimizer_states", whole(o.optimizerStates)},
-                               {"master_weights", whole(o.masterWeights)},
-                               {"total", whole(o.total())}}},
+                 {"offloaded_per_rank_bytes", ordered_json{{"parameters", whole(o.parameters)},
+                                                           {"gradients", whole(o.gradients)},
+                                                           {"optimizer_states", whole(o.optimizerStates)},
+                                                           {"master_weights", whole(o.masterWeights)},
+                                                           {"total", whole(o.total())}}},
                  {"cpu_bytes_per_node", whole(r.cpuBytesPerNode)},
                  {"device_bytes", whole(r.deviceMemoryBytes)},
                  {"fits", r.fits},
@@ -201,12 +200,7 @@ std::string formatPredictionTable(const ModelSpec& model, const HardwareSpec& hw
     o << "  none (a single rank)\n";
   }
   for (const Collective& c : r.communication.collectives) {
-    char line[256];
-    std::snprintf(line, sizeof line, "  %-15s %-28s %s x%lld, group %d %s, sent/rank %s, %.4g s%s\n", toString(c.kind),
-                  c.purpose.c_str(), formatBytes(c.bytes).c_str(), static_cast<long long>(c.count), c.groupSize,
-                  toString(c.scope), formatBytes(c.bytesSentPerRank).c_str(), c.timeS,
-                  c.overlapped ? " (overlapped)" : "");
-    o << line;
+    o << "  " << formatCollective(c) << "\n";
   }
   o << "  bytes sent per rank per step: " << formatBytes(r.communication.bytesPerRankPerStep) << "\n\n";
 
@@ -227,13 +221,39 @@ std::string formatPredictionTable(const ModelSpec& model, const HardwareSpec& hw
   return o.str();
 }
 
-std::string formatExplanations(const Prediction& r) {
+std::string formatCollective(const Collective& c) {
+  char line[256];
+  std::snprintf(line, sizeof line, "%-15s %-28s %s x%lld, group %d %s, sent/rank %s, %.4g s%s", toString(c.kind),
+                c.purpose.c_str(), formatBytes(c.bytes).c_str(), static_cast<long long>(c.count), c.groupSize,
+                toString(c.scope), formatBytes(c.bytesSentPerRank).c_str(), c.timeS,
+                c.overlapped ? " (overlapped)" : "");
+  return line;
+}
+
+std::string formatExplanation(const Explanation& e) {
   std::ostringstream o;
-  for (const Explanation& e : r.explanations) {
-    o << e.key << " = " << e.value << "\n    formula: " << e.formula << "\n    inputs:  " << e.inputs
-      << "\n    source:  " << e.source << "\n";
-  }
+  o << e.key << " = " << e.value << "\n    formula: " << e.formula << "\n    inputs:  " << e.inputs
+    << "\n    source:  " << e.source << "\n";
   return o.str();
+}
+
+std::string formatExplanations(const Prediction& r) {
+  std::string out;
+  for (const Explanation& e : r.explanations) {
+    out += formatExplanation(e);
+  }
+  return out;
+}
+
+std::string formatExplanations(const Prediction& r, std::string_view key) {
+  std::string out;
+  for (const Explanation& e : r.explanations) {
+    const std::string_view k = e.key;
+    if (k == key || (k.size() > key.size() && k.substr(0, key.size()) == key && k[key.size()] == '.')) {
+      out += formatExplanation(e);
+    }
+  }
+  return out;
 }
 
 }  // namespace fathom::plan

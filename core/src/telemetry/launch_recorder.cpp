@@ -46,16 +46,32 @@ std::string runName(const std::vector<std::string>& command) {
 }
 
 nlohmann::json launchConfig(const launch::LaunchOptions& o) {
-  return {{"world_size", o.numProcesses},
-          {"num_machines", o.numMachines},
-          {"machine_rank", o.machineRank},
-          {"local_world_size", launch::localWorldSize(o)},
-          {"mixed_precision", std::string(launch::toString(o.mixedPrecision))},
-          {"cpu", o.cpu},
-          {"use_fsdp", o.useFsdp},
-          {"use_deepspeed", o.useDeepSpeed},
-          {"max_restarts", o.maxRestarts},
-          {"command", o.command}};
+  nlohmann::json j = {{"world_size", o.numProcesses},
+                      {"num_machines", o.numMachines},
+                      {"machine_rank", o.machineRank},
+                      {"local_world_size", launch::localWorldSize(o)},
+                      {"mixed_precision", std::string(launch::toString(o.mixedPrecision))},
+                      {"cpu", o.cpu},
+                      {"use_fsdp", o.useFsdp},
+                      {"use_deepspeed", o.useDeepSpeed},
+                      {"max_restarts", o.maxRestarts},
+                      {"command", o.command}};
+  // The sharding the workers are told to use (the values of the variables the launcher sets), so a reader can
+  // name the strategy: FSDP's sharding strategy, DeepSpeed's ZeRO stage (Accelerate's default 2).
+  if (o.useFsdp) {
+    const auto given = o.fsdp.find("fsdp_sharding_strategy");
+    std::string strategy;
+    for (const launch::FsdpFlag& flag : launch::fsdpFlags()) {
+      if (std::string_view(flag.key) == "fsdp_sharding_strategy" && flag.defaultValue != nullptr) {
+        strategy = flag.defaultValue;
+      }
+    }
+    j["fsdp_sharding_strategy"] = given != o.fsdp.end() ? given->second : strategy;
+  }
+  if (o.useDeepSpeed) {
+    j["zero_stage"] = o.zeroStage.value_or(2);
+  }
+  return j;
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <fathom/plan/training_plan.h>
 
 #include <string>
+#include <string_view>
 
 namespace fathom::plan {
 
@@ -31,5 +32,17 @@ std::string formatSearchJson(const ModelSpec& model, const HardwareSpec& hw, con
 
 /// `--explain`: one block per explained number (formula, inputs, source).
 std::string formatExplanations(const Prediction& prediction);
+
+/// `--explain` restricted to the numbers whose key is `key` or lies below it ("memory.activations" also brings
+/// "memory.activations.per_layer"), in the order predict() explained them; empty when none is explained (the
+/// prediction was made without PredictOptions::explain, or the number has no explanation).
+std::string formatExplanations(const Prediction& prediction, std::string_view key);
+
+/// One block of `--explain`: "key = value", then the formula, inputs and source lines.
+std::string formatExplanation(const Explanation& explanation);
+
+/// One line of the communication section of `fathom plan`'s table (kind, purpose, bytes × calls, group, scope,
+/// bytes sent per rank, time), without indentation or newline.
+std::string formatCollective(const Collective& collective);
 
 }  // namespace fathom::plan
