@@ -6,11 +6,14 @@ if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
 endif()
 
 # ccache when present. PCH files are only cacheable with these sloppiness settings (ccache manual,
-# "Precompiled headers"); passing them through the launcher keeps the user's ccache.conf untouched.
+# "Precompiled headers"); passing them through the launcher keeps the user's ccache.conf untouched. The base
+# directory makes the cache keys of files under the source tree relative to the build directory, so two build
+# directories at the same depth (build/ci and the CLI-only build tests/app/tst_cli_only_build makes beside it) share
+# every object whose flags agree.
 find_program(FATHOM_CCACHE ccache)
 if(FATHOM_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
   set(CMAKE_CXX_COMPILER_LAUNCHER
-      "${CMAKE_COMMAND};-E;env;CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime;CCACHE_CPP2=1;${FATHOM_CCACHE}")
+      "${CMAKE_COMMAND};-E;env;CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime;CCACHE_CPP2=1;CCACHE_BASEDIR=${PROJECT_SOURCE_DIR};${FATHOM_CCACHE}")
   message(STATUS "Fathom: using ccache (${FATHOM_CCACHE})")
 endif()
 

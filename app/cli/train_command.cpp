@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `fathom train`: trains a built-in model (MLP or GPT) on a built-in dataset with fathom::Accelerator, alone or
 // under `fathom launch` (DDP over Gloo/NCCL). The loop itself is in train_loop.cpp. docs/train.md.
+#include "bool_flag.h"
 #include "command.h"
 #include "train_loop.h"
 #include "train_profile_flags.h"
@@ -37,13 +38,6 @@ struct TrainFlags {
   TrainProfileFlags profiling;
 };
 
-bool parseBool(const std::string& flag, const std::string& value) {
-  if (value == "true" || value == "True" || value == "1" || value == "yes")
-    return true;
-  if (value == "false" || value == "False" || value == "0" || value == "no")
-    return false;
-  throw ConfigError(detail::concat(flag, " '", value, "' is not a boolean (true or false)"));
-}
 }  // namespace
 
 void addTrainCommand(CLI::App& root, CommandAction& action) {
@@ -52,13 +46,14 @@ void addTrainCommand(CLI::App& root, CommandAction& action) {
   CLI::App* cmd = root.add_subcommand(
       "train", "Train a built-in model (mlp, gpt, gpt-tiny, gpt-small) with fathom::Accelerator: alone, or under "
                "`fathom launch --num_processes N` as DDP");
-  cmd->footer("Examples:\n"
-              "  fathom train --model mlp --steps 100\n"
-              "  fathom launch --num_processes 2 fathom train --model gpt-tiny --dataset text --steps 200\n"
-              "  fathom train --model mlp --gradient_accumulation_steps 4 --batch_size 4 --save_final w.safetensors\n"
-              "  fathom launch --num_processes 4 fathom train --model gpt-tiny --strategy fsdp --stats_json s.json\n"
-              "  fathom launch --num_processes 2 fathom train --model gpt-tiny --steps 20 --profile --profile_dir traces\n"
-              "See docs/train.md.");
+  cmd->footer(
+      "Examples:\n"
+      "  fathom train --model mlp --steps 100\n"
+      "  fathom launch --num_processes 2 fathom train --model gpt-tiny --dataset text --steps 200\n"
+      "  fathom train --model mlp --gradient_accumulation_steps 4 --batch_size 4 --save_final w.safetensors\n"
+      "  fathom launch --num_processes 4 fathom train --model gpt-tiny --strategy fsdp --stats_json s.json\n"
+      "  fathom launch --num_processes 2 fathom train --model gpt-tiny --steps 20 --profile --profile_dir traces\n"
+      "See docs/train.md.");
   cmd->add_option("--model", o.model.name, "mlp | gpt | gpt-tiny | gpt-small")->capture_default_str();
   CLI::Option* hidden =
       cmd->add_option("--hidden", flags->hidden, "MLP width (and regression data dimension)")->capture_default_str();
@@ -166,9 +161,9 @@ void addTrainCommand(CLI::App& root, CommandAction& action) {
     if (!hook)
       throw CLI::ValidationError("--comm_hook", "'" + flags->commHook + "' is not one of: no, fp16, bf16");
     opts.accelerator.ddp.commHook = *hook;
-    opts.accelerator.dataLoader.evenBatches = parseBool("--even_batches", flags->evenBatches);
+    opts.accelerator.dataLoader.evenBatches = boolFlag("--even_batches", flags->evenBatches);
     if (!flags->dispatchBatches.empty()) {
-      opts.accelerator.dataLoader.dispatchBatches = parseBool("--dispatch_batches", flags->dispatchBatches);
+      opts.accelerator.dataLoader.dispatchBatches = boolFlag("--dispatch_batches", flags->dispatchBatches);
     }
     if (!flags->logWith.empty())
       opts.accelerator.logWith = {flags->logWith};

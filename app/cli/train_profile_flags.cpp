@@ -1,19 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "train_profile_flags.h"
 
+#include "bool_flag.h"
+
 #include <fathom/common/error.h>
 
 namespace fathom::cli {
-
-namespace {
-bool parseSwitch(const std::string& flag, const std::string& value) {
-  if (value == "true" || value == "True" || value == "1" || value == "yes")
-    return true;
-  if (value == "false" || value == "False" || value == "0" || value == "no")
-    return false;
-  throw ConfigError(detail::concat(flag, " '", value, "' is not a boolean (true or false)"));
-}
-}  // namespace
 
 void TrainProfileFlags::add(CLI::App* cmd) {
   cmd->add_flag("--profile", enabled,
@@ -55,7 +47,7 @@ std::optional<profile::ProfilerOptions> TrainProfileFlags::options() const {
   }
   profile::ProfilerOptions o;
   o.schedule = profile::ProfileSchedule::parse(schedule);
-  o.profileMemory = parseSwitch("--profile_memory", memory);
+  o.profileMemory = boolFlag("--profile_memory", memory);
   if (cuda == "true" || cuda == "false") {
     o.cuda = cuda == "true";
   } else {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "train_sharding_flags.h"
 
+#include "bool_flag.h"
+
 #include <fathom/common/error.h>
 #include <fathom/config/config_schema.h>
 #include <fathom/parallel/fsdp_options.h>
@@ -32,12 +34,6 @@ std::string givenNames(const std::vector<CLI::Option*>& options) {
     }
   }
   return out;
-}
-
-bool boolFlag(const char* flag, const std::string& text) {
-  const auto value = config::parseBool(text);
-  FATHOM_CHECK(value.has_value() && !text.empty(), ConfigError, flag, " '", text, "' is not a boolean (true or false)");
-  return *value;
 }
 
 bool envTrue(const runtime::EnvLookup& env, const char* variable) {

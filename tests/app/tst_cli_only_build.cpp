@@ -27,6 +27,19 @@ Run run(const QString& program, const QStringList& args, int timeoutMs) {
   }
   return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAll())};
 }
+
+/// A variable of this build's CMakeCache.txt ("KEY:TYPE=value"), or `fallback`.
+QString cacheValue(const char* key, const QString& fallback) {
+  QFile cache(QStringLiteral(FATHOM_BINARY_DIR "/CMakeCache.txt"));
+  if (!cache.open(QIODevice::ReadOnly))
+    return fallback;
+  const QByteArray prefix = QByteArray(key) + ':';
+  for (const QByteArray& line : cache.readAll().split('\n')) {
+    if (line.startsWith(prefix) && line.contains('='))
+      return QString::fromUtf8(line.mid(line.indexOf('=') + 1)).trimmed();
+  }
+  return fallback;
+}
 }  // namespace
 
 class TestCliOnlyBuild : public QObject {
@@ -34,12 +47,17 @@ class TestCliOnlyBuild : public QObject {
 
 private slots:
   void buildsWithoutQt() {
-    const QString buildDir = QStringLiteral(FATHOM_BINARY_DIR "/cli-only");
-    const Run configure = run(u"cmake"_s,
-                              {u"-S"_s, QStringLiteral(FATHOM_SOURCE_DIR), u"-B"_s, buildDir, u"-G"_s, u"Ninja"_s,
-                               u"-DCMAKE_BUILD_TYPE=Release"_s, u"-DFATHOM_BUILD_STUDIO=OFF"_s,
-                               u"-DFATHOM_BUILD_TESTS=OFF"_s, u"-DCMAKE_DISABLE_FIND_PACKAGE_Qt6=ON"_s},
-                              120'000);
+    // Beside this build directory (same depth), with its build type and warning flags: ccache (whose base directory
+    // is the source tree, cmake/FathomCompiler.cmake) then serves every core object this build already compiled.
+    const QString buildDir = QDir::cleanPath(QStringLiteral(FATHOM_BINARY_DIR "/../") +
+                                             QDir(QStringLiteral(FATHOM_BINARY_DIR)).dirName() + u"-cli-only"_s);
+    const Run configure =
+        run(u"cmake"_s,
+            {u"-S"_s, QStringLiteral(FATHOM_SOURCE_DIR), u"-B"_s, buildDir, u"-G"_s, u"Ninja"_s,
+             u"-DCMAKE_BUILD_TYPE="_s + cacheValue("CMAKE_BUILD_TYPE", u"Release"_s),
+             u"-DFATHOM_WARNINGS_AS_ERRORS="_s + cacheValue("FATHOM_WARNINGS_AS_ERRORS", u"OFF"_s),
+             u"-DFATHOM_BUILD_STUDIO=OFF"_s, u"-DFATHOM_BUILD_TESTS=OFF"_s, u"-DCMAKE_DISABLE_FIND_PACKAGE_Qt6=ON"_s},
+            120'000);
     QVERIFY2(configure.exitCode == 0, qPrintable(configure.output));
     QVERIFY2(configure.output.contains(u"studio=OFF"_s), qPrintable(configure.output));
 

@@ -135,8 +135,10 @@ void TestTrainProfile::mergedTraceHoldsBothRanks() {
       pids.insert(e.value(u"pid"_s).toInt());
   }
   QCOMPARE(pids.size(), std::size_t(2));
-  QVERIFY(std::any_of(processNames.begin(), processNames.end(), [](const QString& n) { return n.contains(u"rank 0"_s); }));
-  QVERIFY(std::any_of(processNames.begin(), processNames.end(), [](const QString& n) { return n.contains(u"rank 1"_s); }));
+  QVERIFY(
+      std::any_of(processNames.begin(), processNames.end(), [](const QString& n) { return n.contains(u"rank 0"_s); }));
+  QVERIFY(
+      std::any_of(processNames.begin(), processNames.end(), [](const QString& n) { return n.contains(u"rank 1"_s); }));
 }
 
 void TestTrainProfile::tracesHoldTheRecordedSteps() {
@@ -175,8 +177,8 @@ void TestTrainProfile::tracesHoldTheRecordedSteps() {
   QVERIFY(names[u"fathom::data_loader"_s] >= 2);
   QVERIFY(names[u"aten::mm"_s] > 10);
   // DDP all-reduces every gradient once per step: 2 steps x the parameters' bytes.
-  const qint64 params = integer(m_prediction.value(u"memory"_s).toObject().value(u"per_rank_bytes"_s).toObject(),
-                                u"parameters"_s);
+  const qint64 params =
+      integer(m_prediction.value(u"memory"_s).toObject().value(u"per_rank_bytes"_s).toObject(), u"parameters"_s);
   QCOMPARE(allReduceBytes, 2 * params);
   QVERIFY(memoryInstants > 100);
   QVERIFY(memoryCounters > 100);
@@ -196,8 +198,8 @@ void TestTrainProfile::workspaceStoresTheTraces() {
     QFile file(m_traces + u"/profile_%1.json"_s.arg(rank));
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QByteArray onDisk = file.readAll();
-    const std::string inWorkspace = workspace.traceData(runs.front().id, "profile_" + std::to_string(rank) + ".json",
-                                                        rank);
+    const std::string inWorkspace =
+        workspace.traceData(runs.front().id, "profile_" + std::to_string(rank) + ".json", rank);
     QCOMPARE(QByteArray::fromStdString(inWorkspace), onDisk);  // streamed chunk by chunk, byte for byte
   }
   int traceArtifacts = 0;
@@ -237,9 +239,9 @@ void TestTrainProfile::memorySeriesMatchesThePlanner() {
 }
 
 void TestTrainProfile::badProfileFlagsAreUsageErrors() {
-  const auto schedule = runFathom({u"train"_s, u"--model"_s, u"mlp"_s, u"--steps"_s, u"1"_s, u"--profile"_s,
-                                   u"--profile_schedule"_s, u"1,1,0,1"_s},
-                                  fathom::test::launcherFreeEnvironment());
+  const auto schedule = runFathom(
+      {u"train"_s, u"--model"_s, u"mlp"_s, u"--steps"_s, u"1"_s, u"--profile"_s, u"--profile_schedule"_s, u"1,1,0,1"_s},
+      fathom::test::launcherFreeEnvironment());
   QCOMPARE(schedule.exitCode, 2);
   QVERIFY2(schedule.err.contains("active must be >= 1, got 0"), schedule.err.constData());
   const auto orphan = runFathom({u"train"_s, u"--model"_s, u"mlp"_s, u"--steps"_s, u"1"_s, u"--profile_gzip"_s},

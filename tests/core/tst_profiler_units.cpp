@@ -181,13 +181,9 @@ void TestProfilerUnits::phasesGiveCategories() {
   MemoryTimelineInput in;
   in.startNs = 0;
   in.endNs = 1000;
-  in.phases = {{1, Phase::DataLoader, 0},
-               {2, Phase::Forward, 100},
-               {3, Phase::Backward, 200},
-               {4, Phase::None, 300},
-               {5, Phase::OptimizerStep, 400},
-               {6, Phase::Checkpoint, 500}};
-  in.events = {alloc(10, 1, 8, 1), alloc(110, 2, 16, 2), alloc(210, 3, 32, 3),
+  in.phases = {{1, Phase::DataLoader, 0}, {2, Phase::Forward, 100},       {3, Phase::Backward, 200},
+               {4, Phase::None, 300},     {5, Phase::OptimizerStep, 400}, {6, Phase::Checkpoint, 500}};
+  in.events = {alloc(10, 1, 8, 1),   alloc(110, 2, 16, 2),  alloc(210, 3, 32, 3),
                alloc(310, 4, 64, 4), alloc(410, 5, 128, 5), alloc(510, 6, 256, 6)};
   const MemoryTimeline t = buildMemoryTimeline(in);
   const std::vector<MemoryCategory> expected{MemoryCategory::Input,          MemoryCategory::Activation,

@@ -52,8 +52,7 @@ std::string_view reduceOpName(runtime::ReduceOp op) {
 
 void CommRecorder::reportToProfiler(const CommRecord& record) const {
   // The recorder's clock is steady_clock from its epoch; the profiler's is steady_clock's own count (nowNs()).
-  const std::int64_t epoch =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(m_epoch.time_since_epoch()).count();
+  const std::int64_t epoch = std::chrono::duration_cast<std::chrono::nanoseconds>(m_epoch.time_since_epoch()).count();
   const std::string dtype = record.dtype == c10::ScalarType::Undefined ? std::string() : c10::toString(record.dtype);
   profile::hooks::CollectiveSpan span;
   span.kind = toString(record.kind);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <fathom/profile/annotations.h>
 #include <fathom/parallel/unit_scope.h>
+#include <fathom/profile/annotations.h>
 
 #include <mutex>
 #include <shared_mutex>

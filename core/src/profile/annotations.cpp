@@ -115,8 +115,8 @@ void collectiveFinished(const CollectiveSpan& span) {
   detail::ThreadCapture& thread = session->thread();
   std::lock_guard lock(thread.mutex);
   thread.collectives.push_back({std::string(span.kind), std::string(span.requested), std::string(span.op),
-                                std::string(span.dtype), std::string(span.backend), std::string(span.label),
-                                span.bytes, span.elements, span.step, span.groupSize, span.rank, span.sequence});
+                                std::string(span.dtype), std::string(span.backend), std::string(span.label), span.bytes,
+                                span.elements, span.step, span.groupSize, span.rank, span.sequence});
   const auto nameId = detail::NameTable::instance().id(std::string("fathom::") + std::string(span.kind));
   thread.events.push_back({span.startNs, span.endNs, span.externalId, -1, nameId,
                            static_cast<std::uint32_t>(thread.collectives.size()), detail::CpuEventKind::Collective});

@@ -162,10 +162,10 @@ void onOperatorEnd(const at::RecordFunction& fn, at::ObserverContext* observed) 
 AtenObserver::AtenObserver(const CaptureSettings& settings) {
   // Operators (FUNCTION), autograd nodes (BACKWARD_FUNCTION) and users' record_function ranges (USER_SCOPE):
   // what torch.profiler records as cpu_op / user_annotation on the CPU.
-  auto callback = at::RecordFunctionCallback(&onOperatorStart, &onOperatorEnd)
-                      .needsInputs(settings.recordShapes || settings.withFlops)
-                      .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION,
-                               at::RecordScope::USER_SCOPE});
+  auto callback =
+      at::RecordFunctionCallback(&onOperatorStart, &onOperatorEnd)
+          .needsInputs(settings.recordShapes || settings.withFlops)
+          .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION, at::RecordScope::USER_SCOPE});
   // Global, not thread-local: the autograd engine's and the users' threads are observed too.
   m_handle = at::addGlobalCallback(callback);
 }

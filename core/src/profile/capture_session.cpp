@@ -124,8 +124,6 @@ void CaptureSession::startCollecting(std::int64_t ns) {
   m_collecting.store(true, std::memory_order_release);
 }
 
-
-
 void CaptureSession::discard(std::int64_t ns) {
   // A new generation first: spans that began before now are dropped when they end.
   m_generation.fetch_add(1, std::memory_order_acq_rel);

@@ -105,10 +105,10 @@ struct CaptureSettings {
 
 /// The window data collected from every thread (CaptureSession::collect).
 struct CollectedCapture {
-  std::vector<std::shared_ptr<ThreadCapture>> threads;  ///< their vectors moved out of the live buffers
-  std::vector<PhaseInterval> phases;                    ///< every interval that overlaps the window, by start
-  std::vector<StorageClassification> classifications;   ///< by time
-  std::vector<LiveBlock> baseline;                      ///< alive when the window started (memory profiling)
+  std::vector<std::shared_ptr<ThreadCapture>> threads;            ///< their vectors moved out of the live buffers
+  std::vector<PhaseInterval> phases;                              ///< every interval that overlaps the window, by start
+  std::vector<StorageClassification> classifications;             ///< by time
+  std::vector<LiveBlock> baseline;                                ///< alive when the window started (memory profiling)
   std::unordered_map<std::uint64_t, std::uint64_t> issueThreads;  ///< collective external id -> issuing OS thread
   std::int64_t startNs = 0;
   std::int64_t endNs = 0;

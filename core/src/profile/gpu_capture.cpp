@@ -38,8 +38,8 @@ struct LaunchIndex {
           // The collective's span is on its lane; its launches were made on the thread that issued it.
           if (auto it = issueThreads.find(e.externalId); it != issueThreads.end())
             context.tid = it->second;
-          context.collective = CollectiveInfo{c.requested, c.bytes, c.elements, c.dtype,
-                                              c.groupSize, c.sequence, c.label};
+          context.collective =
+              CollectiveInfo{c.requested, c.bytes, c.elements, c.dtype, c.groupSize, c.sequence, c.label};
         }
         contexts.emplace(e.externalId, context);
       }
@@ -108,10 +108,10 @@ void GpuCapture::finishWindow(WindowData& window) {
   window.stats.kernelsLinkedToLaunch = static_cast<std::int64_t>(stats.kernelsLinkedToLaunch);
   window.stats.kernelsLinkedToCpuOp = static_cast<std::int64_t>(stats.kernelsLinkedToCpuOp);
   window.gpuStatus += fathom::detail::concat(
-      "; window ", window.index, ": ", stats.kernels, " kernels (", stats.kernelsLinkedToLaunch, " linked to a launch, ",
-      stats.kernelsLinkedToCpuOp, " to a CPU op), ", stats.ncclKernels, " NCCL kernels (", stats.ncclKernelsTagged,
-      " tagged with a collective), CUPTI overhead ", stats.overheadNs / 1000, " us, ", tracerStats.recordsDropped,
-      " records dropped, timestamps ",
+      "; window ", window.index, ": ", stats.kernels, " kernels (", stats.kernelsLinkedToLaunch,
+      " linked to a launch, ", stats.kernelsLinkedToCpuOp, " to a CPU op), ", stats.ncclKernels, " NCCL kernels (",
+      stats.ncclKernelsTagged, " tagged with a collective), CUPTI overhead ", stats.overheadNs / 1000, " us, ",
+      tracerStats.recordsDropped, " records dropped, timestamps ",
       tracerStats.timestampCallback ? "from the profiler clock" : "calibrated to the profiler clock");
   window.emitGpu = [builder, activities, index](const std::function<void(const TraceEvent&)>& emit) {
     builder->build(emit);

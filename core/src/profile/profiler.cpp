@@ -210,10 +210,11 @@ struct Profiler::Impl {
       windowsWritten.push_back(data->index);
       if (context.traceWritten)
         context.traceWritten(data->traceFile, bytes);
-      log(LogLevel::Info, fathom::detail::concat("profiler: window ", data->index, " (steps ", data->firstStep, "-",
-                                         data->lastStep, ") written to ", data->traceFile.string(), " (",
-                                         data->stats.cpuOps, " ops, ", data->stats.collectives, " collectives, ",
-                                         data->stats.memoryEvents, " memory events, ", bytes, " bytes)"));
+      log(LogLevel::Info,
+          fathom::detail::concat("profiler: window ", data->index, " (steps ", data->firstStep, "-", data->lastStep,
+                                 ") written to ", data->traceFile.string(), " (", data->stats.cpuOps, " ops, ",
+                                 data->stats.collectives, " collectives, ", data->stats.memoryEvents,
+                                 " memory events, ", bytes, " bytes)"));
     }
     if (options.onTraceReady)
       options.onTraceReady(TraceWindow(data));

@@ -13,10 +13,20 @@ std::int64_t readClock(clockid_t clock) {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-constexpr std::array<std::string_view, kTraceCategoryCount> kCategoryNames = {
-    "cpu_op",      "user_annotation", "gpu_user_annotation", "kernel", "gpu_memcpy",
-    "gpu_memset",  "cuda_runtime",    "cuda_driver",         "cuda_sync", "overhead",
-    "cpu_instant_event", "ac2g",      "memory",              "Trace"};
+constexpr std::array<std::string_view, kTraceCategoryCount> kCategoryNames = {"cpu_op",
+                                                                              "user_annotation",
+                                                                              "gpu_user_annotation",
+                                                                              "kernel",
+                                                                              "gpu_memcpy",
+                                                                              "gpu_memset",
+                                                                              "cuda_runtime",
+                                                                              "cuda_driver",
+                                                                              "cuda_sync",
+                                                                              "overhead",
+                                                                              "cpu_instant_event",
+                                                                              "ac2g",
+                                                                              "memory",
+                                                                              "Trace"};
 }  // namespace
 
 std::int64_t nowNs() {

@@ -23,6 +23,17 @@ double nowSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+/// One row of `artifacts`, stamped now (inside the caller's transaction, if any).
+void insertArtifact(sql::Db& db, RunId run, const Artifact& artifact) {
+  sql::Statement s(db, "INSERT INTO artifacts (run_id, kind, path, bytes, created_at) VALUES (?, ?, ?, ?, ?)");
+  s.bind(1, run.value)
+      .bind(2, toString(artifact.kind))
+      .bind(3, std::string_view(artifact.path))
+      .bind(4, artifact.bytes)
+      .bind(5, nowSeconds());
+  s.run();
+}
+
 std::string hex(std::int64_t v) {
   std::ostringstream out;
   out << "0x" << std::hex << static_cast<std::uint32_t>(v);
@@ -397,16 +408,8 @@ void Workspace::append(RunId run, const IngestBatch& batch) {
         chunk.run();
       }
     }
-    for (const Artifact& a : batch.artifacts) {
-      sql::Statement s(impl.db,
-                       "INSERT INTO artifacts (run_id, kind, path, bytes, created_at) VALUES (?, ?, ?, ?, ?)");
-      s.bind(1, run.value)
-          .bind(2, toString(a.kind))
-          .bind(3, std::string_view(a.path))
-          .bind(4, a.bytes)
-          .bind(5, nowSeconds());
-      s.run();
-    }
+    for (const Artifact& a : batch.artifacts)
+      insertArtifact(impl.db, run, a);
     tx.commit();
   } catch (...) {
     impl.keyIds.clear();  // keys interned in this transaction were rolled back with it
@@ -415,13 +418,7 @@ void Workspace::append(RunId run, const IngestBatch& batch) {
 }
 
 ArtifactId Workspace::addArtifact(RunId run, const Artifact& artifact) {
-  sql::Statement s(m_impl->db, "INSERT INTO artifacts (run_id, kind, path, bytes, created_at) VALUES (?, ?, ?, ?, ?)");
-  s.bind(1, run.value)
-      .bind(2, toString(artifact.kind))
-      .bind(3, std::string_view(artifact.path))
-      .bind(4, artifact.bytes)
-      .bind(5, nowSeconds());
-  s.run();
+  insertArtifact(m_impl->db, run, artifact);
   return ArtifactId{sqlite3_last_insert_rowid(m_impl->db.handle())};
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/common/error.h>
-#include <fathom/parallel/comm.h>
 #include <fathom/models/model.h>
+#include <fathom/parallel/comm.h>
 #include <fathom/parallel/ddp_engine.h>
 #include <fathom/parallel/fully_sharded_engine.h>
 #include <fathom/parallel/zero_engine.h>
@@ -178,9 +178,8 @@ void Accelerator::bindEngines(torch::optim::Optimizer& optimizer) {
       held.insert(p.unsafeGetTensorImpl());
   }
   for (const auto& engine : m_engines) {
-    const bool bound = std::any_of(m_bindings.begin(), m_bindings.end(), [&](const auto& b) {
-      return b.first == &optimizer && b.second == engine.get();
-    });
+    const bool bound = std::any_of(m_bindings.begin(), m_bindings.end(),
+                                   [&](const auto& b) { return b.first == &optimizer && b.second == engine.get(); });
     if (bound)
       continue;
     const auto params = engine->module()->parameters(/*recurse=*/true);
@@ -361,9 +360,8 @@ double Accelerator::clipGradNorm_(const std::vector<at::Tensor>& parameters, dou
     if (engine->strategy() == "ddp")
       continue;
     const auto params = engine->module()->parameters(/*recurse=*/true);
-    if (std::any_of(params.begin(), params.end(), [&](const at::Tensor& p) {
-          return given.count(p.unsafeGetTensorImpl()) > 0;
-        })) {
+    if (std::any_of(params.begin(), params.end(),
+                    [&](const at::Tensor& p) { return given.count(p.unsafeGetTensorImpl()) > 0; })) {
       return engine->clipGradNorm(maxNorm, normType);
     }
   }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <fathom/profile/annotations.h>
 #include <fathom/common/error.h>
 #include <fathom/data/batch_sampler_shard.h>
 #include <fathom/parallel/comm.h>
+#include <fathom/profile/annotations.h>
 #include <fathom/train/data_loader_shard.h>
 #include <fathom/train/gradient_state.h>
 

@@ -79,9 +79,9 @@ struct CollectiveSpan {
   std::int64_t elements = 0;  ///< elements of the same buffer
   int groupSize = 1;
   int rank = 0;
-  std::uint64_t sequence = 0;   ///< the Comm's call index
-  std::int64_t step = 0;        ///< the Comm's step
-  std::uint64_t externalId = 0; ///< what beginCollectiveIssue returned (links NCCL kernels to this collective)
+  std::uint64_t sequence = 0;    ///< the Comm's call index
+  std::int64_t step = 0;         ///< the Comm's step
+  std::uint64_t externalId = 0;  ///< what beginCollectiveIssue returned (links NCCL kernels to this collective)
 };
 
 /// Called by the Comm layer right before it issues a collective to the process group: returns a new external

@@ -66,7 +66,7 @@ struct MemoryTimelineInput {
   std::int64_t startNs = 0;
   std::int64_t endNs = 0;
   std::vector<LiveBlock> baseline;
-  std::vector<PhaseInterval> phases;  ///< sorted by instance; covers every instance the events and pending refer to
+  std::vector<PhaseInterval> phases;   ///< sorted by instance; covers every instance the events and pending refer to
   std::vector<AllocatorEvent> events;  ///< sorted by ns
   std::vector<StorageClassification> classifications;  ///< sorted by ns
 };
@@ -82,9 +82,9 @@ struct MemorySeriesPoint {
 struct DeviceMemorySeries {
   MemoryDevice device;
   std::vector<MemorySeriesPoint> points;
-  CategoryBytes peak;     ///< per category, the highest value of any point
-  CategoryBytes atStart;  ///< the baseline
-  CategoryBytes atEnd;    ///< the last point
+  CategoryBytes peak;          ///< per category, the highest value of any point
+  CategoryBytes atStart;       ///< the baseline
+  CategoryBytes atEnd;         ///< the last point
   std::int64_t peakTotal = 0;  ///< the highest total of any point
 };
 
