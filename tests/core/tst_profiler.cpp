@@ -3,6 +3,7 @@
 // Fathom's spans and ProfilerStep#N are captured with their arguments, one profiler at a time, and the memory
 // timeline of a real training step (Accelerator, MLP, AdamW) has exactly the model states' bytes by category.
 #include "fathom/common/error.h"
+#include "fathom/io/safetensors.h"
 #include "fathom/models/model_factory.h"
 #include "fathom/profile/annotations.h"
 #include "fathom/profile/profiler.h"
@@ -105,6 +106,8 @@ void TestProfiler::recordsOperatorsSpansAndSteps() {
       profiler.step();
     }
     work();
+    // Checkpoint I/O is a Fathom span too.
+    io::writeSafetensors(dir.filePath(QStringLiteral("w.safetensors")).toStdString(), {{"w", torch::ones({4})}});
   }
   QVERIFY(ready);
   const nlohmann::json json = readJson(trace);
@@ -133,6 +136,7 @@ void TestProfiler::recordsOperatorsSpansAndSteps() {
   QCOMPARE(names["ProfilerStep#0"], 1);
   QCOMPARE(names["ProfilerStep#1"], 1);
   QCOMPARE(names["ProfilerStep#2"], 1);
+  QCOMPARE(names["fathom::checkpoint_write"], 1);
   QCOMPARE(json.at("distributedInfo").at("rank").get<int>(), 0);
 }
 
