@@ -9,6 +9,7 @@
 #include "mainwindow.h"
 #include "plannerpanel.h"
 #include "runsmodel.h"
+#include "studio_test_mode.h"
 #include "workspacecontroller.h"
 
 #include <fathom/config/config_reader.h>
@@ -23,9 +24,7 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QRadioButton>
-#include <QSettings>
 #include <QSpinBox>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -75,14 +74,8 @@ class TestConfigWizard : public QObject {
   Q_OBJECT
 
 private slots:
-  void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
-  }
-
-  // The windows these tests open save their layout and recent workspaces (in the test-mode settings): leave
-  // nothing behind for the next test executable.
-  void cleanupTestCase() { QSettings().clear(); }
+  void initTestCase() { fathom::test::enterStudioTestMode(); }
+  void cleanupTestCase() { fathom::test::leaveStudioTestMode(); }
 
   void fsdpEndToEnd() {
     QTemporaryDir dir;

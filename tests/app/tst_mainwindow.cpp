@@ -11,6 +11,7 @@
 #include "runsbrowser.h"
 #include "runsmodel.h"
 #include "savedplansmodel.h"
+#include "studio_test_mode.h"
 #include "studiosettings.h"
 #include "workspacecontroller.h"
 
@@ -21,9 +22,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
-#include <QSettings>
 #include <QSortFilterProxyModel>
-#include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -77,15 +76,8 @@ class TestMainWindow : public QObject {
   Q_OBJECT
 
 private slots:
-  void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QSettings().clear();
-    QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
-  }
-
-  // The windows these tests open save their layout and recent workspaces (in the test-mode settings): leave
-  // nothing behind for the next test executable.
-  void cleanupTestCase() { QSettings().clear(); }
+  void initTestCase() { fathom::test::enterStudioTestMode(); }
+  void cleanupTestCase() { fathom::test::leaveStudioTestMode(); }
 
   void createsAndOpensWorkspaces() {
     QTemporaryDir dir;

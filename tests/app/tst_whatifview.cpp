@@ -9,6 +9,7 @@
 #include "plansearchmodel.h"
 #include "scalingchart.h"
 #include "strategycomparisonmodel.h"
+#include "studio_test_mode.h"
 #include "whatifview.h"
 
 #include <fathom/plan/predict.h>
@@ -21,10 +22,8 @@
 #include <QImage>
 #include <QLabel>
 #include <QLineSeries>
-#include <QSettings>
 #include <QSpinBox>
 #include <QStackedBarSeries>
-#include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -88,14 +87,8 @@ class TestWhatIfView : public QObject {
   Q_OBJECT
 
 private slots:
-  void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
-  }
-
-  // The windows these tests open save their layout and recent workspaces (in the test-mode settings): leave
-  // nothing behind for the next test executable.
-  void cleanupTestCase() { QSettings().clear(); }
+  void initTestCase() { fathom::test::enterStudioTestMode(); }
+  void cleanupTestCase() { fathom::test::leaveStudioTestMode(); }
 
   void changingTheModelUpdatesAllCharts() {
     MainWindow window;

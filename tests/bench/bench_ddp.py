@@ -19,7 +19,6 @@ several processes when OMP_NUM_THREADS is unset): OMP_NUM_THREADS=T in the envir
 T for Fathom, torch.set_num_threads(T) for PyTorch.
 """
 import argparse
-import glob
 import json
 import os
 import re
@@ -29,38 +28,13 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+from benchlib import HERE, RANK_PREFIX, BenchError, find_fathom
+
 BASELINE = os.path.join(HERE, "torch_ddp_mlp.py")
 
 # (hidden, layers, per-rank batch, default steps). Steps are chosen for roughly 5-15 s a run on a 2-core machine
 # with Debian's LibTorch 1.13 (reference BLAS): ~200 steps/s and ~3 steps/s with 2 ranks.
 SIZES = [(256, 2, 8, 1500), (1024, 4, 32, 40)]
-
-RANK_PREFIX = re.compile(r"^\[rank(\d+)\]: ?")
-
-
-class BenchError(Exception):
-    pass
-
-
-def find_fathom(explicit):
-    if explicit:
-        path = os.path.abspath(explicit)
-        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-            raise BenchError(f"--fathom {explicit}: not an executable file")
-        return path
-    preferred = [os.path.join(ROOT, "build", d, "bin", "fathom") for d in ("bench", "ci")]
-    others = sorted(glob.glob(os.path.join(ROOT, "build", "*", "bin", "fathom")), key=os.path.getmtime, reverse=True)
-    for path in preferred + others:
-        if os.path.isfile(path) and os.access(path, os.X_OK):
-            return path
-    on_path = shutil.which("fathom")
-    if on_path:
-        return on_path
-    raise BenchError("no fathom binary: build one (cmake --preset ci && cmake --build build/ci --target fathom, "
-                     "see docs/building.md) or pass --fathom PATH")
-
 
 def check_fathom_train(fathom):
     """Fail clearly when this fathom predates `fathom train`."""

@@ -30,17 +30,8 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+from benchlib import ROOT, BenchError, find_fathom
 
-
-def find_fathom(explicit):
-    candidates = [explicit] if explicit else [os.path.join(ROOT, "build", d, "bin", "fathom") for d in ("bench", "ci")]
-    for path in candidates:
-        if path and os.path.isfile(path) and os.access(path, os.X_OK):
-            return os.path.abspath(path)
-    sys.exit(f"bench_profiler: no fathom executable ({', '.join(c for c in candidates if c)}); build first or "
-             "pass --fathom")
 
 
 def run(fathom, args, flags, workdir):
@@ -94,7 +85,10 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1, help="OMP_NUM_THREADS of the trainer")
     args = parser.parse_args()
-    fathom = find_fathom(args.fathom)
+    try:
+        fathom = find_fathom(args.fathom)
+    except BenchError as e:
+        sys.exit(f"bench_profiler: {e}")
     schedule = ["--profile", "--profile_schedule", f"{args.period},0,{args.period},0"]
     interleaved = [("cpu ops", schedule + ["--profile_memory", "false"]),
                    ("cpu + shapes", schedule + ["--profile_memory", "false", "--profile_record_shapes"])]

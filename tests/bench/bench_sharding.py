@@ -21,14 +21,13 @@ the planner counts it and as the operating system sees it.
 import argparse
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+from benchlib import RANK_PREFIX, BenchError, find_fathom
+
 
 STRATEGIES = [
     ("ddp", ["--strategy", "ddp"]),
@@ -44,18 +43,6 @@ STRATEGIES = [
     ("zero3", ["--strategy", "zero3"]),
     ("zero3 offload", ["--strategy", "zero3", "--offload_optimizer_device", "cpu", "--offload_param_device", "cpu"]),
 ]
-
-RANK_PREFIX = re.compile(r"^\[rank(\d+)\]: ?")
-
-
-def find_fathom(explicit):
-    candidates = [explicit] if explicit else [os.path.join(ROOT, "build", d, "bin", "fathom") for d in ("bench", "ci")]
-    for path in candidates:
-        if path and os.path.isfile(path) and os.access(path, os.X_OK):
-            return os.path.abspath(path)
-    sys.exit(f"bench_sharding: no fathom executable ({', '.join(c for c in candidates if c)}); build first or "
-             "pass --fathom")
-
 
 def summary_of(stdout):
     for line in stdout.splitlines():
@@ -100,7 +87,10 @@ def main():
     parser.add_argument("--only", help="comma-separated strategy names to run (default: all)")
     parser.add_argument("--timeout", type=int, default=1800)
     args = parser.parse_args()
-    fathom = find_fathom(args.fathom)
+    try:
+        fathom = find_fathom(args.fathom)
+    except BenchError as e:
+        sys.exit(f"bench_sharding: {e}")
     chosen = STRATEGIES
     if args.only:
         wanted = [w.strip() for w in args.only.split(",")]

@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: Apache-2.0
+"""What the Python bench drivers share: the repository root, finding the `fathom` executable, the launcher's
+rank prefix."""
+import glob
+import os
+import re
+import shutil
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+
+# `fathom launch` prefixes each worker's lines with "[rankN]: ".
+RANK_PREFIX = re.compile(r"^\[rank(\d+)\]: ?")
+
+
+class BenchError(Exception):
+    pass
+
+
+def find_fathom(explicit):
+    """The `fathom` to measure: --fathom if given (it must be an executable file), else build/bench, build/ci,
+    any other build/*/bin/fathom (newest first), then PATH. Raises BenchError naming what was looked for."""
+    if explicit:
+        path = os.path.abspath(explicit)
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            raise BenchError(f"--fathom {explicit}: not an executable file")
+        return path
+    preferred = [os.path.join(ROOT, "build", d, "bin", "fathom") for d in ("bench", "ci")]
+    others = sorted(glob.glob(os.path.join(ROOT, "build", "*", "bin", "fathom")), key=os.path.getmtime, reverse=True)
+    for path in preferred + others:
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    on_path = shutil.which("fathom")
+    if on_path:
+        return on_path
+    raise BenchError("no fathom binary: build one (cmake --preset ci && cmake --build build/ci --target fathom, "
+                     "see docs/building.md) or pass --fathom PATH")
