@@ -16,6 +16,8 @@ inline void enterStudioTestMode() {
   QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
 }
 
-inline void leaveStudioTestMode() { QSettings().clear(); }
+inline void leaveStudioTestMode() {
+  QSettings().clear();
+}
 
 }  // namespace fathom::test
