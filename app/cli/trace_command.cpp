@@ -33,7 +33,7 @@ struct TraceFlags {
   std::string output;               ///< -o
   std::string workspace;            ///< export --workspace
   std::string run;                  ///< export --run
-  std::string rank;                 ///< export --rank: a number or "all"
+  std::string rank;                 ///< export --rank: a number or "all"; summary --rank: a number
   std::string name;                 ///< export --name
   std::string top = "10";           ///< summary --top
   bool json = false;
@@ -240,6 +240,9 @@ int summaryCommand(const TraceFlags& flags) {
   requireFile(flags.inputs.front());
   profile::TraceSummaryOptions options;
   options.top = static_cast<std::size_t>(parseCount(flags.top, "--top"));
+  if (!flags.rank.empty()) {
+    options.rank = parseCount(flags.rank, "--rank");
+  }
   options.onProgress = progress("summary");
   const profile::TraceSummary summary = profile::summarizeTrace(flags.inputs.front(), options);
   if (flags.json) {
@@ -328,14 +331,17 @@ void addTraceCommand(CLI::App& root, CommandAction& action) {
 
   CLI::App* summary =
       leaf("summary", "Step-time breakdown, top ops and kernels, collectives, memory peaks", summaryCommand);
-  summary->add_option("file", flags->inputs, "One rank's trace (.json or .json.gz)");
+  summary->add_option("file", flags->inputs, "One rank's trace, or a merged trace with --rank (.json or .json.gz)");
   summary->add_option("--top", flags->top, "Rows in the top-ops and top-kernels tables")->capture_default_str();
+  summary->add_option("--rank", flags->rank,
+                      "The rank to summarize: required for a merged trace (its rows of that rank), a check otherwise");
   summary->add_flag("--json", flags->json, "Print JSON (times in ns, bytes in bytes)");
   summary->footer("Compute, communication, data loading and idle per ProfilerStep#N, and how much communication\n"
                   "overlaps compute; on the GPU timeline when the trace has kernels (as HTA), else on the CPU.\n"
                   "Definitions: docs/traces.md. Examples:\n"
                   "  fathom trace summary trace.rank0.json.gz\n"
-                  "  fathom trace summary trace.rank0.json --top 20 --json");
+                  "  fathom trace summary trace.rank0.json --top 20 --json\n"
+                  "  fathom trace summary fathom_profile/merged/profile_merged.json --rank 1");
 
   CLI::App* validate =
       leaf("validate", "Check traces against the rules Perfetto, chrome://tracing and HTA apply", validateCommand);

@@ -176,6 +176,23 @@ private slots:
     QVERIFY(r.err.contains("rank 1: "));
     QVERIFY(r.err.contains("shifted 1 us"));
     QVERIFY(fathom::profile::isGzip(fathom::test::readRaw(path(u"merged.json.gz"_s))));
+    // A merged trace is summarized one rank at a time: --rank picks that rank's rows (rank 1 alone reads as its
+    // own file does), and without it the summary refuses rather than mixing the ranks.
+    r = trace({u"summary"_s, file(u"merged.json.gz"_s), u"--rank"_s, u"1"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QVERIFY2(r.out.contains("rank 1, "), r.out.constData());
+    QVERIFY2(folded(r.out).contains("1 0.100 0.070 (70.0%) 0.030 (30.0%) 0.000 (0.0%) 0.020 (20.0%) 66.7%"),
+             r.out.constData());
+    QVERIFY2(folded(r.out).contains("aten::mm 1 0.070 0.070 0.070"), r.out.constData());
+    r = trace({u"summary"_s, file(u"merged.json.gz"_s)});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("is a merged trace of ranks 0, 1: choose one with --rank R"), qPrintable(describe(r)));
+    r = trace({u"summary"_s, file(u"merged.json.gz"_s), u"--rank"_s, u"2"_s});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--rank 2: "), qPrintable(describe(r)));
+    r = trace({u"summary"_s, file(u"rank0.json"_s), u"--rank"_s, u"1"_s});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("holds rank 0 only"), qPrintable(describe(r)));
     r = trace({u"validate"_s, file(u"merged.json.gz"_s)});
     QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
     // The same rank twice: refused, nothing written.

@@ -3,6 +3,7 @@
 
 #include "fathom/common/error.h"
 #include "fathom/profile/trace_event_view.h"
+#include "fathom/profile/trace_merge.h"
 #include "fathom/profile/trace_reader.h"
 #include "intervals.h"
 
@@ -468,29 +469,90 @@ private:
 
 }  // namespace
 
+namespace {
+
+/// The ranks a merged trace's header lists (`distributedInfo.ranks`, written before `traceEvents`); empty for a
+/// one-rank trace.
+std::vector<int> mergedRanks(const nlohmann::json& meta) {
+  std::vector<int> ranks;
+  const auto dist = meta.find("distributedInfo");
+  if (dist == meta.end() || !dist->is_object()) {
+    return ranks;
+  }
+  const auto list = dist->find("ranks");
+  if (list == dist->end() || !list->is_array() || list->size() < 2) {
+    return ranks;
+  }
+  for (const nlohmann::json& r : *list) {
+    if (r.is_number_integer()) {
+      ranks.push_back(r.get<int>());
+    }
+  }
+  return ranks;
+}
+
+std::string joined(const std::vector<int>& ranks) {
+  std::string out;
+  for (const int r : ranks) {
+    out += (out.empty() ? "" : ", ") + std::to_string(r);
+  }
+  return out;
+}
+
+std::optional<int> fileRank(const nlohmann::json& meta) {
+  const auto dist = meta.find("distributedInfo");
+  if (dist != meta.end() && dist->is_object()) {
+    if (const auto rank = dist->find("rank"); rank != dist->end() && rank->is_number_integer()) {
+      return rank->get<int>();
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 TraceSummary summarizeTrace(const std::filesystem::path& path, const TraceSummaryOptions& options) {
   FATHOM_CHECK(options.progressEvery >= 1, ConfigError, "TraceSummaryOptions::progressEvery must be >= 1");
   TraceReader reader(path);
+  // A merged trace interleaves every rank's rows; summed together its steps, self times and overlap would describe
+  // no rank, so it is summarized one rank at a time.
+  const std::vector<int> ranks = mergedRanks(reader.metadata());
+  if (!ranks.empty()) {
+    FATHOM_CHECK(options.rank.has_value(), ConfigError, path.string(), " is a merged trace of ranks ", joined(ranks),
+                 ": choose one with --rank R (or summarize that rank's own file)");
+    FATHOM_CHECK(std::find(ranks.begin(), ranks.end(), *options.rank) != ranks.end(), ConfigError, "--rank ",
+                 *options.rank, ": ", path.string(), " is a merged trace of ranks ", joined(ranks));
+  }
   Summarizer summarizer;
   TraceEventView event;
+  std::uint64_t summarized = 0;
   while (reader.next()) {
     if (!event.parse(reader.event())) {
       throw StorageError(reader.describeInEvent(
           event.errorOffset(), "malformed event #" + std::to_string(reader.eventIndex()) + ": " + event.error()));
     }
+    if (!ranks.empty()) {
+      const std::optional<std::int64_t> pid = event.integer("pid");
+      if (!pid || *pid / kMergedPidStride != *options.rank) {
+        continue;
+      }
+    }
     summarizer.add(event);
+    ++summarized;
     if (options.onProgress && reader.eventCount() % options.progressEvery == 0) {
       options.onProgress(reader.eventCount());
     }
   }
   TraceSummary summary = summarizer.finish(options.top);
   summary.file = path.string();
-  summary.events = reader.eventCount();
-  const nlohmann::json& meta = reader.metadata();
-  if (const auto dist = meta.find("distributedInfo"); dist != meta.end() && dist->is_object()) {
-    if (const auto rank = dist->find("rank"); rank != dist->end() && rank->is_number_integer()) {
-      summary.rank = rank->get<int>();
-    }
+  summary.events = summarized;
+  if (!ranks.empty()) {
+    summary.rank = options.rank;
+  } else {
+    summary.rank = fileRank(reader.metadata());  // complete now: distributedInfo may follow traceEvents
+    FATHOM_CHECK(!options.rank || summary.rank == options.rank, ConfigError, "--rank ", *options.rank, ": ",
+                 path.string(), " holds ", summary.rank ? "rank " + std::to_string(*summary.rank) : "no rank",
+                 " only");
   }
   return summary;
 }

@@ -69,7 +69,7 @@ struct TraceSummary {
   std::string file;                                 ///< the path summarized
   SummaryTimeline timeline = SummaryTimeline::Cpu;  ///< where the breakdown was measured
   std::optional<int> rank;                          ///< distributedInfo.rank
-  std::uint64_t events = 0;                         ///< elements of traceEvents
+  std::uint64_t events = 0;                         ///< elements of traceEvents (of the rank, when merged)
   std::int64_t traceSpanNs = 0;                     ///< first start to last end of the complete events
   std::vector<StepSummary> steps;                   ///< by step number
   TimeBreakdown total;                              ///< all steps together (the whole trace span when there are none)
@@ -83,6 +83,10 @@ struct TraceSummary {
 struct TraceSummaryOptions {
   /// Rows kept in topOps and topKernels.
   std::size_t top = 10;
+  /// The rank to summarize. A merged trace (`distributedInfo.ranks` lists more than one) needs it: its events are
+  /// filtered to that rank's rows (pids rank * kMergedPidStride + i). A one-rank trace takes it as a check: it must
+  /// be the file's `distributedInfo.rank`.
+  std::optional<int> rank;
   /// Called every `progressEvery` events with the count so far.
   std::function<void(std::uint64_t)> onProgress;
   std::uint64_t progressEvery = 10'000'000;  ///< >= 1
@@ -106,7 +110,8 @@ struct TraceSummaryOptions {
 ///
 /// Memory is bounded by the work it needs: 24 bytes per cpu_op and 32 per GPU activity (self times and unions need
 /// them sorted per row), 16 per Fathom span and per top-level training op, plus the names; the file is streamed.
-/// Throws StorageError for unreadable or malformed files.
+/// Throws StorageError for unreadable or malformed files, ConfigError for a merged trace without options.rank and
+/// for a rank the trace does not hold.
 TraceSummary summarizeTrace(const std::filesystem::path& path, const TraceSummaryOptions& options = {});
 
 }  // namespace fathom::profile
