@@ -551,8 +551,7 @@ TraceSummary summarizeTrace(const std::filesystem::path& path, const TraceSummar
   } else {
     summary.rank = fileRank(reader.metadata());  // complete now: distributedInfo may follow traceEvents
     FATHOM_CHECK(!options.rank || summary.rank == options.rank, ConfigError, "--rank ", *options.rank, ": ",
-                 path.string(), " holds ", summary.rank ? "rank " + std::to_string(*summary.rank) : "no rank",
-                 " only");
+                 path.string(), " holds ", summary.rank ? "rank " + std::to_string(*summary.rank) : "no rank", " only");
   }
   return summary;
 }
