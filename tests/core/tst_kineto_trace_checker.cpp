@@ -3,6 +3,7 @@
 // known-good one passes clean, and one edit per rule breaks exactly that rule. Every failing row names the exact
 // set of rules it must trip, so a rule that stops firing (or fires where it should not) fails this test.
 #include "kineto_trace_checker.h"
+#include "kineto_trace_raw.h"
 
 #include <QTemporaryDir>
 #include <QTest>
