@@ -86,6 +86,13 @@ MainWindow::MainWindow(QWidget* parent)
   createActions();
   createMenus();
   createDocks();
+  // The home page's links do what the same menu entries do.
+  connect(m_home, &HomePage::openWorkspaceClicked, m_openAction, &QAction::trigger);
+  connect(m_home, &HomePage::newWorkspaceClicked, m_newAction, &QAction::trigger);
+  connect(m_home, &HomePage::demoClicked, m_demoAction, &QAction::trigger);
+  connect(m_home, &HomePage::newConfigurationClicked, m_wizardAction, &QAction::trigger);
+  connect(m_home, &HomePage::plannerClicked, m_plannerAction, &QAction::trigger);
+  connect(m_home, &HomePage::recentWorkspaceActivated, this, [this](const QString& path) { openWorkspace(path); });
 
   m_busy = new QProgressBar(this);
   m_busy->setObjectName(u"busyIndicator"_s);

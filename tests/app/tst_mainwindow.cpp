@@ -17,10 +17,12 @@
 
 #include <fathom/store/workspace.h>
 
+#include <QCommandLinkButton>
 #include <QDockWidget>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QMessageBox>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -93,6 +95,32 @@ private slots:
     window.closeWorkspace();
     QVERIFY(!window.workspace()->isOpen());
     QCOMPARE(window.runsBrowser()->findChild<QLabel*>(u"runsEmpty"_s)->text(), u"No workspace open."_s);
+  }
+
+  // The home page's links and its recent-workspaces list act like the menu entries they stand for.
+  void homePageLinksAct() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(u"recent.sqlite"_s);
+    {
+      MainWindow first;
+      first.openWorkspace(path, /*create=*/true);
+      QTRY_COMPARE(first.workspace()->path(), path);
+    }
+    MainWindow window;
+    window.show();
+    auto* home = window.findChild<QWidget*>(u"homePage"_s);
+    QVERIFY(home != nullptr);
+    const int tabs = window.documents()->count();
+    QTest::mouseClick(home->findChild<QCommandLinkButton*>(u"homePlanner"_s), Qt::LeftButton);
+    QTRY_COMPARE(window.documents()->count(), tabs + 1);
+    QCOMPARE(window.documents()->currentWidget()->objectName(), u"whatIfView"_s);
+
+    auto* recent = home->findChild<QListWidget*>(u"recentWorkspaces"_s);
+    QVERIFY(recent != nullptr);
+    QTRY_VERIFY(recent->count() >= 1);
+    QCOMPARE(recent->item(0)->data(Qt::UserRole).toString(), path);
+    emit recent->itemActivated(recent->item(0));
+    QTRY_COMPARE(window.workspace()->path(), path);
   }
 
   void aBadWorkspaceIsAnErrorWithTheCoreMessage() {
