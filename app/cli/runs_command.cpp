@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `fathom runs list|show|compare|export|delete`: reads (and prunes) the runs of a workspace. docs/workspace.md.
 #include "command.h"
+#include "text_table.h"
 
 #include <fathom/common/error.h>
 #include <fathom/config/config_resolver.h>
@@ -49,15 +50,7 @@ bool isMemoryKey(const std::string& key) {
 
 /// "1.5 GiB", "12.0 MiB", "512 B".
 std::string formatBytes(double bytes) {
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int unit = 0;
-  while (std::abs(bytes) >= 1024.0 && unit < 4) {
-    bytes /= 1024.0;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", bytes, kUnits[unit]);
-  return text;
+  return formatBinaryBytes(bytes, 1);
 }
 
 Workspace openWorkspace(const RunsFlags& flags) {
@@ -128,27 +121,6 @@ json runJson(const RunInfo& r) {
 json summaryJson(const MetricSummary& m) {
   return {{"key", m.key},           {"rank", m.rank},       {"count", m.count},    {"last_step", m.lastStep},
           {"last", number(m.last)}, {"min", number(m.min)}, {"max", number(m.max)}};
-}
-
-/// Pads a table's columns to their widest cell.
-void printTable(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> widths;
-  for (const auto& row : rows) {
-    widths.resize(std::max(widths.size(), row.size()));
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      widths[i] = std::max(widths[i], row[i].size());
-    }
-  }
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size()) {
-        line += std::string(widths[i] - row[i].size() + 2, ' ');
-      }
-    }
-    out << "  " << line << '\n';
-  }
 }
 
 int listRuns(const RunsFlags& flags) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "trace_report.h"
 
+#include "text_table.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <ostream>
@@ -31,40 +33,7 @@ std::string share(std::int64_t ns, std::int64_t of) {
 
 /// "512 B", "12.50 MiB", "1.25 GiB".
 std::string bytes(std::int64_t b) {
-  char text[32];
-  const double v = static_cast<double>(b);
-  if (std::abs(v) >= 1024.0 * 1024 * 1024) {
-    std::snprintf(text, sizeof text, "%.2f GiB", v / (1024.0 * 1024 * 1024));
-  } else if (std::abs(v) >= 1024.0 * 1024) {
-    std::snprintf(text, sizeof text, "%.2f MiB", v / (1024.0 * 1024));
-  } else if (std::abs(v) >= 1024.0) {
-    std::snprintf(text, sizeof text, "%.2f KiB", v / 1024.0);
-  } else {
-    std::snprintf(text, sizeof text, "%lld B", static_cast<long long>(b));
-  }
-  return text;
-}
-
-/// A table; row 0 is the header. With `numbers`, columns after the first are right-aligned.
-void table(std::ostream& out, const std::vector<std::vector<std::string>>& rows, bool numbers = true) {
-  std::vector<std::size_t> width;
-  for (const auto& row : rows) {
-    width.resize(std::max(width.size(), row.size()));
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      width[c] = std::max(width[c], row[c].size());
-    }
-  }
-  for (const auto& row : rows) {
-    std::string line = "  ";
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      const std::string pad(width[c] - row[c].size(), ' ');
-      line += c == 0 ? row[c] + pad : numbers ? "  " + pad + row[c] : "  " + row[c] + pad;
-    }
-    while (!line.empty() && line.back() == ' ') {
-      line.pop_back();
-    }
-    out << line << '\n';
-  }
+  return formatBinaryBytes(static_cast<double>(b), 2);
 }
 
 std::vector<std::string> breakdownRow(std::string label, const TimeBreakdown& t, bool gpu) {
@@ -90,7 +59,7 @@ void opTable(std::ostream& out, const char* title, const std::vector<profile::Op
     rows.push_back({op.name, std::to_string(op.count), ms(self ? op.selfNs : op.totalNs), ms(self ? op.totalNs : mean),
                     ms(op.maxNs)});
   }
-  table(out, rows);
+  printTable(out, rows, ColumnAlign::NumbersRight);
 }
 
 nlohmann::json breakdownJson(const TimeBreakdown& t) {
@@ -145,7 +114,7 @@ void printTraceSummary(std::ostream& out, const profile::TraceSummary& s) {
     rows.push_back(breakdownRow(std::to_string(step.step), step.time, gpu));
   }
   rows.push_back(breakdownRow(s.steps.empty() ? "trace" : "all", s.total, gpu));
-  table(out, rows);
+  printTable(out, rows, ColumnAlign::NumbersRight);
 
   opTable(out, "Top ops by self time (cpu_op)", s.topOps, true);
   opTable(out, "Top GPU kernels by time", s.topKernels, false);
@@ -155,7 +124,7 @@ void printTraceSummary(std::ostream& out, const profile::TraceSummary& s) {
     for (const auto& x : s.collectives) {
       c.push_back({x.kind, std::to_string(x.count), ms(x.totalNs), bytes(x.bytes)});
     }
-    table(out, c);
+    printTable(out, c, ColumnAlign::NumbersRight);
   }
   opTable(out, "Fathom spans", s.spans, false);
   if (!s.memory.empty()) {
@@ -164,7 +133,7 @@ void printTraceSummary(std::ostream& out, const profile::TraceSummary& s) {
     for (const auto& x : s.memory) {
       m.push_back({x.category, bytes(x.peakBytes)});
     }
-    table(out, m);
+    printTable(out, m, ColumnAlign::NumbersRight);
   }
 }
 
@@ -245,7 +214,7 @@ void printTraceRules(std::ostream& out) {
     rows.push_back({std::string(rule.id), rule.level == profile::TraceIssueLevel::Error ? "error" : "warning",
                     std::string(rule.source), std::string(rule.description)});
   }
-  table(out, rows, false);
+  printTable(out, rows, ColumnAlign::Left);
 }
 
 }  // namespace fathom::cli

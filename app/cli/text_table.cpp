@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "text_table.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace fathom::cli {
+
+std::string formatBinaryBytes(double bytes, int decimals) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  while (std::abs(bytes) >= 1024.0 && unit < 4) {
+    bytes /= 1024.0;
+    ++unit;
+  }
+  char text[48];
+  std::snprintf(text, sizeof text, "%.*f %s", unit == 0 ? 0 : decimals, bytes, kUnits[unit]);
+  return text;
+}
+
+void printTable(std::ostream& out, const std::vector<std::vector<std::string>>& rows, ColumnAlign align) {
+  std::vector<std::size_t> width;
+  for (const auto& row : rows) {
+    width.resize(std::max(width.size(), row.size()));
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      width[c] = std::max(width[c], row[c].size());
+    }
+  }
+  for (const auto& row : rows) {
+    std::string line = "  ";
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      const std::string pad(width[c] - row[c].size(), ' ');
+      const bool right = c > 0 && align == ColumnAlign::NumbersRight;
+      line += (c == 0 ? "" : "  ") + (right ? pad + row[c] : row[c] + pad);
+    }
+    while (!line.empty() && line.back() == ' ') {
+      line.pop_back();
+    }
+    out << line << '\n';
+  }
+}
+
+}  // namespace fathom::cli
