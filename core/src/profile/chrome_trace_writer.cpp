@@ -19,12 +19,6 @@ constexpr std::array<std::string_view, 7> kOwnedKeys = {"schemaVersion",   "devi
                                                         "displayTimeUnit", "baseTimeNanoseconds", "traceEvents",
                                                         "traceName"};
 
-template <typename Integer> void appendInteger(std::string& out, Integer value) {
-  char text[24];
-  const auto result = std::to_chars(text, text + sizeof text, value);
-  out.append(text, result.ptr);
-}
-
 void appendDouble(std::string& out, double value) {
   if (!std::isfinite(value)) {
     out += "null";  // JSON has no NaN or infinity

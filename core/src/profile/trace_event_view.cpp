@@ -98,13 +98,7 @@ std::optional<std::string_view> TraceEventView::string(std::string_view key) con
 }
 
 std::optional<std::int64_t> TraceEventView::integer(std::string_view key) const {
-  const std::string_view text = raw(key);
-  std::int64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
-    return std::nullopt;
-  }
-  return value;
+  return parseInteger(raw(key));
 }
 
 std::optional<std::int64_t> TraceEventView::micros(std::string_view key) const {

@@ -93,6 +93,15 @@ void appendJsonString(std::string& out, std::string_view text) {
   out.push_back('"');
 }
 
+std::optional<std::int64_t> parseInteger(std::string_view text) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
+    return std::nullopt;
+  }
+  return value;
+}
+
 std::optional<std::int64_t> parseMicros(std::string_view text) {
   const char* p = text.data();
   const char* const end = p + text.size();

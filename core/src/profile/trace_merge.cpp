@@ -68,11 +68,6 @@ InputHeader readHeader(const std::filesystem::path& path) {
   return h;
 }
 
-void appendInteger(std::string& out, std::int64_t value) {
-  char text[24];
-  out.append(text, std::to_chars(text, text + sizeof text, value).ptr);
-}
-
 /// Starts member `m` of an object being rewritten: a ',' unless it is the first, then its raw key and ':'.
 void beginMember(std::string& out, const TraceEventView::Member& m, bool& first) {
   if (!first) {

@@ -34,10 +34,6 @@ constexpr std::array<std::string_view, 3> kTrainingSpans = {"fathom::forward", "
 constexpr std::array<std::string_view, 7> kMemoryCategories = {
     "parameter", "gradient", "optimizer_state", "activation", "temporary", "input", "other"};
 
-bool startsWith(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
-
 template <std::size_t N> bool isOneOf(std::string_view text, const std::array<std::string_view, N>& set) {
   return std::find(set.begin(), set.end(), text) != set.end();
 }
@@ -167,11 +163,11 @@ private:
       if (const auto correlation = argInteger(e, "correlation")) {
         m_launches[*correlation] = start;
       }
-    } else if (startsWith(name, "ProfilerStep")) {
+    } else if (name.starts_with("ProfilerStep")) {
       addStep(e, name, start, end);
-    } else if (startsWith(name, kFathomPrefix)) {
+    } else if (name.starts_with(kFathomPrefix)) {
       addFathomSpan(e, name, start, end);
-    } else if (startsWith(name, "enumerate(DataLoader)")) {
+    } else if (name.starts_with("enumerate(DataLoader)")) {
       m_data.push_back({start, end});
     }
   }
@@ -190,9 +186,9 @@ private:
   void addGpu(const TraceEventView& e, std::string_view cat, std::string_view name, std::int64_t start,
               std::int64_t end) {
     GpuKind kind = GpuKind::Compute;
-    if (cat != "kernel" || startsWith(name, "Memcpy") || startsWith(name, "Memset")) {
+    if (cat != "kernel" || name.starts_with("Memcpy") || name.starts_with("Memset")) {
       kind = GpuKind::Memory;
-    } else if (startsWith(name, "nccl")) {
+    } else if (name.starts_with("nccl")) {
       kind = GpuKind::Communication;
     }
     const bool args = m_args.parse(e.raw("args"));

@@ -98,17 +98,6 @@ bool hasUnicodeEscape(std::string_view text) {
   return false;
 }
 
-/// A JSON integer literal that fits int64 (what nlohmann and Perfetto read as an integer); nullopt for anything
-/// else (strings, decimals, exponents). `raw` is a member's JSON text, already checked to be JSON.
-std::optional<std::int64_t> intOf(std::string_view raw) {
-  std::int64_t value = 0;
-  const auto [end, error] = std::from_chars(raw.data(), raw.data() + raw.size(), value);
-  if (raw.empty() || error != std::errc() || end != raw.data() + raw.size()) {
-    return std::nullopt;
-  }
-  return value;
-}
-
 bool isNumber(std::string_view raw) {
   return !raw.empty() && (raw.front() == '-' || (raw.front() >= '0' && raw.front() <= '9'));
 }
@@ -127,7 +116,7 @@ struct PerfettoTime {
 /// A member's raw number as Perfetto converts it: integers times 1000, other numbers through a double (from_chars
 /// rounds correctly, as the JSON parsers do). nullopt when absent or not a number.
 std::optional<PerfettoTime> timeOf(std::string_view raw) {
-  if (const auto i = intOf(raw)) {  // integers: exact in every version
+  if (const auto i = parseInteger(raw)) {  // integers: exact in every version
     return *i > INT64_MAX / 1000 || *i < INT64_MIN / 1000 ? std::nullopt : std::optional(PerfettoTime{*i * 1000, 0});
   }
   double micros = 0;
@@ -141,10 +130,6 @@ std::optional<PerfettoTime> timeOf(std::string_view raw) {
 /// A raw member for messages: "none" when absent.
 std::string shown(std::string_view raw) {
   return raw.empty() ? std::string("none") : std::string(raw);
-}
-
-bool startsWith(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
 }
 
 /// HTA's `ProfilerStep\s*#\s*(\d+)` (re.search): the prefix, '#', then at least one digit.
@@ -215,7 +200,7 @@ public:
     }
     const char p = phase[0];
     if (const std::optional<std::string_view> name = m_event.string("name");
-        name && startsWith(*name, "ProfilerStep") && !isProfilerStepName(*name)) {
+        name && (*name).starts_with("ProfilerStep") && !isProfilerStepName(*name)) {
       add("profiler-step", "\"" + std::string(*name) + "\" does not match ProfilerStep#N", index, text);
     }
     if (p == 'M') {
@@ -367,8 +352,8 @@ private:
     }
     const std::string_view category = cat.value_or("");
     if (category == "kernel" || category == "gpu_memcpy" || category == "gpu_memset") {
-      const std::optional<std::int64_t> stream = intOf(args().raw("stream"));
-      const std::optional<std::int64_t> correlation = intOf(m_args.raw("correlation"));
+      const std::optional<std::int64_t> stream = parseInteger(args().raw("stream"));
+      const std::optional<std::int64_t> correlation = parseInteger(m_args.raw("correlation"));
       if (!stream || !correlation) {
         add("gpu-args", "a " + std::string(category) + " event without integer args.stream and args.correlation", index,
             text);
@@ -376,15 +361,15 @@ private:
         m_gpuCorrelations.emplace_back(*correlation, static_cast<std::uint64_t>(index));
       }
     } else if (category == "cuda_runtime" || category == "cuda_driver") {
-      if (const std::optional<std::int64_t> correlation = intOf(args().raw("correlation"))) {
+      if (const std::optional<std::int64_t> correlation = parseInteger(args().raw("correlation"))) {
         m_launchCorrelations.insert(*correlation);
       }
     }
   }
 
   std::optional<std::pair<std::int64_t, std::int64_t>> rowOf(std::int64_t index, std::string_view text) {
-    const std::optional<std::int64_t> pid = intOf(m_event.raw("pid"));
-    const std::optional<std::int64_t> tid = intOf(m_event.raw("tid"));
+    const std::optional<std::int64_t> pid = parseInteger(m_event.raw("pid"));
+    const std::optional<std::int64_t> tid = parseInteger(m_event.raw("tid"));
     if (!pid || !tid || *pid < 0 || *tid < 0) {
       add("pid-tid",
           "pid and tid must be integers >= 0 (got " + shown(m_event.raw("pid")) + ", " + shown(m_event.raw("tid")) +
@@ -451,7 +436,7 @@ private:
     } else if (name == "process_labels") {
       ok = isString(a.raw("labels"));
     } else if (name == "process_sort_index" || name == "thread_sort_index") {
-      ok = intOf(a.raw("sort_index")).has_value();
+      ok = parseInteger(a.raw("sort_index")).has_value();
     } else {
       add("metadata", "unknown metadata event \"" + name + "\"", index, text);
       return;

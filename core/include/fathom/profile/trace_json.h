@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <charconv>
+#include <concepts>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,6 +20,16 @@ namespace fathom::profile {
 /// Appends `ns` nanoseconds as microseconds with exactly three decimals: 0 -> "0.000", 999 -> "0.999",
 /// 1000 -> "1.000", -1 -> "-0.001". Exact for every int64.
 void appendMicros(std::string& out, std::int64_t ns);
+
+/// Appends an integer in decimal, as JSON writes it.
+template <std::integral Integer> void appendInteger(std::string& out, Integer value) {
+  char text[24];
+  out.append(text, std::to_chars(text, text + sizeof text, value).ptr);
+}
+
+/// A JSON integer literal that fits int64 ("-12", "4242"); nullopt for anything else (empty, decimals, exponents,
+/// strings, overflow).
+std::optional<std::int64_t> parseInteger(std::string_view text);
 
 /// Appends `text` as a quoted JSON string that every viewer loads:
 /// - `"` and `\` are escaped as `\"` and `\\`;
