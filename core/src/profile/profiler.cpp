@@ -281,12 +281,20 @@ Profiler::Profiler(ProfilerOptions options, ProfilerContext context) : m_impl(st
   d.context = std::move(context);
   d.mainTid = static_cast<std::uint64_t>(::syscall(SYS_gettid));
 
-  // GPU tracing: on where asked for or (by default) where the device is CUDA and CUPTI can trace.
-  const std::string unavailable = detail::GpuCapture::unavailableReason();
-  const bool wantCuda = d.options.cuda.value_or(d.context.cudaDevice && unavailable.empty());
+  // GPU tracing: on where asked for or (by default) where the device is CUDA and CUPTI can trace. Probing loads
+  // libcupti and initializes the driver, so it happens only when GPU tracing is in question.
+  const bool considerCuda = d.options.cuda.value_or(d.context.cudaDevice);
+  const std::string unavailable = considerCuda ? detail::GpuCapture::unavailableReason() : std::string();
+  const bool wantCuda = considerCuda && d.options.cuda.value_or(unavailable.empty());
   FATHOM_CHECK(!wantCuda || unavailable.empty(), ProfilerError, "profiler: CUDA activity was requested but ",
                unavailable);
-  d.gpuStatus = wantCuda ? "CUPTI" : (unavailable.empty() ? "not requested" : unavailable);
+  if (wantCuda) {
+    d.gpuStatus = "CUPTI";
+  } else if (!considerCuda) {
+    d.gpuStatus = d.options.cuda.has_value() ? "not requested" : "not requested (the device is not CUDA)";
+  } else {
+    d.gpuStatus = unavailable;
+  }
 
   detail::CaptureSettings settings;
   settings.cpu = d.options.cpu;
