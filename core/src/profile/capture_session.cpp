@@ -107,7 +107,6 @@ ThreadCapture& CaptureSession::thread() {
   if (t_slot.serial != m_serial || !t_slot.capture) {
     auto capture = std::make_shared<ThreadCapture>();
     capture->osTid = static_cast<std::uint64_t>(::syscall(SYS_gettid));
-    capture->pthreadId = static_cast<std::uint64_t>(::pthread_self());
     capture->threadName = currentThreadName();
     capture->events.reserve(kReserveEvents);
     {
@@ -163,7 +162,6 @@ CollectedCapture CaptureSession::collect(std::int64_t ns) {
       auto copy = std::make_shared<ThreadCapture>();
       std::lock_guard threadLock(thread->mutex);
       copy->osTid = thread->osTid;
-      copy->pthreadId = thread->pthreadId;
       copy->threadName = thread->threadName;
       copy->events.swap(thread->events);
       copy->extras.swap(thread->extras);

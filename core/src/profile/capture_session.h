@@ -61,8 +61,7 @@ struct CollectiveRecord {
 /// One thread's buffers. The owning thread appends under `mutex` (uncontended: only the collector takes it too).
 struct ThreadCapture {
   std::mutex mutex;
-  std::uint64_t osTid = 0;      ///< gettid()
-  std::uint64_t pthreadId = 0;  ///< pthread_self(), what CUPTI reports as a thread id
+  std::uint64_t osTid = 0;  ///< gettid()
   std::string threadName;
   std::vector<CpuEvent> events;
   std::vector<OpExtras> extras;

@@ -203,15 +203,19 @@ void buildWindowMemory(WindowData& window) {
   MemoryTimelineInput input;
   input.startNs = window.capture.startNs;
   input.endNs = window.capture.endNs;
-  input.baseline = window.capture.baseline;
-  input.phases = window.capture.phases;
-  input.classifications = window.capture.classifications;
+  // The capture's memory inputs are read only here: move them, and free each thread's events once merged.
+  input.baseline = std::move(window.capture.baseline);
+  input.phases = std::move(window.capture.phases);
+  input.classifications = std::move(window.capture.classifications);
   input.events.reserve(all.size());
   window.memoryEventTids.reserve(all.size());
   for (const auto& [event, tid] : all) {
     input.events.push_back(*event);
     window.memoryEventTids.push_back(tid);
   }
+  all.clear();
+  for (const auto& thread : window.capture.threads)
+    std::vector<AllocatorEvent>().swap(thread->memory);
   window.memory = buildMemoryTimeline(input);
   window.memoryEvents = std::move(input.events);
   window.stats.memoryEvents = static_cast<std::int64_t>(window.memoryEvents.size());
