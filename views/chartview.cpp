@@ -58,7 +58,6 @@ void ChartView::addStrategyAxes(const QStringList& labels, QAbstractSeries* bars
 }
 
 void ChartView::showTip(const QString& text) {
-  m_lastTip = text;
   if (text.isEmpty()) {
     QToolTip::hideText();
   } else {

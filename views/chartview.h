@@ -15,9 +15,6 @@ class ChartView : public QChartView {
 public:
   explicit ChartView(QWidget* parent = nullptr);
 
-  /// The text of the last hover explanation shown (tests read it; the tooltip itself is transient).
-  const QString& lastTip() const { return m_lastTip; }
-
   /// Draws the chart into `target` of `painter` at the target's size, whether or not the view is shown (exports
   /// render charts of hidden tabs too); the chart returns to the view's size afterwards.
   void renderTo(QPainter* painter, const QRectF& target);
@@ -34,7 +31,6 @@ protected:
   static QString tipText(const QString& heading, const QString& explanation);
 
 private:
-  QString m_lastTip;
 };
 
 }  // namespace fathom::views

@@ -117,10 +117,6 @@ void RunsBrowser::focusFilter() {
   m_filter->selectAll();
 }
 
-void RunsBrowser::setFilterText(const QString& text) {
-  m_filter->setText(text);
-}
-
 void RunsBrowser::setEmptyText(const QString& text) {
   m_emptyText = text;
   updateEmptyState();

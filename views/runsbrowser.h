@@ -25,7 +25,6 @@ public:
 
   /// Focuses the filter field and selects its text (Ctrl+F).
   void focusFilter();
-  void setFilterText(const QString& text);
   /// The text shown instead of the table while there are no runs (e.g. "No workspace open").
   void setEmptyText(const QString& text);
   /// Selects run `id` if it is listed.

@@ -60,10 +60,6 @@ PlannerController::~PlannerController() {
   m_evaluate.worker.waitForFinished();
 }
 
-bool PlannerController::isBusy() const {
-  return m_compare.running || m_evaluate.running;
-}
-
 void PlannerController::compare(const views::PlanRequest& request) {
   if (m_compare.running) {
     m_compare.next = request;

@@ -26,8 +26,6 @@ public:
   void compare(const views::PlanRequest& request);
   /// Evaluates `request.plan` alone (snapshotReady follows).
   void evaluate(const views::PlanRequest& request);
-  /// True while a job runs or waits.
-  bool isBusy() const;
 
 signals:
   void comparisonReady(const fathom::views::PlanComparison& comparison);
