@@ -4,6 +4,7 @@
 // workspace back through core/store: one succeeded run with both ranks, their losses and log lines, and the plan.
 #include "demobuilder.h"
 #include "launchcontroller.h"
+#include "studio_test_mode.h"
 
 #include <fathom/store/workspace.h>
 
@@ -11,7 +12,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSignalSpy>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -24,9 +24,10 @@ class TestDemoBuilder : public QObject {
 
 private slots:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
+    fathom::test::enterStudioTestMode();
     QVERIFY2(!studio::LaunchController::fathomExecutable().isEmpty(), "fathom not built");
   }
+  void cleanupTestCase() { fathom::test::leaveStudioTestMode(); }
 
   void buildsARealRunAndASavedComparison() {
     QTemporaryDir dir;

@@ -21,17 +21,10 @@ namespace {
 using Run = fathom::test::CliRun;
 using fathom::test::runFathom;
 
-QJsonDocument parse(const Run& r) {
-  QJsonParseError error;
-  const auto doc = QJsonDocument::fromJson(r.out, &error);
-  if (doc.isNull()) {
-    qWarning("%s\n%s\n%s", qPrintable(error.errorString()), r.out.constData(), r.err.constData());
-  }
-  return doc;
-}
+using fathom::test::describe;
 
-QString describe(const Run& r) {
-  return QString::fromUtf8(r.out + "\n--- stderr ---\n" + r.err);
+QJsonDocument parse(const Run& r) {
+  return fathom::test::stdoutJson(r);
 }
 }  // namespace
 

@@ -3,13 +3,13 @@
 // About dialog, and speaks German under a German locale. Runs on the offscreen platform.
 #include "environmentcontroller.h"
 #include "mainwindow.h"
+#include "studio_test_mode.h"
 #include "studiotranslations.h"
 
 #include <QApplication>
 #include <QDialog>
 #include <QLabel>
 #include <QMenuBar>
-#include <QStandardPaths>
 #include <QTableView>
 #include <QTest>
 #include <QTranslator>
@@ -21,7 +21,8 @@ class TestStudioSmoke : public QObject {
   Q_OBJECT
 
 private slots:
-  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+  void initTestCase() { fathom::test::enterStudioTestMode(); }
+  void cleanupTestCase() { fathom::test::leaveStudioTestMode(); }
 
   void mainWindowShowsEnvironment() {
     MainWindow window;

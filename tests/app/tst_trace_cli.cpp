@@ -27,9 +27,7 @@ namespace {
 using Run = fathom::test::CliRun;
 using fathom::test::runFathom;
 
-QString describe(const Run& r) {
-  return QString::fromUtf8(r.out + "\n--- stderr ---\n" + r.err);
-}
+using fathom::test::describe;
 
 /// The output with each run of spaces folded into one, for checking table rows without their padding.
 QByteArray folded(QByteArray text) {
@@ -37,12 +35,7 @@ QByteArray folded(QByteArray text) {
 }
 
 QJsonDocument parse(const Run& r) {
-  QJsonParseError error;
-  const QJsonDocument doc = QJsonDocument::fromJson(r.out, &error);
-  if (doc.isNull()) {
-    qWarning("%s\n%s", qPrintable(error.errorString()), r.out.constData());
-  }
-  return doc;
+  return fathom::test::stdoutJson(r);
 }
 
 std::string span(std::string_view name, int tid, int start, int end) {
@@ -241,7 +234,8 @@ private slots:
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("has no trace \"trace.json.gz\" for rank 5"), qPrintable(describe(r)));
     r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, u"no-such-run"_s});
-    QVERIFY(r.exitCode != 0);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("no run \"no-such-run\""), qPrintable(describe(r)));
     // A partial trace exports as it is, with a warning.
     r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, QString::number(m_run), u"--name"_s, u"partial"_s,
                u"-o"_s, file(u"partial.json"_s)});

@@ -491,6 +491,7 @@ private slots:
     RecordingSink second;
     builder.build(first.sink());
     builder.build(second.sink());
+    QVERIFY(!first.lines.isEmpty());
     QCOMPARE(second.lines, first.lines);
     QCOMPARE(builder.size(), std::size_t(2));
     builder.clear();

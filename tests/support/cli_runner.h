@@ -3,6 +3,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QJsonDocument>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QString>
@@ -61,6 +62,21 @@ inline CliRun runFathom(const QStringList& args,
   }
   return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
           p.readAllStandardError()};
+}
+
+/// Standard output and error of a run, for QVERIFY2 messages.
+inline QString describe(const CliRun& r) {
+  return QString::fromUtf8(r.out + "\n--- stderr ---\n" + r.err);
+}
+
+/// Standard output as a JSON document; a null document (and a warning with the parse error) when it is not one.
+inline QJsonDocument stdoutJson(const CliRun& r) {
+  QJsonParseError error;
+  const QJsonDocument doc = QJsonDocument::fromJson(r.out, &error);
+  if (doc.isNull()) {
+    qWarning("%s\n%s\n%s", qPrintable(error.errorString()), r.out.constData(), r.err.constData());
+  }
+  return doc;
 }
 
 }  // namespace fathom::test
