@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "demobuilder.h"
-#include "environmentcontroller.h"
-#include "mainwindow.h"
-#include "screenshotdirector.h"
-#include "studiosettings.h"
-#include "studiotranslations.h"
-#include "workspacecontroller.h"
+#include "demo_builder.h"
+#include "environment_controller.h"
+#include "main_window.h"
+#include "screenshot_director.h"
+#include "studio_settings.h"
+#include "studio_translations.h"
+#include "workspace_controller.h"
 
 #include <fathom/common/build_info.h>
 #include <fathom/common/log.h>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Studio starts, shows its window with menus and a status bar, fills the environment page, opens the
 // About dialog, and speaks German under a German locale. Runs on the offscreen platform.
-#include "environmentcontroller.h"
-#include "mainwindow.h"
+#include "environment_controller.h"
+#include "main_window.h"
 #include "studio_test_mode.h"
-#include "studiotranslations.h"
+#include "studio_translations.h"
 
 #include <QApplication>
 #include <QDialog>
