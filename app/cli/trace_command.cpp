@@ -7,11 +7,11 @@
 
 #include <fathom/common/error.h>
 #include <fathom/config/config_resolver.h>
-#include <fathom/profile/trace_file_sink.h>
-#include <fathom/profile/trace_input.h>
-#include <fathom/profile/trace_merge.h>
-#include <fathom/profile/trace_reader.h>
 #include <fathom/store/workspace.h>
+#include <fathom/trace/trace_file_sink.h>
+#include <fathom/trace/trace_input.h>
+#include <fathom/trace/trace_merge.h>
+#include <fathom/trace/trace_reader.h>
 
 #include <algorithm>
 #include <charconv>
@@ -76,10 +76,10 @@ bool hasGzipName(const fs::path& path) {
 
 /// Writes `input`'s bytes to `output`, gzip-compressed or not as `output`'s name says; the bytes are copied as
 /// they are when the compression already matches.
-void convert(profile::TraceInput input, const fs::path& output, std::string_view rawBytes = {}) {
+void convert(trace::TraceInput input, const fs::path& output, std::string_view rawBytes = {}) {
   const bool wantGzip = hasGzipName(output);
   const bool copy = !rawBytes.empty() && input.compressed() == wantGzip;
-  profile::TraceFileSink sink(output, {.gzip = wantGzip && !copy});  // a copy of gzip bytes is already gzip
+  trace::TraceFileSink sink(output, {.gzip = wantGzip && !copy});  // a copy of gzip bytes is already gzip
   if (copy) {
     sink.write(rawBytes);
   } else {
@@ -95,7 +95,7 @@ void convert(profile::TraceInput input, const fs::path& output, std::string_view
 /// leaves a partial one). Returns the reader's complaint, or nothing.
 std::optional<std::string> incompleteness(const std::string& label, const std::string& bytes) {
   try {
-    profile::TraceReader reader(profile::TraceInput::fromBytes(label, bytes));
+    trace::TraceReader reader(trace::TraceInput::fromBytes(label, bytes));
     while (reader.next()) {
     }
   } catch (const Error& e) {
@@ -163,7 +163,7 @@ int exportFromWorkspace(const TraceFlags& flags) {
                "--rank all writes one file per rank: -o must be a directory, got ", flags.output);
   for (const int rank : ranks) {
     const std::string bytes = ws.traceData(run.id, name, rank);
-    const bool gz = profile::isGzip(bytes);
+    const bool gz = trace::isGzip(bytes);
     const std::string fileName = baseName(name) + ".rank" + std::to_string(rank) + (gz ? ".json.gz" : ".json");
     const fs::path output = flags.output.empty() ? fs::path(fileName)
                             : many               ? fs::path(flags.output) / fileName
@@ -175,7 +175,7 @@ int exportFromWorkspace(const TraceFlags& flags) {
                    "ended early); exporting it as it is: "
                 << *problem << '\n';
     }
-    convert(profile::TraceInput::fromBytes(label, bytes), output, bytes);
+    convert(trace::TraceInput::fromBytes(label, bytes), output, bytes);
     std::cerr << "Exported " << label << " (" << bytes.size() << " bytes" << (gz ? ", gzip" : "") << ") to "
               << output.string() << '\n';
   }
@@ -194,7 +194,7 @@ int exportCommand(const TraceFlags& flags) {
   requireFile(flags.inputs.front());
   FATHOM_CHECK(!fs::exists(flags.output) || !fs::equivalent(flags.inputs.front(), flags.output), ConfigError,
                "-o must differ from INPUT");
-  convert(profile::TraceInput::openFile(flags.inputs.front()), flags.output);
+  convert(trace::TraceInput::openFile(flags.inputs.front()), flags.output);
   std::cerr << "Wrote " << flags.output << (hasGzipName(flags.output) ? " (gzip)" : "") << '\n';
   return 0;
 }
@@ -221,9 +221,9 @@ int mergeCommand(const TraceFlags& flags) {
     }
   }
   FATHOM_CHECK(!inputs.empty(), ConfigError, "`fathom trace merge` needs input traces (files or a directory)");
-  profile::TraceMergeOptions options;
+  trace::TraceMergeOptions options;
   options.onProgress = progress("merge");
-  const profile::TraceMergeResult result = profile::mergeTraces(inputs, flags.output, options);
+  const trace::TraceMergeResult result = trace::mergeTraces(inputs, flags.output, options);
   std::cerr << "Merged " << result.inputs.size() << " ranks (" << result.events << " events) into " << flags.output
             << '\n';
   for (const auto& in : result.inputs) {
@@ -238,13 +238,13 @@ int summaryCommand(const TraceFlags& flags) {
   FATHOM_CHECK(flags.inputs.size() == 1, ConfigError, "`fathom trace summary` takes one FILE, got ",
                flags.inputs.size());
   requireFile(flags.inputs.front());
-  profile::TraceSummaryOptions options;
+  trace::TraceSummaryOptions options;
   options.top = static_cast<std::size_t>(parseCount(flags.top, "--top"));
   if (!flags.rank.empty()) {
     options.rank = parseCount(flags.rank, "--rank");
   }
   options.onProgress = progress("summary");
-  const profile::TraceSummary summary = profile::summarizeTrace(flags.inputs.front(), options);
+  const trace::TraceSummary summary = trace::summarizeTrace(flags.inputs.front(), options);
   if (flags.json) {
     std::cout << traceSummaryJson(summary).dump(2) << '\n';
   } else {
@@ -263,13 +263,13 @@ int validateCommand(const TraceFlags& flags) {
   for (const std::string& input : flags.inputs) {
     requireFile(input);
   }
-  profile::TraceValidatorOptions options;
+  trace::TraceValidatorOptions options;
   options.onProgress = progress("validate");
-  const profile::TraceValidator validator(options);
+  const trace::TraceValidator validator(options);
   bool allValid = true;
   nlohmann::json reports = nlohmann::json::array();
   for (const std::string& input : flags.inputs) {
-    const profile::TraceValidationReport report = validator.validate(input);
+    const trace::TraceValidationReport report = validator.validate(input);
     allValid = allValid && report.valid();
     if (flags.json) {
       reports.push_back(validationReportJson(report));

@@ -168,7 +168,7 @@ private slots:
     QVERIFY(r.err.contains("Merged 2 ranks"));
     QVERIFY(r.err.contains("rank 1: "));
     QVERIFY(r.err.contains("shifted 1 us"));
-    QVERIFY(fathom::profile::isGzip(fathom::test::readRaw(path(u"merged.json.gz"_s))));
+    QVERIFY(fathom::trace::isGzip(fathom::test::readRaw(path(u"merged.json.gz"_s))));
     // A merged trace is summarized one rank at a time: --rank picks that rank's rows (rank 1 alone reads as its
     // own file does), and without it the summary refuses rather than mixing the ranks.
     r = trace({u"summary"_s, file(u"merged.json.gz"_s), u"--rank"_s, u"1"_s});
@@ -209,7 +209,7 @@ private slots:
     for (int rank = 0; rank < 2; ++rank) {
       const fs::path out = path(u"export/trace.rank%1.json.gz"_s.arg(rank));
       QVERIFY2(fs::exists(out), out.c_str());
-      QVERIFY(fathom::profile::isGzip(fathom::test::readRaw(out)));
+      QVERIFY(fathom::trace::isGzip(fathom::test::readRaw(out)));
       QCOMPARE(QString::fromStdString(fathom::test::readText(out)), QString::fromStdString(rankTrace(rank)));
     }
     // The default name, in the working directory; without --rank: rank 0.
@@ -247,7 +247,7 @@ private slots:
   void convertFiles() {
     Run r = trace({u"export"_s, file(u"rank0.json"_s), u"-o"_s, file(u"c.json.gz"_s)});
     QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
-    QVERIFY(fathom::profile::isGzip(fathom::test::readRaw(path(u"c.json.gz"_s))));
+    QVERIFY(fathom::trace::isGzip(fathom::test::readRaw(path(u"c.json.gz"_s))));
     r = trace({u"export"_s, file(u"c.json.gz"_s), u"-o"_s, file(u"c.json"_s)});
     QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
     QCOMPARE(fathom::test::readRaw(path(u"c.json"_s)), rankTrace(0));

@@ -8,9 +8,10 @@
 #include "profile/window_data.h"
 #include "profile/window_file.h"
 
+#include <fathom/common/clock.h>
 #include <fathom/common/error.h>
 #include <fathom/common/log.h>
-#include <fathom/profile/trace_event.h>
+#include <fathom/profile/clock.h>
 
 #include <nlohmann/json.hpp>
 
