@@ -222,6 +222,38 @@ private slots:
     QVERIFY(p.readAllStandardError().contains("trace.rank0.json.gz"));
   }
 
+  void exportIntoDirectories() {
+    // --rank all of a trace only one rank stored, into an existing directory given with a trailing '/': its one file
+    // goes inside (this once tried to rename the file onto the directory).
+    QVERIFY(QDir(m_dir.path()).mkpath(u"one-rank"_s));
+    Run r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, QString::number(m_run), u"--name"_s, u"partial"_s,
+                   u"--rank"_s, u"all"_s, u"-o"_s, file(u"one-rank/"_s)});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(fathom::test::readRaw(path(u"one-rank/partial.rank0.json"_s)), rankTrace(0).substr(0, 150));
+    // --rank all into a directory that does not exist yet: created, one file per rank.
+    const QString fresh = file(u"fresh-dir"_s) + u"/"_s;
+    r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, QString::number(m_run), u"--name"_s, u"trace.json.gz"_s,
+               u"--rank"_s, u"all"_s, u"-o"_s, fresh});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    for (int rank = 0; rank < 2; ++rank) {
+      const fs::path out = path(u"fresh-dir/trace.rank%1.json.gz"_s.arg(rank));
+      QCOMPARE(QString::fromStdString(fathom::test::readText(out)), QString::fromStdString(rankTrace(rank)));
+    }
+    // One rank into an existing directory named without the '/'.
+    r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, QString::number(m_run), u"--name"_s, u"trace.json.gz"_s,
+               u"--rank"_s, u"1"_s, u"-o"_s, file(u"one-rank"_s)});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QVERIFY(fs::exists(path(u"one-rank/trace.rank1.json.gz"_s)));
+    // A file where the directory should be: a usage error that says so, and the file is left alone.
+    fathom::test::writeTraceFile(path(u"a-file"_s), "x");
+    r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, QString::number(m_run), u"--name"_s, u"trace.json.gz"_s,
+               u"--rank"_s, u"all"_s, u"-o"_s, file(u"a-file"_s)});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("is a file, but --rank all writes one file per rank into a directory"),
+             qPrintable(describe(r)));
+    QCOMPARE(fathom::test::readRaw(path(u"a-file"_s)), std::string("x"));
+  }
+
   void exportRefusals() {
     // Several names and no --name: the listing says which exist.
     Run r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, QString::number(m_run)});

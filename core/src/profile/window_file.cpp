@@ -35,9 +35,12 @@ std::int64_t writeWindowFile(const WindowData& window, const std::filesystem::pa
   return static_cast<std::int64_t>(writer.sink().bytesOut());
 }
 
-void mergeWindowFiles(const std::vector<std::filesystem::path>& inputs, const std::filesystem::path& output) {
+void mergeWindowFiles(const std::vector<std::filesystem::path>& inputs, const std::filesystem::path& output,
+                      const std::function<void(std::string_view)>& onChunk) {
   createParent(output);
-  trace::mergeTraces(inputs, output);
+  trace::TraceMergeOptions options;
+  options.file.onChunk = onChunk;
+  trace::mergeTraces(inputs, output, options);
 }
 
 }  // namespace fathom::profile::detail
