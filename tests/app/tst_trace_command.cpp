@@ -6,6 +6,7 @@
 //   that is in the way (the traces are named as `fathom train --profile` names them, trace/trace_file_names.h);
 // - the dependency: this executable links fathom_cli_trace, and through it Fathom::trace only (no fathom_core, no
 //   LibTorch, tests/app/CMakeLists.txt). A `fathom trace` command that used anything else of core would not link.
+#include "error_helpers.h"
 #include "trace_command.h"
 #include "trace_fixtures.h"
 
@@ -21,17 +22,14 @@
 #include <vector>
 
 namespace fs = std::filesystem;
-using fathom::cli::RunTraces;
 using fathom::cli::StoredTrace;
-using fathom::test::completeEvent;
-using fathom::test::objectTrace;
-using fathom::test::traceKeys;
 
 namespace {
 
 /// A valid one-event trace whose event name says which trace it is.
 std::string traceText(const std::string& tag, int rank) {
-  return objectTrace({completeEvent("cpu_op", tag, 1, 1, "0.000", "1.000")}, traceKeys(rank));
+  namespace t = fathom::test;
+  return t::objectTrace({t::completeEvent("cpu_op", tag, 1, 1, "0.000", "1.000")}, t::traceKeys(rank));
 }
 
 /// A run's stored traces, in memory: what trace_workspace.cpp reads from a workspace.
@@ -44,7 +42,7 @@ public:
   }
   std::string bytesOf(const std::string& name, int rank) const { return m_bytes.at({name, rank}); }
 
-  RunTraces open() const {
+  fathom::cli::RunTraces open() const {
     return {"run 7 (gpt)", m_traces, [this](const StoredTrace& t) { return m_bytes.at({t.name, t.rank}); }};
   }
 
@@ -62,7 +60,7 @@ FakeRun profiledRun() {
   return run;
 }
 
-/// Runs `fathom trace <args>` against `run`; the ConfigError's message when it refuses, else "".
+/// Runs `fathom trace <args>` against `run`; the error's message when it refuses, else "".
 std::string traceCommand(const FakeRun& run, std::vector<std::string> args) {
   CLI::App root{"fathom", "fathom"};
   fathom::cli::CommandAction action;
@@ -76,13 +74,11 @@ std::string traceCommand(const FakeRun& run, std::vector<std::string> args) {
   for (std::string& a : args)
     argv.push_back(a.data());
   root.parse(static_cast<int>(argv.size()), argv.data());
-  try {
-    if (action() != 0)
-      return "nonzero exit";
-  } catch (const fathom::ConfigError& e) {
-    return e.what();
-  }
-  return {};
+  int exitCode = 0;
+  const std::string message = fathom::test::messageOf([&] { exitCode = action(); });
+  if (message != "<no exception>")
+    return message;
+  return exitCode == 0 ? std::string() : "exit code " + std::to_string(exitCode);
 }
 
 }  // namespace

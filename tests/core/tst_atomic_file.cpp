@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // fathom::AtomicFile (core/common): readers see the old file or the whole new one; a failure, an exception or an
 // abandoned writer leaves no temporary behind; a file it could not create is never removed; errors name the file.
+#include "error_helpers.h"
+
 #include <fathom/common/atomic_file.h>
 #include <fathom/common/error.h>
 
@@ -15,6 +17,8 @@
 #include <vector>
 
 namespace fs = std::filesystem;
+using fathom::test::messageOf;
+using fathom::test::throwsType;
 
 namespace {
 
@@ -33,16 +37,6 @@ std::vector<std::string> namesIn(const fs::path& dir) {
     names.push_back(entry.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
-}
-
-/// The message of the StorageError `f` throws, or "" when it throws none.
-template <typename F> std::string storageError(F&& f) {
-  try {
-    f();
-  } catch (const fathom::StorageError& e) {
-    return e.what();
-  }
-  return {};
 }
 
 }  // namespace
@@ -75,7 +69,7 @@ private slots:
     // A committed file stays; more bytes are refused, naming it.
     file.abandon();
     QVERIFY(fs::exists(path));
-    const std::string message = storageError([&] { file.write("late"); });
+    const std::string message = messageOf([&] { file.write("late"); });
     QVERIFY2(message.find("cannot write test file " + path.string() + ": it is already committed") != std::string::npos,
              message.c_str());
   }
@@ -93,7 +87,7 @@ private slots:
     file.abandon();
     file.abandon();  // twice: still fine
     QVERIFY(namesIn(root()).empty());
-    QVERIFY(!storageError([&] { file.commit(); }).empty());
+    QVERIFY(throwsType<fathom::StorageError>([&] { file.commit(); }));
     QVERIFY(namesIn(root()).empty());
   }
 
@@ -109,13 +103,13 @@ private slots:
 
   void createFailureNamesTheFileAndRemovesNothing() {
     const fs::path path = root() / "missing" / "d.bin";
-    const std::string message = storageError([&] { fathom::AtomicFile file(path, {.what = "checkpoint"}); });
+    const std::string message = messageOf([&] { fathom::AtomicFile file(path, {.what = "checkpoint"}); });
     QVERIFY2(message.find("cannot write checkpoint " + path.string() + ": cannot create " + path.string() +
                           ".partial: No such file or directory") != std::string::npos,
              message.c_str());
     // A temporary that cannot be opened for writing (here: a directory of that name) is someone else's: it stays.
     fs::create_directories(root() / "e.bin.partial" / "inside");
-    QVERIFY(!storageError([&] { fathom::AtomicFile file(root() / "e.bin"); }).empty());
+    QVERIFY(throwsType<fathom::StorageError>([&] { fathom::AtomicFile file(root() / "e.bin"); }));
     QVERIFY(fs::is_directory(root() / "e.bin.partial" / "inside"));
   }
 
@@ -125,7 +119,7 @@ private slots:
     fs::create_directories(target / "inside");
     fathom::AtomicFile file(target, {.what = "test file"});
     file.write("bytes");
-    const std::string message = storageError([&] { file.commit(); });
+    const std::string message = messageOf([&] { file.commit(); });
     QVERIFY2(message.find("cannot write test file " + target.string() + ": cannot rename " + target.string() +
                           ".partial to it") != std::string::npos,
              message.c_str());
@@ -137,7 +131,7 @@ private slots:
     const fs::path path = root() / "f.bin";
     fathom::AtomicFile file(path, {.what = "trace file"});
     file.write("abc");
-    const std::string message = storageError([&] { file.fail("zlib deflate failed"); });
+    const std::string message = messageOf([&] { file.fail("zlib deflate failed"); });
     QCOMPARE(message, "cannot write trace file " + path.string() + ": zlib deflate failed");
     QVERIFY(namesIn(root()).empty());
   }

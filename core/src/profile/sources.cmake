@@ -17,9 +17,9 @@ set(_fathom_profile_plain_sources
   ${CMAKE_CURRENT_LIST_DIR}/profiler_options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/window_events.cpp
   ${CMAKE_CURRENT_LIST_DIR}/window_file.cpp)
+include(${CMAKE_CURRENT_LIST_DIR}/cupti/sources.cmake)  # appends the GPU side to the list
 target_sources(fathom_core PRIVATE ${_fathom_profile_plain_sources})
 set_source_files_properties(${_fathom_profile_plain_sources} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
 target_sources(fathom_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/aten_observer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory_reporter.cpp)
-include(${CMAKE_CURRENT_LIST_DIR}/cupti/sources.cmake)
