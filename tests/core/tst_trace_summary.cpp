@@ -5,14 +5,14 @@
 #include "error_helpers.h"
 #include "trace_fixtures.h"
 
-#include <fathom/profile/trace_summary.h>
+#include <fathom/trace/trace_summary.h>
 
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <filesystem>
 
-using namespace fathom::profile;
+using namespace fathom::trace;
 namespace fs = std::filesystem;
 using fathom::test::completeEvent;
 using fathom::test::contains;

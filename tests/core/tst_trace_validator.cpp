@@ -5,8 +5,8 @@
 #include "trace_fixtures.h"
 
 #include <fathom/common/error.h>
-#include <fathom/profile/chrome_trace_writer.h>
-#include <fathom/profile/trace_validator.h>
+#include <fathom/trace/chrome_trace_writer.h>
+#include <fathom/trace/trace_validator.h>
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -15,7 +15,7 @@
 #include <map>
 #include <set>
 
-using namespace fathom::profile;
+using namespace fathom::trace;
 namespace fs = std::filesystem;
 using fathom::test::completeEvent;
 using fathom::test::contains;

@@ -3,6 +3,8 @@
 
 #include "common/formatting.h"
 
+#include <fathom/common/clock.h>
+
 #include <QBrush>
 #include <QColor>
 #include <QDateTime>
@@ -12,17 +14,12 @@
 #include <QLocale>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 using namespace Qt::StringLiterals;
 
 namespace fathom::views {
 namespace {
-
-double unixNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 /// The value of `--strategy X` (or `--strategy=X`) among the words of a command.
 QString strategyFlag(const QJsonArray& command) {
@@ -86,7 +83,7 @@ RunRow RunRow::fromStore(const store::RunInfo& info, int rankCount, const std::v
   if (info.endedAt) {
     row.durationS = *info.endedAt - start;
   } else if (info.status == store::RunStatus::Running) {
-    row.durationS = std::max(0.0, unixNow() - start);
+    row.durationS = std::max(0.0, unixNowSeconds() - start);
   }
   return row;
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <fathom/common/clock.h>
 #include <fathom/store/workspace.h>
 
 #include "schema.h"
@@ -9,7 +10,6 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -19,10 +19,6 @@
 namespace fathom::store {
 namespace {
 
-double nowSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 /// One row of `artifacts`, stamped now (inside the caller's transaction, if any).
 void insertArtifact(sql::Db& db, RunId run, const Artifact& artifact) {
   sql::Statement s(db, "INSERT INTO artifacts (run_id, kind, path, bytes, created_at) VALUES (?, ?, ?, ?, ?)");
@@ -30,7 +26,7 @@ void insertArtifact(sql::Db& db, RunId run, const Artifact& artifact) {
       .bind(2, toString(artifact.kind))
       .bind(3, std::string_view(artifact.path))
       .bind(4, artifact.bytes)
-      .bind(5, nowSeconds());
+      .bind(5, unixNowSeconds());
   s.run();
 }
 
@@ -323,7 +319,7 @@ int Workspace::schemaVersion() const {
 }
 
 RunId Workspace::createRun(const NewRun& run, const ProcessIdentity& launcher) {
-  const double now = nowSeconds();
+  const double now = unixNowSeconds();
   sql::Statement s(m_impl->db, "INSERT INTO runs (name, status, created_at, started_at, command_line, host, "
                                "launcher_pid, launcher_start_time, config_format, config_text) "
                                "VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -343,7 +339,7 @@ RunId Workspace::createRun(const NewRun& run, const ProcessIdentity& launcher) {
 void Workspace::finishRun(RunId run, RunStatus status, std::optional<int> exitCode) {
   FATHOM_CHECK(status != RunStatus::Running, ConfigError, "finishRun needs a final status, not \"running\"");
   sql::Statement s(m_impl->db, "UPDATE runs SET status = ?, exit_code = ?, ended_at = ? WHERE id = ?");
-  s.bind(1, toString(status)).bind(2, exitCode).bind(3, nowSeconds()).bind(4, run.value);
+  s.bind(1, toString(status)).bind(2, exitCode).bind(3, unixNowSeconds()).bind(4, run.value);
   s.run();
   FATHOM_CHECK(sqlite3_changes(m_impl->db.handle()) == 1, ConfigError, m_impl->path.string(), ": no run with id ",
                run.value);
@@ -424,7 +420,7 @@ ArtifactId Workspace::addArtifact(RunId run, const Artifact& artifact) {
 
 PlanId Workspace::savePlan(std::string_view inputJson, std::string_view predictionJson) {
   sql::Statement s(m_impl->db, "INSERT INTO plans (created_at, input_json, prediction_json) VALUES (?, ?, ?)");
-  s.bind(1, nowSeconds()).bind(2, inputJson).bind(3, predictionJson);
+  s.bind(1, unixNowSeconds()).bind(2, inputJson).bind(3, predictionJson);
   s.run();
   return PlanId{sqlite3_last_insert_rowid(m_impl->db.handle())};
 }
@@ -460,7 +456,7 @@ std::vector<RunId> Workspace::reconcile() {
   }
   sql::Transaction tx(impl.db);
   sql::Statement mark(impl.db, "UPDATE runs SET status = 'lost', ended_at = ? WHERE id = ? AND status = 'running'");
-  const double now = nowSeconds();
+  const double now = unixNowSeconds();
   for (const RunId id : lost) {
     mark.bind(1, now).bind(2, id.value);
     mark.run();

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <fathom/common/clock.h>
 #include <fathom/telemetry/launch_recorder.h>
 
 #include <fathom/common/error.h>
@@ -8,14 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <chrono>
-
 namespace fathom::telemetry {
 namespace {
-
-double unixNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 /// The launch as a shell would show it: `fathom launch` plus the worker command (quoted where needed).
 std::string commandLine(const std::vector<std::string>& command) {
@@ -110,7 +105,7 @@ void LaunchRecorder::workerStarted(const launch::WorkerEvent& worker) {
   try {
     m_collector->recordRank({worker.rank, m_host, worker.pid, "", std::nullopt});
     if (worker.attempt > 0) {
-      m_collector->recordEvent({-1, unixNow(), LogLevel::Warning,
+      m_collector->recordEvent({-1, unixNowSeconds(), LogLevel::Warning,
                                 "restart " + std::to_string(worker.attempt) + ": rank " + std::to_string(worker.rank) +
                                     " is pid " + std::to_string(worker.pid)});
     }
@@ -123,7 +118,7 @@ void LaunchRecorder::workerEnded(const launch::WorkerEvent& worker, const launch
   try {
     m_collector->recordRank({worker.rank, m_host, worker.pid, "", status.shellCode()});
     if (!status.success()) {
-      m_collector->recordEvent({-1, unixNow(), LogLevel::Error,
+      m_collector->recordEvent({-1, unixNowSeconds(), LogLevel::Error,
                                 "rank " + std::to_string(worker.rank) + " (pid " + std::to_string(worker.pid) +
                                     ") ended with " + status.describe()});
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/telemetry/sqlite_tracker.h>
 
+#include <fathom/common/clock.h>
 #include <fathom/common/error.h>
 #include <fathom/store/workspace.h>
 #include <fathom/telemetry/telemetry_sender.h>
@@ -78,7 +79,7 @@ void SqliteTracker::ensureRun(const std::string& configText) {
 void SqliteTracker::doStoreInitConfiguration(const nlohmann::json& config) {
   if (m_sender) {
     if (m_rank == 0) {
-      m_sender->sendLog(LogLevel::Info, "hparams " + config.dump(), track::unixTimeSeconds());
+      m_sender->sendLog(LogLevel::Info, "hparams " + config.dump(), unixNowSeconds());
     }
     return;
   }

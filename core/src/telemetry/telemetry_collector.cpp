@@ -6,6 +6,7 @@
 //    highest sequence number of a connection in a committed transaction acknowledges everything before it too.
 //  - An ack is queued for sending only after Workspace::append returned (commit, then ack).
 //  - A full queue blocks the readers, never drops: TCP then blocks the senders.
+#include <fathom/common/clock.h>
 #include <fathom/telemetry/telemetry_collector.h>
 
 #include "socket.h"
@@ -34,10 +35,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using protocol::FrameType;
-
-double nowSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 bool sameToken(std::string_view a, std::string_view b) {
   // Compares every byte whatever the first difference, so timing does not reveal a prefix of the token.
@@ -245,7 +242,7 @@ void TelemetryCollector::Impl::push(Item item) {
 void TelemetryCollector::Impl::recordWarning(const std::string& text) {
   log(LogLevel::Warning, text);
   Item item;
-  item.part.events.push_back({-1, nowSeconds(), LogLevel::Warning, text});
+  item.part.events.push_back({-1, unixNowSeconds(), LogLevel::Warning, text});
   try {
     push(std::move(item));
   } catch (const Error&) {

@@ -3,6 +3,7 @@
 // states for its memory categories, and the workspace its traces stream to. docs/profiler.md.
 #include <fathom/train/accelerator.h>
 
+#include <fathom/common/clock.h>
 #include <fathom/parallel/module_state_sync.h>
 #include <fathom/profile/annotations.h>
 #include <fathom/runtime/process_group.h>
@@ -78,12 +79,12 @@ profile::Profiler Accelerator::profile(profile::ProfilerOptions options) {
     // Traces go to the run's workspace as they are written (through the launcher's collector when launched).
     context.traceChunk = [workspace](std::string_view name, std::string_view chunk) {
       if (!workspace->finished())
-        workspace->traceChunk(name, chunk, track::unixTimeSeconds());
+        workspace->traceChunk(name, chunk, unixNowSeconds());
     };
     context.traceWritten = [workspace](const std::filesystem::path& path, std::int64_t bytes) {
       if (!workspace->finished())
         workspace->artifact({store::ArtifactKind::Trace, std::filesystem::absolute(path).string(), bytes},
-                            track::unixTimeSeconds());
+                            unixNowSeconds());
     };
   }
   context.metadataJson = nlohmann::json{{"fathom",

@@ -3,6 +3,7 @@
 // and log lines), through the always-on `sqlite` tracker. docs/trackers.md.
 #include <fathom/train/accelerator.h>
 
+#include <fathom/common/clock.h>
 #include <fathom/telemetry/process_memory.h>
 #include <fathom/telemetry/sqlite_tracker.h>
 
@@ -36,7 +37,7 @@ void Accelerator::logLine(std::string_view text, LogLevel level) {
   auto* workspace = dynamic_cast<telemetry::SqliteTracker*>(getTracker("sqlite"));
   if (workspace == nullptr || workspace->finished())
     return;
-  workspace->logLine(level, text, track::unixTimeSeconds());
+  workspace->logLine(level, text, unixNowSeconds());
 }
 
 }  // namespace fathom::train
