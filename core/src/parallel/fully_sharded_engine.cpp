@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/parallel/fully_sharded_engine.h>
 
+#include "comm_work.h"
 #include "fully_sharded_units.h"
 
 #include <fathom/common/error.h>
