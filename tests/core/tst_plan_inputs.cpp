@@ -92,6 +92,10 @@ private slots:
     QCOMPARE(in.plan.microBatch, 4);
     QVERIFY(in.plan.recompute == Recompute::Selective);
     QCOMPARE(QString::fromStdString(in.hfConfig), dir.filePath("cfg/config.json"));
+    // Accelerate's spelling of torch's _HYBRID_SHARD_ZERO2 reaches the planner from a plan file too.
+    write(file,
+          "strategy: fsdp\nfsdp_sharding_strategy: HYBRID_SHARD_ZERO2\nnum_gpus: 16\nhf_config: cfg/config.json\n");
+    QVERIFY(loadPlanFile(file.toStdString()).plan.fsdpSharding == FsdpSharding::HybridShardZero2);
     QCOMPARE(in.hardware, std::string("a100-80gb"));
     write(file, "strategy: fsdp\nnum_gpu: 16\n");
     try {
