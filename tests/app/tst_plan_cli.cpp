@@ -91,6 +91,24 @@ private slots:
     QVERIFY(r.out.contains("all_reduce"));
     QVERIFY(r.out.contains("formula:"));
     QVERIFY(r.out.contains("source:  korthikanti-t2"));
+    QVERIFY2(r.out.contains("2 GPUs on 1 node(s)") && r.out.contains("/s per GPU"), r.out.constData());
+  }
+
+  void cpuHardwareSpeaksOfProcesses() {
+    // The cpu-host preset (`device: cpu`) runs Gloo processes, one per node: no GPU anywhere in the report.
+    const QStringList args{u"plan"_s,       u"--model"_s, u"gpt-tiny"_s,    u"--hardware"_s, u"cpu"_s,
+                           u"--num_gpus"_s, u"2"_s,       u"--precision"_s, u"fp32"_s};
+    const Run table = runFathom(args);
+    QCOMPARE(table.exitCode, 0);
+    QVERIFY2(table.out.contains("ddp, 2 CPU processes on 2 node(s)"), table.out.constData());
+    QVERIFY2(table.out.contains("/s per process") && !table.out.contains("GPU"), table.out.constData());
+    const Run asJson = runFathom(args + QStringList{u"--json"_s});
+    QCOMPARE(asJson.exitCode, 0);
+    QCOMPARE(json(asJson)[u"hardware"_s][u"device"_s].toString(), u"cpu"_s);
+    const Run search = runFathom(
+        {u"plan"_s, u"search"_s, u"--model"_s, u"gpt-tiny"_s, u"--hardware"_s, u"cpu"_s, u"--num_gpus"_s, u"2"_s});
+    QCOMPARE(search.exitCode, 0);
+    QVERIFY2(search.out.contains("hardware cpu-host; 2 CPU processes"), search.out.constData());
   }
 
   void planFileWithOverride() {
