@@ -23,7 +23,8 @@ struct LoadSize {
 /// that is the base model without an untied LM head (BertModel keeps its pooler), with the buffers transformers
 /// registers: BERT's and RoBERTa's int64 position_ids and token_type_ids (max_position_embeddings each), GPT-2's
 /// causal mask per block (bool, n_positions², which accelerate counts at 1/8 byte) and masked_bias (a float32
-/// scalar), the Llama family's rotary inv_freq (float32, head_dim / 2, once per model); T5 has none. The largest
+/// scalar), the Llama family's rotary inv_freq (float32, head_dim / 2, once per model since transformers 4.45;
+/// older releases kept cos/sin caches per layer); T5 has none. The largest
 /// layer is accelerate's get_max_layer_size: the top-level children, descended until a module has no children or
 /// its class is one of the family's _no_split_modules (BertEmbeddings and BertLayer, GPT2Block,
 /// LlamaDecoderLayer and its Mistral/Mixtral/Qwen2 siblings, T5Block).
