@@ -52,7 +52,9 @@ void PlanFlags::add(CLI::App* cmd) {
   cmd->add_option("--num_gpus,--num-gpus,--num_processes,--num-processes", numGpus, "World size (GPUs)");
   cmd->add_option(names("gpus_per_node"), gpusPerNode, "GPUs per node (default: the preset's)");
   cmd->add_option(names("strategy"), strategy, "ddp, fsdp, zero1, zero2, zero3");
-  cmd->add_option(names("fsdp_sharding_strategy"), fsdpSharding, "full_shard, shard_grad_op, hybrid_shard, no_shard");
+  cmd->add_option(names("fsdp_sharding_strategy"), fsdpSharding,
+                  "full_shard, shard_grad_op, hybrid_shard, hybrid_shard_zero2, no_shard (or torch's 1-5); the hybrid "
+                  "strategies shard within --gpus_per_node ranks");
   cmd->add_option(names("fsdp_auto_wrap_policy"), fsdpWrap,
                   "FSDP / ZeRO-3 units: transformer_based_wrap (every block), size_based_wrap, no_wrap");
   cmd->add_option(names("fsdp_min_num_params"), fsdpMinNumParams,

@@ -73,7 +73,7 @@ void TrainShardingFlags::add(CLI::App* cmd) {
   m_strategy->capture_default_str();
   m_fsdpOptions = {
       cmd->add_option(names("fsdp_sharding_strategy"), fsdpShardingStrategy,
-                      "FULL_SHARD | SHARD_GRAD_OP | HYBRID_SHARD | NO_SHARD (or 1-4)"),
+                      "FULL_SHARD | SHARD_GRAD_OP | NO_SHARD | HYBRID_SHARD | HYBRID_SHARD_ZERO2 (or 1-5)"),
       cmd->add_option(names("fsdp_auto_wrap_policy"), fsdpAutoWrapPolicy,
                       "TRANSFORMER_BASED_WRAP | SIZE_BASED_WRAP | NO_WRAP"),
       cmd->add_option(names("fsdp_transformer_layer_cls_to_wrap"), fsdpTransformerLayerClsToWrap,
@@ -89,7 +89,7 @@ void TrainShardingFlags::add(CLI::App* cmd) {
       cmd->add_option(names("fsdp_sync_module_states"), fsdpSyncModuleStates,
                       "true: broadcast rank 0's weights before sharding (default true)"),
       cmd->add_option(names("fsdp_hybrid_group_size"), fsdpHybridGroupSize,
-                      "HYBRID_SHARD: ranks per shard group (Fathom's; default LOCAL_WORLD_SIZE)"),
+                      "HYBRID_SHARD, HYBRID_SHARD_ZERO2: ranks per shard group (Fathom's; default LOCAL_WORLD_SIZE)"),
   };
   m_zeroOptions = {
       cmd->add_option(names("zero_reduce_bucket_size"), zeroReduceBucketSize,

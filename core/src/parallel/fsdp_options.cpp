@@ -95,18 +95,17 @@ void validate(const FsdpOptions& options) {
 }
 
 FsdpShardingStrategy parseFsdpShardingStrategy(std::string_view text) {
-  // torch.distributed.fsdp.ShardingStrategy's values, 1-based as Accelerate's legacy configs write them.
-  static constexpr std::array<std::pair<const char*, FsdpShardingStrategy>, 4> table{
+  // torch.distributed.fsdp.ShardingStrategy's values, 1-based as Accelerate's legacy configs write them (the first
+  // five entries); torch's own spelling of the fifth last.
+  static constexpr std::array<std::pair<const char*, FsdpShardingStrategy>, 6> table{
       {{"FULL_SHARD", FsdpShardingStrategy::FullShard},
        {"SHARD_GRAD_OP", FsdpShardingStrategy::ShardGradOp},
        {"NO_SHARD", FsdpShardingStrategy::NoShard},
-       {"HYBRID_SHARD", FsdpShardingStrategy::HybridShard}}};
-  const std::string key = upperKey(trimmed(text));
-  FATHOM_CHECK(key != "HYBRID_SHARD_ZERO2" && key != "_HYBRID_SHARD_ZERO2" && key != "5", ConfigError,
-               "fsdp_sharding_strategy '", text,
-               "' (HYBRID_SHARD_ZERO2) is not supported by Fathom; use HYBRID_SHARD or SHARD_GRAD_OP");
-  return lookup("fsdp_sharding_strategy", text, table, table.size(),
-                "FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, HYBRID_SHARD or 1-4");
+       {"HYBRID_SHARD", FsdpShardingStrategy::HybridShard},
+       {"HYBRID_SHARD_ZERO2", FsdpShardingStrategy::HybridShardZero2},
+       {"_HYBRID_SHARD_ZERO2", FsdpShardingStrategy::HybridShardZero2}}};
+  return lookup("fsdp_sharding_strategy", text, table, 5,
+                "FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, HYBRID_SHARD, HYBRID_SHARD_ZERO2 or 1-5");
 }
 
 FsdpWrapPolicy parseFsdpWrapPolicy(std::string_view text) {
@@ -175,6 +174,7 @@ std::string_view fsdpShardingName(FsdpShardingStrategy strategy) {
   case FsdpShardingStrategy::FullShard: return "FULL_SHARD";
   case FsdpShardingStrategy::ShardGradOp: return "SHARD_GRAD_OP";
   case FsdpShardingStrategy::HybridShard: return "HYBRID_SHARD";
+  case FsdpShardingStrategy::HybridShardZero2: return "HYBRID_SHARD_ZERO2";
   case FsdpShardingStrategy::NoShard: return "NO_SHARD";
   }
   return "UNKNOWN";
@@ -189,11 +189,14 @@ FsdpOptions fsdpOptionsFromEnvironment(const runtime::EnvLookup& env, FsdpOption
   });
   // FSDP_RESHARD_AFTER_FORWARD is a sharding strategy name for FSDP1 (used when FSDP_SHARDING_STRATEGY is
   // absent, as Accelerate's plugin does) and a bool for FSDP2: false = parameters stay gathered from forward to
-  // backward, which is SHARD_GRAD_OP; true keeps the sharding strategy (`fathom launch` always sets it).
+  // backward, which turns FULL_SHARD into SHARD_GRAD_OP and HYBRID_SHARD into HYBRID_SHARD_ZERO2; true keeps the
+  // sharding strategy (`fathom launch` always sets it).
   fromVariable(env, "FSDP_RESHARD_AFTER_FORWARD", [&](const std::string& v) {
     if (const auto flag = config::parseBool(trimmed(v)); flag && upperKey(trimmed(v)) != "1") {
       if (!*flag && o.shardingStrategy == FsdpShardingStrategy::FullShard) {
         o.shardingStrategy = FsdpShardingStrategy::ShardGradOp;
+      } else if (!*flag && o.shardingStrategy == FsdpShardingStrategy::HybridShard) {
+        o.shardingStrategy = FsdpShardingStrategy::HybridShardZero2;
       }
       return;
     }

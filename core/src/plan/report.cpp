@@ -70,6 +70,16 @@ std::string formatBytes(double bytes) {
   return fixed(bytes / 1e9, 2) + " GB (" + fixed(bytes / 1073741824.0, 2) + " GiB)";
 }
 
+std::string formatRanks(const HardwareSpec& hw, int count) {
+  const char* noun =
+      hw.device == DeviceKind::Cpu ? (count == 1 ? "CPU process" : "CPU processes") : (count == 1 ? "GPU" : "GPUs");
+  return std::to_string(count) + " " + noun;
+}
+
+std::string_view rankNoun(const HardwareSpec& hw) {
+  return hw.device == DeviceKind::Cpu ? "process" : "GPU";
+}
+
 namespace {
 
 ordered_json predictionJson(const ModelSpec& model, const HardwareSpec& hw, const Plan& plan, const Prediction& r) {
@@ -78,7 +88,10 @@ ordered_json predictionJson(const ModelSpec& model, const HardwareSpec& hw, cons
                 {"arch", std::string(archName(model.arch))},
                 {"total_params", r.totalParams},
                 {"largest_unit_params", r.largestUnitParams}};
-  j["hardware"] = {{"name", hw.name}, {"memory_bytes", hw.memoryBytes}, {"source", hw.source}};
+  j["hardware"] = {{"name", hw.name},
+                   {"device", std::string(toString(hw.device))},
+                   {"memory_bytes", hw.memoryBytes},
+                   {"source", hw.source}};
   j["plan"] = planJson(plan);
   j["plan"]["data_parallel"] = r.dataParallel;
   j["plan"]["nodes"] = r.nodes;
@@ -164,8 +177,8 @@ std::string formatPredictionTable(const ModelSpec& model, const HardwareSpec& hw
   o << "Model: " << model.name << " (" << archName(model.arch) << "), " << r.totalParams << " parameters, largest unit "
     << r.largestUnitParams << "\n";
   o << "Hardware: " << hw.description << " (" << hw.name << "), " << formatBytes(static_cast<double>(hw.memoryBytes))
-    << " per device\n";
-  o << "Plan: " << strategyLabel(plan) << ", " << plan.numGpus << " GPUs on " << r.nodes << " node(s), dp "
+    << " per " << rankNoun(hw) << "\n";
+  o << "Plan: " << strategyLabel(plan) << ", " << formatRanks(hw, plan.numGpus) << " on " << r.nodes << " node(s), dp "
     << r.dataParallel << ", tp " << plan.tp << ", pp " << plan.pp << (plan.sequenceParallel ? " +sp" : "")
     << ", micro-batch " << plan.microBatch << " x " << plan.gradAccum << " accumulation, seq " << r.seqLen << ", "
     << toString(plan.precision) << " (master " << toString(plan.masterWeights) << "), " << toString(plan.optimizer)
@@ -207,7 +220,7 @@ std::string formatPredictionTable(const ModelSpec& model, const HardwareSpec& hw
   const TimePrediction& t = r.time;
   o << "Compute and time per optimizer step\n";
   o << "  model FLOPs " << flops(t.modelFlopsPerStep) << ", hardware FLOPs " << flops(t.hardwareFlopsPerStep)
-    << ", peak " << flops(t.peakFlopsPerGpu) << "/s per GPU\n";
+    << ", peak " << flops(t.peakFlopsPerGpu) << "/s per " << rankNoun(hw) << "\n";
   o << "  compute " << fixed(t.computeS, 4) << " s (bubble " << fixed(t.bubbleS, 4) << " s), communication "
     << fixed(t.commS, 4) << " s, exposed " << fixed(t.exposedCommS, 4) << " s";
   if (t.offloadS > 0) {

@@ -7,6 +7,7 @@ set(_fathom_plan_sources
   ${CMAKE_CURRENT_LIST_DIR}/exact_layout.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hardware.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hf_config.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/load_size.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/model_spec.cpp
   ${CMAKE_CURRENT_LIST_DIR}/plan_file.cpp

@@ -51,8 +51,9 @@ Strategy parseStrategy(std::string_view text) {
 }
 
 FsdpSharding parseFsdpSharding(std::string_view text) {
-  // Accelerate writes the sharding strategy either by name or as torch's enum value (1..4).
-  static constexpr std::array<std::pair<const char*, FsdpSharding>, 8> table{
+  // Accelerate writes the sharding strategy either by name or as torch's enum value (1..5); torch spells the
+  // fifth _HYBRID_SHARD_ZERO2.
+  static constexpr std::array<std::pair<const char*, FsdpSharding>, 11> table{
       {{"full_shard", FsdpSharding::FullShard},
        {"1", FsdpSharding::FullShard},
        {"shard_grad_op", FsdpSharding::ShardGradOp},
@@ -60,8 +61,12 @@ FsdpSharding parseFsdpSharding(std::string_view text) {
        {"no_shard", FsdpSharding::NoShard},
        {"3", FsdpSharding::NoShard},
        {"hybrid_shard", FsdpSharding::HybridShard},
-       {"4", FsdpSharding::HybridShard}}};
-  return lookup("fsdp_sharding_strategy", text, table, "full_shard, shard_grad_op, hybrid_shard or no_shard");
+       {"4", FsdpSharding::HybridShard},
+       {"hybrid_shard_zero2", FsdpSharding::HybridShardZero2},
+       {"_hybrid_shard_zero2", FsdpSharding::HybridShardZero2},
+       {"5", FsdpSharding::HybridShardZero2}}};
+  return lookup("fsdp_sharding_strategy", text, table,
+                "full_shard, shard_grad_op, hybrid_shard, hybrid_shard_zero2 or no_shard");
 }
 
 Precision parsePrecision(std::string_view text) {
@@ -143,6 +148,7 @@ std::string_view toString(FsdpSharding v) {
   case FsdpSharding::FullShard: return "full_shard";
   case FsdpSharding::ShardGradOp: return "shard_grad_op";
   case FsdpSharding::HybridShard: return "hybrid_shard";
+  case FsdpSharding::HybridShardZero2: return "hybrid_shard_zero2";
   case FsdpSharding::NoShard: return "no_shard";
   }
   return "full_shard";

@@ -69,7 +69,7 @@ Accelerator::Accelerator(AcceleratorOptions options, runtime::ProcessState state
   if (m_state.useDistributed()) {
     m_group = m_state.joinProcessGroup(options.processGroup);
     m_comm = std::make_unique<parallel::Comm>(*m_group);
-    if (m_options.fsdp && m_options.fsdp->shardingStrategy == parallel::FsdpShardingStrategy::HybridShard)
+    if (m_options.fsdp && plan::isHybrid(m_options.fsdp->shardingStrategy))
       joinHybridGroups();
   }
   if (m_options.mixedPrecision == precision::MixedPrecision::Fp16) {
@@ -85,10 +85,11 @@ Accelerator::Accelerator(AcceleratorOptions options, runtime::ProcessState state
 }
 
 void Accelerator::joinHybridGroups() {
-  // HYBRID_SHARD: parameters are sharded within a node (consecutive ranks) and replicated across nodes.
+  // HYBRID_SHARD(_ZERO2): parameters are sharded within a node (consecutive ranks) and replicated across nodes.
   const int world = numProcesses();
   const int size = m_options.fsdp->shardGroupSize > 0 ? m_options.fsdp->shardGroupSize : m_state.localNumProcesses();
-  FATHOM_CHECK(size >= 1 && world % size == 0, ConfigError, "HYBRID_SHARD: the shard group size (", size,
+  FATHOM_CHECK(size >= 1 && world % size == 0, ConfigError,
+               parallel::fsdpShardingName(m_options.fsdp->shardingStrategy), ": the shard group size (", size,
                ", fsdp_hybrid_group_size or the ranks per machine) must divide the number of processes (", world, ")");
   const int rank = processIndex();
   const int node = rank / size;

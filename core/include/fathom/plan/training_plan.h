@@ -9,8 +9,21 @@ namespace fathom::plan {
 
 /// Data-parallel strategy. FSDP's flavour is Plan::fsdpSharding.
 enum class Strategy { Ddp, Fsdp, Zero1, Zero2, Zero3 };
-/// torch.distributed.fsdp.ShardingStrategy.
-enum class FsdpSharding { FullShard, ShardGradOp, HybridShard, NoShard };
+/// torch.distributed.fsdp.ShardingStrategy. HybridShardZero2 is torch's _HYBRID_SHARD_ZERO2 (Accelerate's
+/// HYBRID_SHARD_ZERO2): SHARD_GRAD_OP inside the shard group, replicated across groups.
+enum class FsdpSharding { FullShard, ShardGradOp, HybridShard, NoShard, HybridShardZero2 };
+
+/// HYBRID_SHARD and HYBRID_SHARD_ZERO2: sharded within a shard group (a node), replicated across the groups, whose
+/// shard gradients are all-reduced after the group's reduce-scatter.
+constexpr bool isHybrid(FsdpSharding s) {
+  return s == FsdpSharding::HybridShard || s == FsdpSharding::HybridShardZero2;
+}
+/// FULL_SHARD and HYBRID_SHARD free a unit's parameters after its forward (and gather them again in backward);
+/// SHARD_GRAD_OP and HYBRID_SHARD_ZERO2 keep them gathered until its gradients are reduced (torch FSDP's
+/// reshard_after_forward). NO_SHARD never shards.
+constexpr bool reshardsAfterForward(FsdpSharding s) {
+  return s == FsdpSharding::FullShard || s == FsdpSharding::HybridShard;
+}
 /// Accelerate's fsdp_auto_wrap_policy: which repeated blocks become FSDP / ZeRO-3 units (the rest is the root unit).
 enum class FsdpWrap {
   TransformerBased,  ///< every repeated block (TRANSFORMER_BASED_WRAP)
@@ -77,8 +90,9 @@ int dataParallel(const Plan& plan);
 
 /// Parsers for the CLI and plan files; each throws ConfigError naming the value and the accepted ones.
 Strategy parseStrategy(std::string_view text);
-FsdpSharding parseFsdpSharding(std::string_view text);  ///< full_shard, shard_grad_op, hybrid_shard, no_shard (or 1-4)
-Precision parsePrecision(std::string_view text);        ///< fp32/no, fp16, bf16, fp8
+/// full_shard, shard_grad_op, no_shard, hybrid_shard, hybrid_shard_zero2 (or torch's 1-5), any case.
+FsdpSharding parseFsdpSharding(std::string_view text);
+Precision parsePrecision(std::string_view text);              ///< fp32/no, fp16, bf16, fp8
 MasterWeights parseMasterWeights(std::string_view text);      ///< fp32/yes, none/no, autocast
 Optimizer parseOptimizer(std::string_view text);              ///< adam, adamw, sgd, sgd-momentum, adafactor
 Recompute parseRecompute(std::string_view text);              ///< none, selective, full

@@ -416,7 +416,7 @@ private:
   SyncPause accumulateModules(const std::vector<const torch::nn::Module*>& modules);
   SyncPause pauseModules(const std::vector<const torch::nn::Module*>& modules);
   void onOptimizerStep();
-  /// HYBRID_SHARD: joins this rank's shard group (its node) and replica group.
+  /// HYBRID_SHARD and HYBRID_SHARD_ZERO2: joins this rank's shard group (its node) and replica group.
   void joinHybridGroups();
   /// Runs the before/after-step hooks of the engines bound to `optimizer`.
   void runStepHooks(const torch::optim::Optimizer& optimizer, bool after);
@@ -434,7 +434,7 @@ private:
   std::unique_ptr<parallel::Comm> m_comm;
   std::unique_ptr<precision::GradScaler> m_scaler;
   GradientState m_gradientState;
-  /// HYBRID_SHARD's groups: this rank's shard group (its "node") and its replica group.
+  /// The hybrid strategies' groups: this rank's shard group (its "node") and its replica group.
   std::unique_ptr<runtime::ProcessGroup> m_shardGroup;
   std::unique_ptr<runtime::ProcessGroup> m_replicaGroup;
   std::unique_ptr<parallel::Comm> m_shardComm;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "comm_work.h"
+
 #include <fathom/parallel/comm.h>
 
 #include <ATen/core/Tensor.h>

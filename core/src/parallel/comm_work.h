@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <fathom/parallel/pending_call.h>
+#include "pending_call.h"
 #include <fathom/runtime/async_work.h>
 
 namespace fathom::parallel {
