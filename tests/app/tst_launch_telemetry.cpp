@@ -119,7 +119,9 @@ private slots:
     const QJsonObject run = showJson(ws, u"1"_s);
     QCOMPARE(run[u"status"_s].toString(), u"succeeded"_s);
     QCOMPARE(run[u"exit_code"_s].toInt(-1), 0);
-    QCOMPARE(run[u"name"_s].toString(), u"fathom train"_s);
+    QCOMPARE(run[u"name"_s].toString(), u"train-1"_s);  // the default name: the program and the run id
+    QCOMPARE(run[u"world_size"_s].toInt(), 4);
+    QCOMPARE(run[u"strategy"_s].toString(), u"ddp"_s);
     QVERIFY(run[u"command_line"_s].toString().contains(u"train --model mlp"_s));
     QCOMPARE(QJsonDocument::fromJson(run[u"config_text"_s].toString().toUtf8())[u"world_size"_s].toInt(), 4);
     const QJsonArray ranks = run[u"ranks"_s].toArray();

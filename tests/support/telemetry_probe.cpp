@@ -8,6 +8,7 @@
 //   telemetry_probe --rate POINTS_PER_SECOND --seconds S [--ack_file PATH] [--batch N]
 #include <fathom/common/error.h>
 #include <fathom/telemetry/telemetry_sender.h>
+#include <telemetry/protocol.h>
 
 #include <chrono>
 #include <cstdio>
