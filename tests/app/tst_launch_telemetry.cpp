@@ -219,7 +219,7 @@ private slots:
     // And the text form prints them.
     const auto text = runFathom({u"runs"_s, u"show"_s, u"1"_s, u"--workspace"_s, ws});
     QVERIFY2(text.exitCode == 0, text.err.constData());
-    QVERIFY2(text.out.contains("Run 1 \"fathom train\": succeeded"), text.out.constData());
+    QVERIFY2(text.out.contains("Run 1 \"train-1\": succeeded"), text.out.constData());
     for (const char* key : {"loss", "final_loss", "steps_per_second", "Memory (latest sample and peak per rank)",
                             "device/parameters_bytes", "peak_rss_bytes", "Log (last 20 lines)", "done: 12 steps"}) {
       QVERIFY2(text.out.contains(key), text.out.constData());
