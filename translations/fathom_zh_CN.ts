@@ -1472,26 +1472,6 @@
 <context>
     <name>fathom::views::RunsModel</name>
     <message>
-        <source>FSDP</source>
-        <translation>FSDP</translation>
-    </message>
-    <message>
-        <source>FSDP (%1)</source>
-        <translation>FSDP（%1）</translation>
-    </message>
-    <message>
-        <source>ZeRO-%1</source>
-        <translation>ZeRO-%1</translation>
-    </message>
-    <message>
-        <source>ZeRO</source>
-        <translation>ZeRO</translation>
-    </message>
-    <message>
-        <source>DDP</source>
-        <translation>DDP</translation>
-    </message>
-    <message>
         <source>Single process</source>
         <translation>单进程</translation>
     </message>

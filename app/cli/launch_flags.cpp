@@ -90,9 +90,15 @@ void LaunchFlags::addTo(CLI::App& cmd, Scope scope) {
   add(cmd, "workspace", m_workspace,
       "The workspace that records the run (ranks, exit codes, status) and every worker's telemetry (default: "
       "FATHOM_WORKSPACE, else the config's fathom.workspace, else ./fathom.sqlite); see docs/workspace.md");
+  // The config key fathom.run_name, resolved as --workspace is.
+  add(cmd, "run_name", m_runName,
+      "The run's name in the workspace, shown by `fathom runs` and the Studio (default: FATHOM_RUN_NAME, else the "
+      "config's fathom.run_name, else <program>-<run id>, e.g. train-12); `fathom runs show NAME` finds the newest "
+      "run of that name");
 }
 
-launch::LaunchOptions LaunchFlags::resolve(std::vector<std::string>* notes, config::WorkspaceSetting* workspace) const {
+launch::LaunchOptions LaunchFlags::resolve(std::vector<std::string>* notes, config::WorkspaceSetting* workspace,
+                                           std::string* runName) const {
   // Config keys: fathom::config applies flag > environment > config file > default, per key.
   config::ResolveInputs inputs;
   if (given("config_file")) {
@@ -119,10 +125,17 @@ launch::LaunchOptions LaunchFlags::resolve(std::vector<std::string>* notes, conf
     // file's fathom.workspace like any flag.
     inputs.commandLine["fathom.workspace"] = m_workspace;
   }
+  if (given("run_name")) {
+    inputs.commandLine["fathom.run_name"] = m_runName;
+  }
   const config::EffectiveConfig effective = config::resolveConfig(inputs);
   launch::LaunchOptions o = launch::launchOptionsFromConfig(effective);
   if (workspace != nullptr) {
     *workspace = config::workspaceSetting(effective);
+  }
+  if (runName != nullptr) {
+    const config::ResolvedValue* name = effective.find("fathom.run_name");
+    *runName = name != nullptr ? std::get<std::string>(name->value) : std::string();
   }
   if (notes != nullptr) {
     for (const auto& note : effective.notes) {

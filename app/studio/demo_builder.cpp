@@ -14,7 +14,6 @@
 #include <QDir>
 #include <QFile>
 #include <QFutureWatcher>
-#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -58,14 +57,19 @@ DemoBuilder::DemoBuilder(QObject* parent) : QObject(parent), m_launch(new Launch
   connect(m_launch, &LaunchController::output, this, [this](const QString& line) {
     m_log += line + u'\n';
     emit output(line);
-    static const QRegularExpression step(u"step (\\d+)/(\\d+)"_s);
-    if (const auto m = step.match(line); m.hasMatch()) {
-      const int done = m.captured(1).toInt();
-      const int total = std::max(1, m.captured(2).toInt());
-      emit progress(tr("Training gpt-tiny on 2 processes: step %1 of %2").arg(done).arg(total), 10 + 80 * done / total);
-    }
+  });
+  // Progress comes from the workspace (rank 0's loss points, one per --log_every steps), never from the trainer's
+  // lines for people.
+  m_progressTimer.setInterval(500);
+  connect(&m_progressTimer, &QTimer::timeout, this, &DemoBuilder::pollProgress);
+  connect(m_launch, &LaunchController::runRecorded, this, [this](qint64 run, const QString&) {
+    m_run = run;
+    m_lastStep = 0;
+    emit progress(tr("Training gpt-tiny on 2 processes: step %1 of %2").arg(0).arg(kSteps), 10);
+    m_progressTimer.start();
   });
   connect(m_launch, &LaunchController::finished, this, [this](int exitCode, qint64) {
+    m_progressTimer.stop();
     if (!m_running) {
       return;
     }
@@ -105,6 +109,7 @@ bool DemoBuilder::isComplete(const QString& path) {
 void DemoBuilder::start(const QString& directory) {
   m_directory = QDir(directory).absolutePath();
   m_log.clear();
+  m_run = 0;
   m_running = true;
   emit progress(tr("Preparing %1").arg(QDir::toNativeSeparators(m_directory)), 2);
   if (!QDir().mkpath(m_directory)) {
@@ -131,6 +136,7 @@ void DemoBuilder::start(const QString& directory) {
 }
 
 void DemoBuilder::cancel() {
+  m_progressTimer.stop();
   if (m_running) {
     m_running = false;
     m_launch->stop();
@@ -165,6 +171,35 @@ void DemoBuilder::savePlan() {
       return {};
     } catch (const Error& e) {
       return QString::fromUtf8(e.what());
+    }
+  }));
+}
+
+void DemoBuilder::pollProgress() {
+  if (m_polling || m_run == 0) {
+    return;
+  }
+  m_polling = true;
+  const QString workspace = workspacePath(m_directory);
+  auto* watcher = new QFutureWatcher<int>(this);
+  connect(watcher, &QFutureWatcher<int>::finished, this, [this, watcher] {
+    watcher->deleteLater();
+    m_polling = false;
+    const int step = watcher->result();
+    if (m_running && m_progressTimer.isActive() && step > m_lastStep) {
+      m_lastStep = step;
+      emit progress(tr("Training gpt-tiny on 2 processes: step %1 of %2").arg(step).arg(kSteps),
+                    10 + 80 * std::min(step, kSteps) / kSteps);
+    }
+  });
+  watcher->setFuture(QtConcurrent::run([workspace, run = m_run]() -> int {
+    try {
+      const store::Workspace ws(workspace.toStdString(),
+                                store::Workspace::Options{.create = false, .reconcile = false});
+      const auto loss = ws.metricSeries(store::RunId{run}, "loss", 0);
+      return loss.empty() ? 0 : static_cast<int>(loss.back().point.step);
+    } catch (const Error&) {
+      return 0;  // not readable this moment (being created, locked): the next poll tries again
     }
   }));
 }

@@ -3,6 +3,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QTimer>
 
 namespace fathom::studio {
 
@@ -46,11 +47,17 @@ signals:
 private:
   void fail(const QString& message, const QString& detail);
   void savePlan();
+  /// Reads how far the run is (rank 0's last logged step in the workspace) off the GUI thread and reports it.
+  void pollProgress();
 
   LaunchController* m_launch = nullptr;
   QString m_directory;
   QString m_log;
   bool m_running = false;
+  qint64 m_run = 0;        ///< the demo run, once the launcher announced it
+  QTimer m_progressTimer;  ///< pollProgress() while the run trains
+  bool m_polling = false;  ///< a poll is in flight (they never overlap)
+  int m_lastStep = 0;      ///< the step reported last
 };
 
 }  // namespace fathom::studio

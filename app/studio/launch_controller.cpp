@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "launch_controller.h"
 
+#include <fathom/telemetry/launch_events.h>
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QLoggingCategory>
-#include <QRegularExpression>
 #include <QStandardPaths>
+
+#include <variant>
 
 using namespace Qt::StringLiterals;
 
@@ -15,13 +18,17 @@ Q_LOGGING_CATEGORY(lcLaunch, "fathom.studio.launch", QtInfoMsg)
 namespace fathom::studio {
 
 LaunchController::LaunchController(QObject* parent) : QObject(parent) {
-  m_process.setProcessChannelMode(QProcess::MergedChannels);
-  connect(&m_process, &QProcess::readyReadStandardOutput, this, &LaunchController::readOutput);
+  // Two channels: the launcher's JSON lines on stdout (--json), everything for people (its notes, every rank's
+  // output) on stderr.
+  m_process.setProcessChannelMode(QProcess::SeparateChannels);
+  connect(&m_process, &QProcess::readyReadStandardOutput, this, &LaunchController::readEvents);
+  connect(&m_process, &QProcess::readyReadStandardError, this, &LaunchController::readLog);
   connect(&m_process, &QProcess::finished, this, [this](int exitCode, QProcess::ExitStatus status) {
-    readOutput();
-    if (!m_partial.isEmpty()) {
-      emit output(QString::fromUtf8(m_partial));
-      m_partial.clear();
+    readEvents();
+    readLog();
+    if (!m_logPartial.isEmpty()) {
+      emit output(QString::fromUtf8(m_logPartial));
+      m_logPartial.clear();
     }
     const int code = status == QProcess::CrashExit ? 128 + 9 : exitCode;
     qCInfo(lcLaunch) << "launch ended with" << code;
@@ -65,7 +72,7 @@ QString LaunchController::fathomExecutable() {
 }
 
 bool LaunchController::start(const QString& configPath, const QStringList& command, const QString& workspace,
-                             QString* error) {
+                             QString* error, const QStringList& launcherFlags) {
   if (isRunning()) {
     *error = tr("A launch is already running.");
     return false;
@@ -83,13 +90,14 @@ bool LaunchController::start(const QString& configPath, const QStringList& comma
   if (words.front() == u"fathom"_s) {
     words.front() = fathom;
   }
-  QStringList arguments{u"launch"_s, u"--config_file"_s, configPath};
+  QStringList arguments{u"launch"_s, u"--json"_s, u"--config_file"_s, configPath};
   if (!workspace.isEmpty()) {
     arguments << u"--workspace"_s << workspace;
   }
-  arguments << words;
+  arguments << launcherFlags << words;
   m_runId = 0;
-  m_partial.clear();
+  m_eventPartial.clear();
+  m_logPartial.clear();
   m_commandLine = QStringList(QStringList{fathom} + arguments).join(u' ');
   qCInfo(lcLaunch).noquote() << "starting" << m_commandLine;
   m_process.setWorkingDirectory(QFileInfo(configPath).absolutePath());
@@ -104,18 +112,36 @@ void LaunchController::stop() {
   }
 }
 
-void LaunchController::readOutput() {
-  static const QRegularExpression announced(u"^fathom launch: run (\\d+) in (.+)$"_s);
-  m_partial += m_process.readAllStandardOutput();
+/// Splits `buffer` into complete lines (the rest stays for the next read).
+QList<QByteArray> LaunchController::takeLines(QByteArray& buffer) {
+  QList<QByteArray> lines;
   qsizetype newline;
-  while ((newline = m_partial.indexOf('\n')) >= 0) {
-    const QString line = QString::fromUtf8(m_partial.left(newline));
-    m_partial.remove(0, newline + 1);
-    if (const auto match = announced.match(line); match.hasMatch() && m_runId == 0) {
-      m_runId = match.captured(1).toLongLong();
-      emit runRecorded(m_runId, match.captured(2));
+  while ((newline = buffer.indexOf('\n')) >= 0) {
+    lines.append(buffer.left(newline));
+    buffer.remove(0, newline + 1);
+  }
+  return lines;
+}
+
+void LaunchController::readEvents() {
+  m_eventPartial += m_process.readAllStandardOutput();
+  for (const QByteArray& line : takeLines(m_eventPartial)) {
+    const auto event = telemetry::parseLaunchEvent(std::string_view(line.constData(), std::size_t(line.size())));
+    if (!event) {
+      emit output(QString::fromUtf8(line));  // not the launcher's (an older `fathom`?): shown, not lost
+      continue;
     }
-    emit output(line);
+    if (const auto* run = std::get_if<telemetry::RunCreated>(&*event); run != nullptr && m_runId == 0) {
+      m_runId = run->runId;
+      emit runRecorded(m_runId, QString::fromStdString(run->workspace));
+    }
+  }
+}
+
+void LaunchController::readLog() {
+  m_logPartial += m_process.readAllStandardError();
+  for (const QByteArray& line : takeLines(m_logPartial)) {
+    emit output(QString::fromUtf8(line));
   }
 }
 

@@ -15,6 +15,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 using namespace fathom;
 using studio::DemoBuilder;
@@ -47,6 +49,11 @@ private slots:
     QVERIFY(DemoBuilder::isComplete(path));
     QVERIFY(progress.count() >= 5);  // preparing, launching, training steps, comparing, done
     QCOMPARE(progress.last().at(1).toInt(), 100);
+    // Training progress is read from the workspace (rank 0's logged steps) while the run trains.
+    const bool sawAStep = std::any_of(progress.begin(), progress.end(), [](const QList<QVariant>& p) {
+      return p.at(1).toInt() > 10 && p.at(1).toInt() <= 90;
+    });
+    QVERIFY(sawAStep);
 
     const store::Workspace ws(path.toStdString(), store::Workspace::Options{.create = false, .reconcile = false});
     const auto runs = ws.listRuns();

@@ -36,26 +36,35 @@ using studio::MainWindow;
 
 namespace {
 
-/// Three finished runs, as `fathom launch` records them: DDP on 2 ranks, FSDP on 4 (failed), ZeRO-3 on 2.
+/// Three finished runs, as `fathom launch` records them: DDP on 2 ranks, FSDP on 4 (failed), ZeRO-3 on 2; the first
+/// named by its user (`--run_name`), the others by default.
 void writeFixture(const QString& path) {
   store::Workspace ws(path.toStdString());
   struct Run {
     const char* name;
-    const char* config;
+    const char* program;
+    store::RunStrategy strategy;
     int ranks;
     double finalLoss;
     store::RunStatus status;
   };
   const Run runs[] = {
-      {"fathom train", R"({"world_size": 2, "use_fsdp": false, "use_deepspeed": false})", 2, 2.5,
-       store::RunStatus::Succeeded},
-      {"fathom train", R"({"world_size": 4, "use_fsdp": true, "fsdp_sharding_strategy": "FULL_SHARD"})", 4, 1.25,
+      {"baseline", "fathom train", {}, 2, 2.5, store::RunStatus::Succeeded},
+      {"train-2",
+       "fathom train",
+       {plan::Strategy::Fsdp, plan::FsdpSharding::FullShard},
+       4,
+       1.25,
        store::RunStatus::Failed},
-      {"my_program", R"({"world_size": 2, "use_deepspeed": true, "zero_stage": 3})", 2, 3.75,
-       store::RunStatus::Succeeded},
+      {"my_program-3", "my_program", {plan::Strategy::Zero3, {}}, 2, 3.75, store::RunStatus::Succeeded},
   };
   for (const Run& r : runs) {
-    const store::RunId id = ws.createRun({r.name, std::string("fathom launch ") + r.name, "json", r.config});
+    store::NewRun spec{r.name, std::string("fathom launch ") + r.program, "", ""};
+    spec.layout.worldSize = r.ranks;
+    spec.layout.numMachines = 1;
+    spec.layout.strategy = r.strategy;
+    spec.layout.hosts = {"node1"};
+    const store::RunId id = ws.createRun(spec);
     std::vector<store::MetricPoint> points;
     for (int rank = 0; rank < r.ranks; ++rank) {
       ws.upsertRank(id, {rank, "node1", 1000 + rank, "cpu", r.status == store::RunStatus::Failed && rank == 1 ? 3 : 0});
@@ -154,7 +163,9 @@ private slots:
     QTableView* view = window.runsBrowser()->view();
     const QAbstractItemModel* shown = view->model();
     QCOMPARE(fathom::test::dumpColumn(*shown, views::RunsModel::StrategyColumn),
-             (QStringList{u"ZeRO-3"_s, u"FSDP (FULL_SHARD)"_s, u"DDP"_s}));  // newest first
+             (QStringList{u"ZeRO-3"_s, u"FSDP full shard"_s, u"DDP"_s}));  // newest first
+    QCOMPARE(fathom::test::dumpColumn(*shown, views::RunsModel::NameColumn),
+             (QStringList{u"my_program-3"_s, u"train-2"_s, u"baseline"_s}));
     QCOMPARE(fathom::test::dumpColumn(*shown, views::RunsModel::WorldSizeColumn),
              (QStringList{u"2"_s, u"4"_s, u"2"_s}));
     QCOMPARE(window.plansModel()->rowCount(), 1);

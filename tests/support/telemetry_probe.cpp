@@ -9,6 +9,7 @@
 #include <fathom/common/clock.h>
 #include <fathom/common/error.h>
 #include <fathom/telemetry/telemetry_sender.h>
+#include <telemetry/protocol.h>
 
 #include <chrono>
 #include <cstdio>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// RunsModel: rows derived from workspace records (world size, strategy, final loss), the merge that keeps
-// selections across refreshes, and sorting/filtering through a QSortFilterProxyModel as the runs browser does.
+// RunsModel: rows built from workspace records (the typed world size and strategy, the final loss), the merge that
+// keeps selections across refreshes, and sorting/filtering through a QSortFilterProxyModel as the runs browser does.
 #include "runs/runs_model.h"
 
 #include "model_dump.h"
@@ -19,7 +19,8 @@ using fathom::views::RunsModel;
 
 namespace {
 
-/// A run from a one-line fixture: "id;name;status;start;end;config-json" (end empty = none).
+/// A run from a one-line fixture: "id;name;status;start;end;strategy;world size" (end empty = none; the strategy as
+/// `fathom runs` labels it, "fsdp/shard_grad_op", empty = the record does not say).
 RunInfo run(const QString& fixture) {
   const QStringList f = fixture.split(u';');
   RunInfo r;
@@ -32,9 +33,17 @@ RunInfo run(const QString& fixture) {
     r.endedAt = f[4].toDouble();
   }
   r.exitCode = r.status == RunStatus::Failed ? std::optional<int>(3) : std::optional<int>();
-  r.configFormat = "json";
-  r.configText = f.mid(5).join(u';').toStdString();
   r.commandLine = "fathom launch fathom train";
+  if (!f[5].isEmpty()) {
+    const QStringList label = f[5].split(u'/');
+    fathom::store::RunStrategy strategy;
+    strategy.strategy = fathom::plan::parseStrategy(label[0].toStdString());
+    if (label.size() > 1) {
+      strategy.fsdpSharding = fathom::plan::parseFsdpSharding(label[1].toStdString());
+    }
+    r.layout.strategy = strategy;
+  }
+  r.layout.worldSize = f[6].toInt();
   return r;
 }
 
@@ -44,18 +53,14 @@ MetricSummary metric(const char* key, int rank, double last) {
 
 QList<RunRow> fixture() {
   return {
-      RunRow::fromStore(
-          run(u"1;ddp;succeeded;1700000000;1700000012.5;{\"world_size\": 2, \"command\": [\"fathom\"]}"_s), 2,
-          {metric("loss", 0, 2.5), metric("final_loss", 0, 2.25), metric("final_loss", 1, 9)}),
-      RunRow::fromStore(run(u"2;fsdp;failed;1700000100;1700000190;{\"world_size\": 4, \"use_fsdp\": true, "
-                            "\"fsdp_sharding_strategy\": \"SHARD_GRAD_OP\"}"_s),
-                        4, {metric("loss", 0, 3.125)}),
-      RunRow::fromStore(
-          run(u"3;zero;lost;1700000200;;{\"world_size\": 8, \"use_deepspeed\": true, \"zero_stage\": 3}"_s), 8, {}),
-      RunRow::fromStore(run(u"4;probe;succeeded;1700000300;1700003999;{\"world_size\": 1, \"command\": "
-                            "[\"fathom\", \"train\", \"--strategy\", \"zero2\"]}"_s),
-                        1, {}),
-      RunRow::fromStore(run(u"5;single;succeeded;1700000400;1700000401;"_s), 1, {}),
+      RunRow::fromStore(run(u"1;ddp;succeeded;1700000000;1700000012.5;ddp;2"_s), 2,
+                        {metric("loss", 0, 2.5), metric("final_loss", 0, 2.25), metric("final_loss", 1, 9)}),
+      RunRow::fromStore(run(u"2;fsdp;failed;1700000100;1700000190;fsdp/shard_grad_op;4"_s), 4,
+                        {metric("loss", 0, 3.125)}),
+      RunRow::fromStore(run(u"3;zero;lost;1700000200;;zero3;8"_s), 8, {}),
+      RunRow::fromStore(run(u"4;probe;succeeded;1700000300;1700003999;zero2;1"_s), 1, {}),
+      // No world size recorded: the ranks count.
+      RunRow::fromStore(run(u"5;single;succeeded;1700000400;1700000401;ddp;0"_s), 1, {}),
   };
 }
 
@@ -74,7 +79,7 @@ private slots:
     model.setRuns(fixture());
     const QStringList expected = {
         u"1 | ddp | succeeded | 11/14/23 10:13 PM | 12.5 s | 2 | DDP | 2.25"_s,
-        u"2 | fsdp | failed (exit code 3) | 11/14/23 10:15 PM | 1 min 30 s | 4 | FSDP (SHARD_GRAD_OP) | 3.125"_s,
+        u"2 | fsdp | failed (exit code 3) | 11/14/23 10:15 PM | 1 min 30 s | 4 | FSDP shard grad op | 3.125"_s,
         u"3 | zero | lost | 11/14/23 10:16 PM | – | 8 | ZeRO-3 | –"_s,
         u"4 | probe | succeeded | 11/14/23 10:18 PM | 1 h 01 min | 1 | ZeRO-2 | –"_s,
         u"5 | single | succeeded | 11/14/23 10:20 PM | 1.00 s | 1 | Single process | –"_s,
@@ -85,6 +90,22 @@ private slots:
     QCOMPARE(model.index(2, 0).data(RunsModel::RunIdRole).toLongLong(), 3);
     QCOMPARE(model.rowOfRun(4), 3);
     QCOMPARE(model.rowOfRun(42), -1);
+  }
+
+  // The strategy is the record's typed layout, never guessed: a run whose record does not say shows none, whatever
+  // its configuration text or command line hold.
+  void strategyComesFromTheLayoutOnly() {
+    RunInfo info = run(u"7;guess;succeeded;1700000500;1700000501;;0"_s);
+    info.configFormat = "json";
+    info.configText = R"({"world_size": 4, "use_fsdp": true, "command": ["fathom", "train", "--strategy", "zero2"]})";
+    info.commandLine = "fathom launch --use_fsdp fathom train --strategy zero2";
+    const RunRow row = RunRow::fromStore(info, 2, {});
+    QCOMPARE(row.worldSize, 2);
+    QVERIFY(row.strategy.isEmpty());
+    info.layout.worldSize = 4;
+    info.layout.strategy = fathom::store::RunStrategy{fathom::plan::Strategy::Zero2, {}};
+    QCOMPARE(RunRow::fromStore(info, 2, {}).strategy, u"ZeRO-2"_s);
+    QCOMPARE(RunRow::fromStore(info, 2, {}).worldSize, 4);
   }
 
   void mergeKeepsRowsThatStay() {

@@ -2,15 +2,13 @@
 #include "runs/runs_model.h"
 
 #include "common/formatting.h"
+#include "planner/plan_request.h"
 
 #include <fathom/common/clock.h>
 
 #include <QBrush>
 #include <QColor>
 #include <QDateTime>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLocale>
 
 #include <algorithm>
@@ -21,37 +19,20 @@ using namespace Qt::StringLiterals;
 namespace fathom::views {
 namespace {
 
-/// The value of `--strategy X` (or `--strategy=X`) among the words of a command.
-QString strategyFlag(const QJsonArray& command) {
-  for (qsizetype i = 0; i < command.size(); ++i) {
-    const QString word = command.at(i).toString();
-    if (word == u"--strategy"_s && i + 1 < command.size()) {
-      return command.at(i + 1).toString();
-    }
-    if (word.startsWith(u"--strategy="_s)) {
-      return word.mid(11);
-    }
+/// The run's strategy as the Studio names it everywhere (the planner's names, strategyName()); one process of DDP
+/// is "Single process"; empty when the record does not say.
+QString strategyLabel(const store::RunLayout& layout, int worldSize) {
+  if (!layout.strategy) {
+    return {};
   }
-  return {};
-}
-
-QString strategyLabel(const QJsonObject& config, int worldSize) {
-  if (config.value(u"use_fsdp"_s).toBool()) {
-    const QString sharding = config.value(u"fsdp_sharding_strategy"_s).toString();
-    return sharding.isEmpty() ? RunsModel::tr("FSDP") : RunsModel::tr("FSDP (%1)").arg(sharding);
+  if (layout.strategy->strategy == plan::Strategy::Ddp && worldSize == 1) {
+    return RunsModel::tr("Single process");
   }
-  if (config.value(u"use_deepspeed"_s).toBool()) {
-    const int stage = config.value(u"zero_stage"_s).toInt(-1);
-    return stage >= 0 ? RunsModel::tr("ZeRO-%1").arg(stage) : RunsModel::tr("ZeRO");
-  }
-  const QString flag = strategyFlag(config.value(u"command"_s).toArray()).toLower();
-  if (flag == u"fsdp"_s) {
-    return RunsModel::tr("FSDP");
-  }
-  if (flag.startsWith(u"zero"_s)) {
-    return RunsModel::tr("ZeRO-%1").arg(flag.right(1));
-  }
-  return worldSize > 1 ? RunsModel::tr("DDP") : RunsModel::tr("Single process");
+  plan::Plan p;
+  p.strategy = layout.strategy->strategy;
+  p.fsdpSharding = layout.strategy->fsdpSharding;
+  p.numGpus = worldSize;
+  return strategyName(p);
 }
 
 }  // namespace
@@ -59,12 +40,8 @@ QString strategyLabel(const QJsonObject& config, int worldSize) {
 RunRow RunRow::fromStore(const store::RunInfo& info, int rankCount, const std::vector<store::MetricSummary>& metrics) {
   RunRow row;
   row.info = info;
-  QJsonObject config;
-  if (info.configFormat == "json") {
-    config = QJsonDocument::fromJson(QByteArray::fromStdString(info.configText)).object();
-  }
-  row.worldSize = config.value(u"world_size"_s).toInt(rankCount);
-  row.strategy = strategyLabel(config, row.worldSize);
+  row.worldSize = info.layout.worldSize > 0 ? info.layout.worldSize : rankCount;
+  row.strategy = strategyLabel(info.layout, row.worldSize);
   std::optional<double> lastLoss;
   for (const store::MetricSummary& m : metrics) {
     if (m.rank != 0) {
@@ -93,7 +70,7 @@ bool RunRow::operator==(const RunRow& o) const {
   const store::RunInfo& b = o.info;
   return a.id == b.id && a.name == b.name && a.status == b.status && a.createdAt == b.createdAt &&
          a.startedAt == b.startedAt && a.endedAt == b.endedAt && a.exitCode == b.exitCode &&
-         a.commandLine == b.commandLine && a.host == b.host && a.configText == b.configText &&
+         a.commandLine == b.commandLine && a.host == b.host && a.configText == b.configText && a.layout == b.layout &&
          worldSize == o.worldSize && strategy == o.strategy && finalLoss == o.finalLoss && durationS == o.durationS;
 }
 

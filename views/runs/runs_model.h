@@ -12,18 +12,17 @@
 
 namespace fathom::views {
 
-/// One run as the runs browser shows it: the workspace row plus what the browser derives from the run's launch
-/// configuration, its ranks and its metrics. A plain value, built off the GUI thread.
+/// One run as the runs browser shows it: the workspace row plus its world size and strategy in words and what the
+/// browser derives from its metrics. A plain value, built off the GUI thread.
 struct RunRow {
   store::RunInfo info;
-  int worldSize = 0;                ///< the launch's world_size, else the ranks recorded; 0 = unknown
-  QString strategy;                 ///< "DDP", "FSDP (FULL_SHARD)", "ZeRO-2", "Single process", ... (translated)
+  int worldSize = 0;                ///< the run's recorded world size, else the ranks recorded; 0 = unknown
+  QString strategy;                 ///< "DDP", "FSDP full shard", "ZeRO-2", "Single process", ... (translated)
   std::optional<double> finalLoss;  ///< rank 0's final_loss, else its last loss; empty when it logged none
   std::optional<double> durationS;  ///< end - start; for a running run, the time so far when the row was built
 
-  /// Derives the row: world size and strategy from the launch configuration JSON that `fathom launch` records
-  /// (world_size, use_fsdp + fsdp_sharding_strategy, use_deepspeed + zero_stage) or a `--strategy` flag in the
-  /// command line, the final loss from the metric summaries.
+  /// Builds the row: world size and strategy from the run's typed layout (store::RunLayout, named as the planner
+  /// names strategies), the final loss from the metric summaries.
   static RunRow fromStore(const store::RunInfo& info, int rankCount, const std::vector<store::MetricSummary>& metrics);
 
   bool operator==(const RunRow& other) const;

@@ -370,6 +370,8 @@ void addFathom(std::vector<KeySpec>& t) {
   t.push_back(key("fathom", "project_dir", ValueKind::String, "project directory (checkpoints, logs)"));
   t.push_back(key("fathom", "logging_dir", ValueKind::String, "tracker output directory (default project_dir)"));
   t.push_back(key("fathom", "workspace", ValueKind::String, "SQLite workspace file (fathom.sqlite)"));
+  t.push_back(
+      key("fathom", "run_name", ValueKind::String, "name of the run `fathom launch` records (default <program>-<id>)"));
   t.push_back(key("fathom", "hosts", ValueKind::StringList, "machines for a multi-node launch, rank order"));
   t.push_back(key("fathom", "hostfile", ValueKind::String, "file with one host per line"));
   t.push_back(enumKey("fathom", "launcher", {"local", "ssh", "slurm"}, "how agents start on the hosts"));

@@ -51,6 +51,18 @@ std::span<const FsdpFlag> fsdpFlags() {
   return kFsdpFlags;
 }
 
+std::optional<std::string> fsdpValue(const LaunchOptions& options, std::string_view key) {
+  if (const auto given = options.fsdp.find(std::string(key)); given != options.fsdp.end()) {
+    return given->second;
+  }
+  for (const FsdpFlag& flag : kFsdpFlags) {
+    if (flag.key == key && flag.defaultValue != nullptr) {
+      return std::string(flag.defaultValue);
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<MixedPrecision> mixedPrecisionFromString(std::string_view text) {
   const std::string t = lower(text);
   for (auto p : {MixedPrecision::No, MixedPrecision::Fp16, MixedPrecision::Bf16, MixedPrecision::Fp8}) {

@@ -4,6 +4,8 @@
 set(_fathom_store_sources
   ${CMAKE_CURRENT_LIST_DIR}/process_identity.cpp
   ${CMAKE_CURRENT_LIST_DIR}/records.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/run_layout_migration.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/run_layout_rows.cpp
   ${CMAKE_CURRENT_LIST_DIR}/schema.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sqlite_db.cpp
   ${CMAKE_CURRENT_LIST_DIR}/workspace.cpp)

@@ -2,6 +2,7 @@
 #include <fathom/common/clock.h>
 #include <fathom/store/workspace.h>
 
+#include "run_layout_rows.h"
 #include "schema.h"
 #include "sqlite_db.h"
 
@@ -103,6 +104,11 @@ constexpr std::string_view kRunColumns =
     "id, name, status, created_at, started_at, ended_at, exit_code, command_line, host, launcher_pid, "
     "launcher_start_time, config_format, config_text";
 
+/// "SELECT <every column readRun() reads> FROM runs <tail>".
+std::string selectRuns(std::string_view tail) {
+  return "SELECT " + std::string(kRunColumns) + ", " + std::string(kLayoutColumns) + " FROM runs " + std::string(tail);
+}
+
 RunInfo readRun(const sql::Statement& s) {
   RunInfo r;
   r.id = RunId{s.int64(0)};
@@ -120,6 +126,7 @@ RunInfo readRun(const sql::Statement& s) {
   r.launcherStartTime = static_cast<std::uint64_t>(s.int64(10));
   r.configFormat = s.text(11);
   r.configText = s.text(12);
+  r.layout = readLayoutColumns(s, 13);  // selectRuns() puts kLayoutColumns last; the hosts are read separately
   return r;
 }
 
@@ -265,6 +272,9 @@ void Workspace::Impl::migrate() {
     }
     db.exec(step.sql, "migrating the schema to version " + std::to_string(step.toVersion) + " (" +
                           std::string(step.description) + ")");
+    if (step.upgrade != nullptr) {
+      step.upgrade(db);
+    }
     version = step.toVersion;
   }
   db.exec("PRAGMA user_version = " + std::to_string(version), "setting the schema version");
@@ -320,6 +330,7 @@ int Workspace::schemaVersion() const {
 
 RunId Workspace::createRun(const NewRun& run, const ProcessIdentity& launcher) {
   const double now = unixNowSeconds();
+  sql::Transaction tx(m_impl->db);
   sql::Statement s(m_impl->db, "INSERT INTO runs (name, status, created_at, started_at, command_line, host, "
                                "launcher_pid, launcher_start_time, config_format, config_text) "
                                "VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -333,7 +344,14 @@ RunId Workspace::createRun(const NewRun& run, const ProcessIdentity& launcher) {
       .bind(8, std::string_view(run.configFormat))
       .bind(9, std::string_view(run.configText));
   s.run();
-  return RunId{sqlite3_last_insert_rowid(m_impl->db.handle())};
+  const RunId id{sqlite3_last_insert_rowid(m_impl->db.handle())};
+  if (run.numberName) {
+    sql::Statement rename(m_impl->db, "UPDATE runs SET name = ? WHERE id = ?");
+    rename.bind(1, run.name + "-" + std::to_string(id.value)).bind(2, id.value).run();
+  }
+  writeRunLayout(m_impl->db, id.value, run.layout);
+  tx.commit();
+  return id;
 }
 
 void Workspace::finishRun(RunId run, RunStatus status, std::optional<int> exitCode) {
@@ -406,6 +424,9 @@ void Workspace::append(RunId run, const IngestBatch& batch) {
     }
     for (const Artifact& a : batch.artifacts)
       insertArtifact(impl.db, run, a);
+    if (batch.setup) {
+      writeRunSetup(impl.db, run.value, *batch.setup);
+    }
     tx.commit();
   } catch (...) {
     impl.keyIds.clear();  // keys interned in this transaction were rolled back with it
@@ -466,21 +487,29 @@ std::vector<RunId> Workspace::reconcile() {
 }
 
 std::vector<RunInfo> Workspace::listRuns() const {
-  sql::Statement s(m_impl->db, "SELECT " + std::string(kRunColumns) + " FROM runs ORDER BY id");
+  sql::Statement s(m_impl->db, selectRuns("ORDER BY id"));
   std::vector<RunInfo> out;
   while (s.step()) {
     out.push_back(readRun(s));
+  }
+  auto hosts = readRunHosts(m_impl->db);
+  for (RunInfo& r : out) {
+    if (auto found = hosts.find(r.id.value); found != hosts.end()) {
+      r.layout.hosts = std::move(found->second);
+    }
   }
   return out;
 }
 
 std::optional<RunInfo> Workspace::run(RunId id) const {
-  sql::Statement s(m_impl->db, "SELECT " + std::string(kRunColumns) + " FROM runs WHERE id = ?");
+  sql::Statement s(m_impl->db, selectRuns("WHERE id = ?"));
   s.bind(1, id.value);
   if (!s.step()) {
     return std::nullopt;
   }
-  return readRun(s);
+  RunInfo r = readRun(s);
+  r.layout.hosts = readRunHosts(m_impl->db, r.id.value);
+  return r;
 }
 
 RunInfo Workspace::resolveRun(std::string_view idOrName) const {
@@ -492,12 +521,13 @@ RunInfo Workspace::resolveRun(std::string_view idOrName) const {
       return *found;
     }
   }
-  sql::Statement s(m_impl->db,
-                   "SELECT " + std::string(kRunColumns) + " FROM runs WHERE name = ? ORDER BY id DESC LIMIT 1");
+  sql::Statement s(m_impl->db, selectRuns("WHERE name = ? ORDER BY id DESC LIMIT 1"));
   s.bind(1, idOrName);
   FATHOM_CHECK(s.step(), ConfigError, "no run \"", idOrName, "\" in ", m_impl->path.string(),
                " (give a run id or name; `fathom runs list` shows them)");
-  return readRun(s);
+  RunInfo r = readRun(s);
+  r.layout.hosts = readRunHosts(m_impl->db, r.id.value);
+  return r;
 }
 
 std::vector<RankInfo> Workspace::ranks(RunId run) const {

@@ -11,9 +11,9 @@
 
 #include "socket.h"
 
+#include "protocol.h"
 #include <fathom/common/error.h>
 #include <fathom/common/log.h>
-#include <fathom/telemetry/protocol.h>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -129,6 +129,14 @@ void decodeDataFrame(FrameType type, protocol::BodyReader& in, int rank, Item& i
     item.part.artifacts.push_back(std::move(artifact));
     break;
   }
+  case FrameType::Setup:
+    // Rank 0 speaks for the run; another rank's report is read (it must be well formed) but not applied.
+    if (rank == 0) {
+      item.part.setup = protocol::decodeSetup(in);
+    } else {
+      protocol::decodeSetup(in);
+    }
+    break;
   case FrameType::Bye: in.finish(); break;
   default: throw CommError(detail::concat("telemetry: unexpected frame type ", int(type), " from a sender"));
   }
@@ -427,6 +435,9 @@ void TelemetryCollector::Impl::writerLoop() {
         move(batch.heartbeats, part.heartbeats);
         move(batch.traces, part.traces);
         move(batch.artifacts, part.artifacts);
+        if (part.setup) {
+          batch.setup = std::move(part.setup);  // the latest report wins
+        }
         if (item.connection) {
           highest[item.connection.get()] = item.seq;
           ++frames;

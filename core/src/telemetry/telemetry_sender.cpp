@@ -430,7 +430,7 @@ void TelemetrySender::addMetric(std::int64_t step, double wallTime, std::string_
   m_impl->addMetric(step, wallTime, key, value);
 }
 
-void TelemetrySender::sendMemory(const protocol::MemorySample& sample) {
+void TelemetrySender::sendMemory(const MemorySample& sample) {
   m_impl->sendFrame(3, [&](FrameWriter w, std::uint64_t seq) { w.memory(seq, sample); });
 }
 
@@ -444,6 +444,10 @@ void TelemetrySender::sendTrace(std::string_view name, std::string_view bytes, d
 
 void TelemetrySender::sendArtifact(const store::Artifact& artifact, double time) {
   m_impl->sendFrame(0, [&](FrameWriter w, std::uint64_t seq) { w.artifact(seq, time, artifact); });
+}
+
+void TelemetrySender::sendSetup(const store::RunSetup& setup) {
+  m_impl->sendFrame(0, [&](FrameWriter w, std::uint64_t seq) { w.setup(seq, setup); });
 }
 
 void TelemetrySender::setStep(std::int64_t step) {

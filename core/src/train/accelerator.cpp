@@ -24,6 +24,19 @@ namespace fathom::train {
 
 namespace {
 
+/// The setup this process trains with, in the workspace's vocabulary (what the `sqlite` tracker records).
+store::RunSetup runSetup(const ResolvedAcceleratorOptions& options, precision::MixedPrecision mixedPrecision) {
+  store::RunSetup setup;
+  if (options.fsdp) {
+    setup.strategy.strategy = plan::Strategy::Fsdp;
+    setup.strategy.fsdpSharding = options.fsdp->shardingStrategy;
+  } else if (options.zero) {
+    setup.strategy = store::zeroStageStrategy(options.zero->stage);
+  }
+  setup.mixedPrecision = precision::toString(mixedPrecision);
+  return setup;
+}
+
 std::optional<std::string> processEnv(const std::string& name) {
   const char* value = std::getenv(name.c_str());
   if (value == nullptr)
@@ -402,15 +415,24 @@ void Accelerator::initTrackers(const std::string& projectName, const nlohmann::j
   options.loggingDir = m_options.raw.loggingDir;
   options.runName = runName;
   options.workspace = m_options.raw.workspace;
-  // The workspace's sqlite tracker is always on (docs/trackers.md), on every process.
+  // The workspace's sqlite tracker is always on (docs/trackers.md), on every process; the Accelerator keeps a typed
+  // handle to it for what only it takes (this process's setup, memory samples, log lines, traces).
+  auto workspace = std::make_unique<telemetry::SqliteTracker>(options);
+  telemetry::SqliteTracker* handle = workspace.get();
+  handle->recordSetup(runSetup(m_options, mixedPrecision()), numProcesses());
+  track::TrackerGroup trackers({}, options, isMainProcess());
+  trackers.add(std::move(workspace));
   std::vector<std::string> names{telemetry::registerSqliteTracker()};
   for (const std::string& entry : m_options.raw.logWith) {
     for (std::string& name : track::parseLogWith(entry)) {
-      if (std::find(names.begin(), names.end(), name) == names.end())
+      if (std::find(names.begin(), names.end(), name) == names.end()) {
+        trackers.add(track::makeTracker(name, options));
         names.push_back(std::move(name));
+      }
     }
   }
-  m_trackers = track::TrackerGroup(names, options, isMainProcess());
+  m_trackers = std::move(trackers);
+  m_workspace = handle;
   if (!config.is_null())
     m_trackers.storeInitConfiguration(config);
 }

@@ -75,14 +75,14 @@ profile::Profiler Accelerator::profile(profile::ProfilerOptions options) {
   context.modelStates = [this] { return modelStateStorages(); };
   if (numProcesses() > 1)
     context.barrier = [this] { waitForEveryone(); };
-  if (auto* workspace = dynamic_cast<telemetry::SqliteTracker*>(getTracker("sqlite"))) {
+  if (workspaceTracker() != nullptr) {
     // Traces go to the run's workspace as they are written (through the launcher's collector when launched).
-    context.traceChunk = [workspace](std::string_view name, std::string_view chunk) {
-      if (!workspace->finished())
+    context.traceChunk = [this](std::string_view name, std::string_view chunk) {
+      if (telemetry::SqliteTracker* workspace = workspaceTracker())
         workspace->traceChunk(name, chunk, unixNowSeconds());
     };
-    context.traceWritten = [workspace](const std::filesystem::path& path, std::int64_t bytes) {
-      if (!workspace->finished())
+    context.traceWritten = [this](const std::filesystem::path& path, std::int64_t bytes) {
+      if (telemetry::SqliteTracker* workspace = workspaceTracker())
         workspace->artifact({store::ArtifactKind::Trace, std::filesystem::absolute(path).string(), bytes},
                             unixNowSeconds());
     };
@@ -105,7 +105,7 @@ profile::Profiler Accelerator::profile(profile::ProfilerOptions options) {
               series.peak.bytes[c];
         values[prefix + "total_bytes"] = series.peakTotal;
       }
-      if (track::Tracker* workspace = getTracker("sqlite"); workspace != nullptr && !workspace->finished())
+      if (telemetry::SqliteTracker* workspace = workspaceTracker())
         workspace->log(values, window.lastStep());
     }
     if (userCallback)

@@ -19,9 +19,13 @@ void addCategories(track::LogValues& values, const std::string& prefix, const pa
 
 }  // namespace
 
+telemetry::SqliteTracker* Accelerator::workspaceTracker() const {
+  return m_workspace != nullptr && !m_workspace->finished() ? m_workspace : nullptr;
+}
+
 void Accelerator::logMemory(std::int64_t step) {
-  track::Tracker* workspace = getTracker("sqlite");
-  if (workspace == nullptr || workspace->finished())
+  telemetry::SqliteTracker* workspace = workspaceTracker();
+  if (workspace == nullptr)
     return;
   const telemetry::ProcessMemory rss = telemetry::readProcessMemory();
   const parallel::ModelStateBytes state = modelStateBytes();
@@ -34,8 +38,8 @@ void Accelerator::logMemory(std::int64_t step) {
 }
 
 void Accelerator::logLine(std::string_view text, LogLevel level) {
-  auto* workspace = dynamic_cast<telemetry::SqliteTracker*>(getTracker("sqlite"));
-  if (workspace == nullptr || workspace->finished())
+  telemetry::SqliteTracker* workspace = workspaceTracker();
+  if (workspace == nullptr)
     return;
   workspace->logLine(level, text, unixNowSeconds());
 }

@@ -42,6 +42,9 @@ class ProcessGroup;
 namespace fathom::precision {
 class GradScaler;
 }
+namespace fathom::telemetry {
+class SqliteTracker;
+}
 
 namespace fathom::train {
 
@@ -426,6 +429,8 @@ private:
   /// Builds the engine of the strategy in force for `module`.
   std::unique_ptr<parallel::DataParallelEngine> makeEngine(const std::shared_ptr<torch::nn::Module>& module);
   ShardContext shardContext();
+  /// The workspace's `sqlite` tracker while it takes data (initTrackers() ran, endTraining() did not); else nullptr.
+  telemetry::SqliteTracker* workspaceTracker() const;
 
   runtime::ProcessState m_state;
   ResolvedAcceleratorOptions m_options;
@@ -447,6 +452,8 @@ private:
   bool m_stepOpen = false;  ///< a backward has run since the last optimizer step
   bool m_trigger = false;
   track::TrackerGroup m_trackers;
+  /// The workspace's `sqlite` tracker, owned by m_trackers (set by initTrackers(), which always creates it).
+  telemetry::SqliteTracker* m_workspace = nullptr;
 };
 
 }  // namespace fathom::train

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+// The telemetry wire format, private to core/telemetry: the sender and the collector are its only speakers.
 #pragma once
 
 #include <fathom/common/log.h>
@@ -13,6 +14,8 @@
 
 namespace fathom::telemetry {
 
+struct MemorySample;
+
 static_assert(std::endian::native == std::endian::little, "the telemetry wire format is little-endian");
 
 /// The wire protocol between a worker's TelemetrySender and the launcher's TelemetryCollector (docs/workspace.md,
@@ -24,7 +27,8 @@ namespace protocol {
 
 /// The version this build speaks (sent in Hello and Welcome). A collector refuses any other.
 /// 2: the Artifact frame (a file the run produced, e.g. a profiler trace).
-constexpr std::uint16_t kVersion = 2;
+/// 3: the Setup frame (rank 0's strategy and precision, which replace what the launcher recorded).
+constexpr std::uint16_t kVersion = 3;
 /// The first four bytes of a Hello body.
 constexpr std::string_view kMagic = "FTHM";
 /// Frames longer than this (type byte and body) are a protocol error: the connection is closed.
@@ -40,6 +44,7 @@ enum class FrameType : std::uint8_t {
   Trace = 6,      ///< seq, time, name, bytes
   Bye = 7,        ///< seq: the sender has nothing more; the collector acks it once everything before is committed
   Artifact = 8,   ///< seq, time, kind (u8: store::ArtifactKind), path, bytes
+  Setup = 9,      ///< seq, strategy, FSDP sharding ("" unless FSDP), mixed precision: plan::toString / Accelerate names
   // collector -> sender
   Welcome = 64,  ///< version, run id
   Refused = 65,  ///< version, reason (text); the collector closes the connection after it
@@ -59,16 +64,6 @@ struct Hello {
   std::string host;
 };
 
-/// One memory reading of a rank, stored as the metrics memory/allocated_bytes, memory/reserved_bytes and
-/// memory/peak_allocated_bytes.
-struct MemorySample {
-  double wallTime = 0;
-  std::int64_t step = 0;
-  std::int64_t allocatedBytes = 0;
-  std::int64_t reservedBytes = 0;
-  std::int64_t peakAllocatedBytes = 0;
-};
-
 /// Appends frames to a byte string. Each call writes one complete frame.
 class FrameWriter {
 public:
@@ -84,6 +79,7 @@ public:
   void log(std::uint64_t seq, double time, LogLevel level, std::string_view text);
   void trace(std::uint64_t seq, double time, std::string_view name, std::string_view bytes);
   void artifact(std::uint64_t seq, double time, const store::Artifact& artifact);
+  void setup(std::uint64_t seq, const store::RunSetup& setup);
 
   /// A Metrics frame of `count` points already encoded with encodePoint().
   void metrics(std::uint64_t seq, std::uint32_t count, std::string_view encodedPoints);
@@ -137,6 +133,8 @@ private:
 Hello decodeHello(std::string_view body);
 /// Decodes a Metrics body (after its seq) into points of `rank`, appended to `out`.
 void decodeMetrics(BodyReader& in, int rank, std::vector<store::MetricPoint>& out);
+/// Decodes a Setup body (after its seq); CommError for a strategy or sharding this build does not know.
+store::RunSetup decodeSetup(BodyReader& in);
 
 /// "hello", "metrics", ...: for messages.
 const char* frameName(FrameType type);
