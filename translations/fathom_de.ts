@@ -802,6 +802,14 @@
         <source>The planner predicts that this plan will not fit on %1 (see the planner panel). Launch anyway?</source>
         <translation>Der Planer sagt voraus, dass dieser Plan nicht auf %1 passt (siehe Planer). Trotzdem starten?</translation>
     </message>
+    <message>
+        <source>%1 already exists. Replace it with this configuration?</source>
+        <translation>%1 existiert bereits. Durch diese Konfiguration ersetzen?</translation>
+    </message>
+    <message>
+        <source>&amp;Overwrite</source>
+        <translation>&amp;Überschreiben</translation>
+    </message>
 </context>
 <context>
     <name>fathom::views::EnvironmentModel</name>

@@ -799,6 +799,14 @@
         <source>The planner predicts that this plan will not fit on %1 (see the planner panel). Launch anyway?</source>
         <translation>规划器预测此方案在 %1 上放不下（见规划器面板）。仍要启动吗？</translation>
     </message>
+    <message>
+        <source>%1 already exists. Replace it with this configuration?</source>
+        <translation>%1 已存在。要用此配置替换它吗？</translation>
+    </message>
+    <message>
+        <source>&amp;Overwrite</source>
+        <translation>覆盖(&amp;O)</translation>
+    </message>
 </context>
 <context>
     <name>fathom::views::EnvironmentModel</name>

@@ -57,6 +57,12 @@ using namespace Qt::StringLiterals;
 Q_LOGGING_CATEGORY(lcStudio, "fathom.studio", QtInfoMsg)
 
 namespace fathom::studio {
+namespace {
+
+/// Pixels between the rows of the Properties dock's table.
+constexpr int kPropertiesCellSpacing = 4;
+
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_environment(new EnvironmentController(this)), m_workspace(new WorkspaceController(this)),
@@ -303,9 +309,20 @@ void MainWindow::createDocks() {
   // selected run's properties and the planner sit on the right.
   tabifyDockWidget(plans, log);
   runs->raise();
-  resizeDocks({runs}, {260}, Qt::Vertical);
+  const int runsHeight = 200;  // six runs in view; the documents keep the rest
+  resizeDocks({runs}, {runsHeight}, Qt::Vertical);
   resizeDocks({properties, planner}, {360, 360}, Qt::Horizontal);
-  resizeDocks({properties, planner}, {230, 600}, Qt::Vertical);
+  // The properties of a run get the height they need: a table row per runs column and the host, three lines for a
+  // launch command (it wraps in a dock this wide), each row a line plus the cell spacing and padding, and the dock's
+  // title and frame. The planner takes the rest of the column above the runs. (The sizes are for this window's
+  // height; when the window gets another, the docks share the difference in proportion.)
+  const int propertyLines = views::RunsModel::ColumnCount + 1 + 3;
+  const int propertiesHeight =
+      propertyLines * (m_properties->fontMetrics().lineSpacing() + kPropertiesCellSpacing + 2) +
+      2 * m_properties->margin() + 2 * fontMetrics().height();
+  const int column = height() - menuBar()->sizeHint().height() - statusBar()->sizeHint().height() - runsHeight;
+  resizeDocks({properties, planner}, {propertiesHeight, std::max(propertiesHeight, column - propertiesHeight)},
+              Qt::Vertical);
 
   // View menu: one toggle per dock, between the separators createMenus() left.
   QMenu* view = menuBar()->findChild<QMenu*>(u"viewMenu"_s);
@@ -453,7 +470,8 @@ void MainWindow::updateProperties(qint64 runId) {
                                                           QString::fromStdString(r.info.host).toHtmlEscaped());
   rows << u"<tr><td><b>%1</b></td><td><code>%2</code></td></tr>"_s.arg(
       tr("Command"), QString::fromStdString(r.info.commandLine).toHtmlEscaped());
-  m_properties->setText(u"<table cellspacing=\"4\">%1</table>"_s.arg(rows.join(QString())));
+  m_properties->setText(
+      u"<table cellspacing=\"%1\">%2</table>"_s.arg(kPropertiesCellSpacing).arg(rows.join(QString())));
 }
 
 void MainWindow::chooseWorkspace(bool create) {

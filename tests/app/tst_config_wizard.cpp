@@ -2,7 +2,8 @@
 // The configuration wizard end to end, offscreen, through the main window (so the planner panel is fed by the real
 // PlannerController): choose FSDP, change the GPU count and see the planner panel follow; fill every page; Finish
 // writes exactly tests/data/studio/wizard_fsdp.yaml. Also: a plan that does not fit is flagged before it is saved,
-// and Accelerate's own config files fill the wizard and survive a save.
+// Accelerate's own config files fill the wizard and survive a save, and Save and Launch ask before they replace
+// an existing file.
 #include "environment_controller.h"
 #include "launch_controller.h"
 #include "main_window.h"
@@ -19,6 +20,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -29,6 +31,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+
+#include <memory>
 
 using namespace Qt::StringLiterals;
 using fathom::studio::MainWindow;
@@ -67,6 +71,39 @@ void choose(QComboBox* combo, const QString& data) {
 QByteArray readFile(const QString& path) {
   QFile f(path);
   return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+void writeFile(const QString& path, const QByteArray& bytes) {
+  QFile f(path);
+  QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+  QCOMPARE(f.write(bytes), bytes.size());
+}
+
+/// What the next message box said, if one was shown.
+struct Question {
+  bool asked = false;
+  QString text;
+};
+
+/// Answers the message box that the test's next action opens: clicks its button with `role` (the box runs its own
+/// event loop, in which this fires) and keeps its text. No box: `asked` stays false.
+std::shared_ptr<Question> answerNextBox(QObject* context, QMessageBox::ButtonRole role) {
+  auto question = std::make_shared<Question>();
+  QTimer::singleShot(0, context, [question, role] {
+    auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+    if (box == nullptr) {
+      return;
+    }
+    question->asked = true;
+    question->text = box->text();
+    for (QAbstractButton* button : box->buttons()) {
+      if (box->buttonRole(button) == role) {
+        button->click();
+        return;
+      }
+    }
+  });
+  return question;
 }
 
 }  // namespace
@@ -195,16 +232,9 @@ private slots:
     wizard->next();
     const QString path = dir.filePath(u"llama.yaml"_s);
     child<QLineEdit>(wizard, u"configPath"_s)->setText(path);
-    bool asked = false;
-    QTimer::singleShot(0, wizard, [&asked] {
-      auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
-      asked = box != nullptr && box->text().contains(u"will not fit"_s);
-      if (box != nullptr) {
-        box->button(QMessageBox::No)->click();
-      }
-    });
+    const auto question = answerNextBox(wizard, QMessageBox::NoRole);
     QTest::mouseClick(wizard->button(QWizard::CustomButton1), Qt::LeftButton);
-    QVERIFY(asked);
+    QVERIFY(question->asked && question->text.contains(u"will not fit"_s));
     QVERIFY(wizard->isVisible());
     QVERIFY(!QFile::exists(path));
     QVERIFY(!window.launcher()->isRunning());
@@ -238,11 +268,16 @@ private slots:
     typeInto(child<QSpinBox>(wizard, u"logEvery"_s), 1);
     wizard->next();
     wizard->next();
-    child<QLineEdit>(wizard, u"configPath"_s)->setText(dir.filePath(u"run.yaml"_s));
+    // A file of that name exists: Launch asks, and replaces it when told to.
+    const QString config = dir.filePath(u"run.yaml"_s);
+    writeFile(config, "# an older configuration\n");
+    child<QLineEdit>(wizard, u"configPath"_s)->setText(config);
     QAbstractButton* launch = wizard->button(QWizard::CustomButton1);
     QVERIFY(launch->isEnabled());
+    const auto question = answerNextBox(wizard, QMessageBox::AcceptRole);
     QTest::mouseClick(launch, Qt::LeftButton);
-    QVERIFY(QFile::exists(dir.filePath(u"run.yaml"_s)));
+    QVERIFY(question->asked);
+    QVERIFY(readFile(config).contains("fathom:"));
     QTRY_VERIFY_WITH_TIMEOUT(window.runsModel()->rowCount() == 1 &&
                                  window.runsModel()->runs().front().info.status == fathom::store::RunStatus::Succeeded,
                              120'000);
@@ -251,6 +286,57 @@ private slots:
              run.info.commandLine.c_str());
     QVERIFY(run.finalLoss.has_value());
     QCOMPARE(run.worldSize, 1);
+  }
+
+  // Save and Launch ask before they replace a file that exists: Cancel leaves the file and the wizard as they were
+  // and starts nothing; Overwrite saves. The file the wizard opened is saved in place without a question.
+  void asksBeforeOverwritingAFile() {
+    QTemporaryDir dir;
+    MainWindow window;
+    QTRY_VERIFY_WITH_TIMEOUT(window.environment()->hasReport(), 30'000);
+    ConfigWizard* wizard = window.newConfiguration();
+    child<QCheckBox>(wizard, u"useCpu"_s)->setChecked(true);
+    wizard->next();
+    click(child<QRadioButton>(wizard, u"paradigmSingle"_s));
+    while (wizard->currentId() != ConfigWizard::ReviewPageId) {
+      wizard->next();
+    }
+    const QString path = dir.filePath(u"existing.yaml"_s);
+    const QByteArray original = "# a configuration someone keeps\ncompute_environment: LOCAL_MACHINE\n";
+    writeFile(path, original);
+    child<QLineEdit>(wizard, u"configPath"_s)->setText(path);
+    QAbstractButton* launch = wizard->button(QWizard::CustomButton1);
+    QVERIFY(launch->isEnabled());
+
+    auto question = answerNextBox(wizard, QMessageBox::RejectRole);
+    QTest::mouseClick(launch, Qt::LeftButton);
+    QVERIFY(question->asked);
+    QVERIFY2(question->text.contains(QDir::toNativeSeparators(path)) && question->text.contains(u"already exists"_s),
+             qPrintable(question->text));
+    QCOMPARE(readFile(path), original);
+    QVERIFY(wizard->isVisible());
+    QVERIFY(!window.launcher()->isRunning());
+
+    question = answerNextBox(wizard, QMessageBox::RejectRole);
+    QTest::mouseClick(wizard->button(QWizard::FinishButton), Qt::LeftButton);
+    QVERIFY(question->asked);
+    QCOMPARE(readFile(path), original);
+    QVERIFY(wizard->isVisible());
+
+    const QString preview = child<QPlainTextEdit>(wizard, u"yamlPreview"_s)->toPlainText();
+    question = answerNextBox(wizard, QMessageBox::AcceptRole);
+    QTest::mouseClick(wizard->button(QWizard::FinishButton), Qt::LeftButton);
+    QVERIFY(question->asked);
+    QTRY_VERIFY(!wizard->isVisible());
+    QCOMPARE(readFile(path), preview.toUtf8());
+
+    // Opened and saved again: the user's own file, replaced without a question.
+    ConfigWizard* opened = window.openConfiguration(path);
+    QVERIFY(opened != nullptr);
+    question = answerNextBox(opened, QMessageBox::RejectRole);
+    opened->accept();  // what Finish does
+    QVERIFY(!question->asked);
+    QCOMPARE(readFile(path), preview.toUtf8());
   }
 
   void accelerateFilesFillTheWizard_data() {

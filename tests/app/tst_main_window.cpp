@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The main window, offscreen: create and open workspaces (and the error a bad one gives), the runs browser over a
 // workspace written through core/store (filter with Ctrl+F, sort by a header click, double-click opens the run with
-// its real ranks, metrics and log), saved plans, recent workspaces, and the dock layout saved and restored.
+// its real ranks, metrics and log), saved plans, recent workspaces, the selected run's properties shown whole at
+// 1600×1000, and the dock layout saved and restored.
 #include "main_window.h"
 #include "model_dump.h"
 #include "studio_settings.h"
@@ -25,6 +26,8 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -204,6 +207,36 @@ private slots:
 
     filter->clear();
     QCOMPARE(shown->rowCount(), 3);
+  }
+
+  // At 1600×1000 the Properties dock shows the selected run whole, the command as `fathom launch` recorded it
+  // included, without scrolling.
+  void propertiesShowTheWholeRun() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(u"command.sqlite"_s);
+    const QString command = u"fathom launch --num_processes 2 /home/user/src/fathom/build/default/bin/fathom train "
+                            u"--model gpt-tiny --steps 50 --batch_size 8 --optimizer adamw --log_every 5"_s;
+    {
+      store::Workspace ws(path.toStdString());
+      const store::RunId id = ws.createRun({"fathom train", command.toStdString(), "json", R"({"world_size": 2})"});
+      ws.finishRun(id, store::RunStatus::Succeeded, 0);
+    }
+    MainWindow window;
+    window.resize(1600, 1000);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.openWorkspace(path);
+    QTRY_COMPARE(window.runsModel()->rowCount(), 1);
+    window.runsBrowser()->selectRun(window.runsModel()->runs().front().info.id.value);
+    auto* properties = window.findChild<QLabel*>(u"properties"_s);
+    QTRY_VERIFY(properties->text().contains(command));
+    auto* scroll = qobject_cast<QScrollArea*>(window.findChild<QDockWidget*>(u"propertiesDock"_s)->widget());
+    QVERIFY(scroll != nullptr);
+    QTRY_COMPARE(scroll->horizontalScrollBar()->maximum(), 0);
+    QVERIFY2(properties->heightForWidth(scroll->viewport()->width()) <= scroll->viewport()->height(),
+             qPrintable(u"%1 px of properties in %2 px"_s.arg(properties->heightForWidth(scroll->viewport()->width()))
+                            .arg(scroll->viewport()->height())));
+    QCOMPARE(scroll->verticalScrollBar()->maximum(), 0);
   }
 
   void layoutIsSavedAndRestored() {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The what-if planner, offscreen, through the main window and the real PlannerController: it opens on a comparison;
 // changing the model updates all four charts, the three tables and the Planner dock to the new model's numbers;
-// hovering explains each figure with the `fathom plan --explain` text; the comparison exports as PNG, SVG and CSV.
+// hovering explains each figure with the `fathom plan --explain` text; the comparison exports as PNG, SVG and CSV;
+// at 1600×1000 the wheel scrolls the inputs and the Top plans table shows every column.
 #include "main_window.h"
 #include "studio_test_mode.h"
 
@@ -16,18 +17,27 @@
 #include <fathom/plan/predict.h>
 #include <fathom/plan/report.h>
 
+#include <QApplication>
 #include <QBarSet>
 #include <QChart>
 #include <QComboBox>
 #include <QFile>
+#include <QGroupBox>
+#include <QHeaderView>
 #include <QImage>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineSeries>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
+#include <QSpontaneKeyEvent>
 #include <QStackedBarSeries>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QWheelEvent>
 
 using namespace Qt::StringLiterals;
 using namespace fathom;
@@ -80,6 +90,18 @@ Shown shown(MainWindow& window) {
   s.plannerDock =
       window.findChild<views::PlannerPanel*>(u"plannerPanel"_s)->findChild<QLabel*>(u"plannerTotal"_s)->text();
   return s;
+}
+
+/// The what-if planner in a 1600×1000 main window, once it shows a comparison; null if it never does.
+WhatIfView* showAt1600x1000(MainWindow& window) {
+  window.resize(1600, 1000);
+  window.show();
+  WhatIfView* view = window.showPlanner();
+  if (!QTest::qWaitForWindowExposed(&window) ||
+      !QTest::qWaitFor([view] { return view->comparison().has_value(); }, 20'000)) {
+    return nullptr;
+  }
+  return view;
 }
 
 }  // namespace
@@ -149,6 +171,64 @@ private slots:
                 .data(Qt::ToolTipRole)
                 .toString()
                 .startsWith(u"time.step_s = "_s));
+  }
+
+  // At 1600×1000 the inputs are taller than the room beside the charts: the mouse wheel over them scrolls down to
+  // the Training group, wherever the pointer rests, and changes no value on the way (an unfocused spin box or combo
+  // box leaves the wheel to the form).
+  void wheelScrollsTheInputsToTheTrainingGroup() {
+    MainWindow window;
+    WhatIfView* view = showAt1600x1000(window);
+    QVERIFY(view != nullptr);
+    auto* scroll = view->findChild<QScrollArea*>(u"whatIfInputs"_s);
+    auto* training = view->findChild<QGroupBox*>(u"trainingGroup"_s);
+    QVERIFY(scroll != nullptr && training != nullptr);
+    auto bottomInViewport = [&] { return training->mapTo(scroll->viewport(), QPoint(0, training->height())).y(); };
+    QVERIFY2(bottomInViewport() > scroll->viewport()->height(), "the window is tall enough: nothing to scroll");
+    const QJsonObject before = view->request().toJson();
+
+    // The pointer rests over the fields' column; the form moves under it, so each notch lands on another field.
+    const QPoint pointer(scroll->viewport()->width() * 2 / 3, scroll->viewport()->height() / 3);
+    QScrollBar* bar = scroll->verticalScrollBar();
+    for (int notch = 0; notch < 40 && bar->value() < bar->maximum(); ++notch) {
+      QWidget* under = scroll->viewport()->childAt(pointer);
+      QVERIFY(under != nullptr);
+      const QPoint local = under->mapFrom(scroll->viewport(), pointer);
+      QWheelEvent wheel(local, under->mapToGlobal(local), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                        Qt::NoScrollPhase, false);
+      // As the window system delivers it (sendEvent would mark it synthetic, and Qt passes those to no parent).
+      QSpontaneKeyEvent::setSpontaneous(&wheel);
+      qApp->notify(under, &wheel);
+    }
+    QCOMPARE(view->request().toJson(), before);
+    QCOMPARE(bar->value(), bar->maximum());
+    QVERIFY2(
+        bottomInViewport() <= scroll->viewport()->height(),
+        qPrintable(u"the Training group ends at %1 of %2"_s.arg(bottomInViewport()).arg(scroll->viewport()->height())));
+  }
+
+  // At 1600×1000 the Top plans table shows every column in full: no header is cut, nothing is scrolled out of view,
+  // and the strategy names wrap instead.
+  void topPlansShowEveryColumn() {
+    MainWindow window;
+    WhatIfView* view = showAt1600x1000(window);
+    QVERIFY(view != nullptr);
+    view->findChild<QTabWidget*>(u"whatIfTabs"_s)->setCurrentIndex(4);
+    auto* table = view->findChild<QTableView*>(u"searchTable"_s);
+    QVERIFY(table->isVisible());
+    QTRY_VERIFY(table->model()->rowCount() > 0);
+    QHeaderView* header = table->horizontalHeader();
+    for (int column = 0; column < header->count(); ++column) {
+      QVERIFY2(header->sectionSize(column) >= header->sectionSizeHint(column),
+               qPrintable(table->model()->headerData(column, Qt::Horizontal).toString()));
+    }
+    QVERIFY2(header->length() <= table->viewport()->width(),
+             qPrintable(u"%1 px of columns in %2 px"_s.arg(header->length()).arg(table->viewport()->width())));
+    QCOMPARE(table->horizontalScrollBar()->maximum(), 0);
+    for (int row = 0; row < table->model()->rowCount(); ++row) {
+      // Wrapped names are shown whole (QTableView hides the public QAbstractItemView::sizeHintForRow).
+      QVERIFY(table->rowHeight(row) >= static_cast<QAbstractItemView*>(table)->sizeHintForRow(row));
+    }
   }
 
   void exportsPngSvgAndCsv() {

@@ -5,6 +5,8 @@
 #include "charts/memory_chart.h"
 #include "charts/scaling_chart.h"
 #include "common/formatting.h"
+#include "common/wheel_scroll_guard.h"
+#include "common/wrapping_column.h"
 #include "planner/collectives_model.h"
 #include "planner/hardware_editor.h"
 #include "planner/model_source_editor.h"
@@ -62,9 +64,11 @@ WhatIfView::WhatIfView(QWidget* parent) : QWidget(parent) {
 
   auto* splitter = new QSplitter(Qt::Horizontal, this);
   auto* scroll = new QScrollArea(splitter);
+  scroll->setObjectName(u"whatIfInputs"_s);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
   scroll->setWidget(buildInputs());
+  WheelScrollGuard::install(scroll->widget());  // the wheel scrolls the inputs, it does not edit them in passing
   scroll->setMinimumWidth(scroll->widget()->minimumSizeHint().width() + 24);
   splitter->addWidget(scroll);
   splitter->addWidget(buildResults());
@@ -88,6 +92,7 @@ QWidget* WhatIfView::buildInputs() {
   (new QVBoxLayout(hardwareBox))->addWidget(m_hardware);
 
   auto* planBox = new QGroupBox(tr("Training"), inputs);
+  planBox->setObjectName(u"trainingGroup"_s);
   m_gpus = new QSpinBox(planBox);
   m_gpus->setObjectName(u"gpuCount"_s);
   m_gpus->setRange(1, 1024);
@@ -219,7 +224,11 @@ QWidget* WhatIfView::buildResults() {
   collectivesLayout->addWidget(m_collectivesTitle);
   collectivesLayout->addWidget(table(m_collectivesModel, collectivesPage, u"collectivesTable"_s));
   tabs->addTab(collectivesPage, tr("Collectives"));
-  tabs->addTab(table(m_searchModel, tabs, u"searchTable"_s), tr("Top plans"));
+  // Twelve columns share the width left beside the inputs and the docks: the strategy names (the only long texts)
+  // take what the numbers leave and wrap, so every column stays in view.
+  QTableView* search = table(m_searchModel, tabs, u"searchTable"_s);
+  WrappingColumn::install(search, PlanSearchModel::StrategyColumn);
+  tabs->addTab(search, tr("Top plans"));
   return tabs;
 }
 

@@ -16,7 +16,9 @@
 
 #include <QAbstractButton>
 #include <QDir>
+#include <QFileInfo>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QScrollArea>
 
 using namespace Qt::StringLiterals;
@@ -150,6 +152,7 @@ bool ConfigWizard::openFile(const QString& path, QString* error) {
     *error = QString::fromUtf8(e.what());
     return false;
   }
+  m_openedPath = path;
   setWindowTitle(tr("Run Configuration: %1").arg(QDir::toNativeSeparators(path)));
   setSavePath(path);
   reloadPages();
@@ -182,7 +185,26 @@ bool ConfigWizard::save(QString* error) {
   return true;
 }
 
+bool ConfigWizard::confirmOverwrite(const QString& title) {
+  const QFileInfo target(savePath());
+  if (!target.exists() ||
+      (!m_openedPath.isEmpty() && target.canonicalFilePath() == QFileInfo(m_openedPath).canonicalFilePath())) {
+    return true;
+  }
+  QMessageBox box(QMessageBox::Warning, title,
+                  tr("%1 already exists. Replace it with this configuration?")
+                      .arg(QDir::toNativeSeparators(target.absoluteFilePath())),
+                  QMessageBox::Cancel, this);
+  QPushButton* overwrite = box.addButton(tr("&Overwrite"), QMessageBox::AcceptRole);
+  box.setDefaultButton(QMessageBox::Cancel);
+  box.exec();
+  return box.clickedButton() == overwrite;
+}
+
 void ConfigWizard::accept() {
+  if (!confirmOverwrite(tr("Save Configuration"))) {
+    return;
+  }
   QString error;
   if (!save(&error)) {
     QMessageBox box(QMessageBox::Critical, tr("Save Configuration"),
@@ -207,6 +229,9 @@ void ConfigWizard::launch() {
     if (answer != QMessageBox::Yes) {
       return;
     }
+  }
+  if (!confirmOverwrite(tr("Launch"))) {
+    return;
   }
   QString error;
   if (!save(&error)) {

@@ -22,8 +22,9 @@ class WizardReviewPage;
 /// The configuration wizard: environment, training paradigm, precision, batch, model and data, profiler and
 /// trackers, review. A planner panel beside every page shows the prediction for the configuration as it is being
 /// edited; the wizard only asks for it (planRequested) and shows what it is given (setSnapshot). Finish saves the
-/// Accelerate-compatible YAML; Launch saves it and asks for a launch (launchRequested). openFile() fills the
-/// wizard from any config file, Accelerate's own included.
+/// Accelerate-compatible YAML; Launch saves it and asks for a launch (launchRequested). Both ask before they replace
+/// an existing file other than the one the wizard opened. openFile() fills the wizard from any config file,
+/// Accelerate's own included.
 class ConfigWizard : public QWizard {
   Q_OBJECT
 
@@ -72,9 +73,13 @@ private:
   void refreshReview();
   void requestPlan();
   void launch();
+  /// Whether savePath() may be written: it does not exist, it is the file the wizard opened, or the user chose to
+  /// overwrite it (asked in a box titled `title`).
+  bool confirmOverwrite(const QString& title);
 
   RunSpec m_spec;
   config::AccelerateConfig m_base;  ///< the file opened (keys the wizard does not edit survive a save)
+  QString m_openedPath;             ///< where m_base came from ("" for a new configuration)
   QStringList m_notes;
   std::vector<WizardPage*> m_pages;
   WizardEnvironmentPage* m_environment = nullptr;

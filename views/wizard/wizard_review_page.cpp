@@ -22,8 +22,10 @@ WizardReviewPage::WizardReviewPage(QWidget* parent) : WizardPage(parent) {
   m_path->setObjectName(u"configPath"_s);
   auto* browse = new QPushButton(tr("Browse…"), this);
   connect(browse, &QPushButton::clicked, this, [this] {
+    // The wizard asks about an existing file when it saves (Save or Launch), once, whichever way the path came.
     const QString file = QFileDialog::getSaveFileName(this, tr("Save Configuration"), m_path->text(),
-                                                      tr("YAML configuration (*.yaml *.yml)"));
+                                                      tr("YAML configuration (*.yaml *.yml)"), nullptr,
+                                                      QFileDialog::DontConfirmOverwrite);
     if (!file.isEmpty()) {
       m_path->setText(file);
     }
