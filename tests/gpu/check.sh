@@ -26,14 +26,16 @@ On a machine with an NVIDIA GPU and PyTorch 2.x (python3 -c 'import torch'), fro
   env, nccl     `fathom env --json`; `fathom test --backend nccl --num_processes 1`
   train_*       `fathom launch --num_processes 1 fathom train --model gpt-small` on cuda:0 for STEPS steps:
                 ddp, fsdp (FULL_SHARD), zero3 x bf16, fp32: loss, steps/s, tokens/s, max_memory_allocated
-                (ddp_bf16 first, then profile_cuda and trace, then the other five)
+                (ddp_bf16 first, then profile_none, profile_cuda and trace, then the other five)
+  profile_none  the bf16 DDP run without --stats_json (whose loss read-back syncs every step): the Fathom side
+                of the Accelerate comparison, and the profiler overhead's baseline
   profile_cuda  the bf16 DDP run with --profile --profile_cuda true, every step recorded;
   trace         its CUPTI trace: kernels > 0, each linked to a launch and to a CPU operator, memcpy and NCCL
                 kernels, `fathom trace validate` clean
   plan          each run's peak CUDA memory and per-category bytes against `fathom plan ... --json` on the
                 preset matching the GPU (h100-sxm-80gb, h200-141gb)
-  profile_none, profile_cpu, overhead
-                the bf16 DDP run without a profile and with the CPU profiler only: the profiler's cost in steps/s
+  profile_cpu, overhead
+                the bf16 DDP run with the CPU profiler only; the profiler's cost in steps/s
   gpu_tests     the Qt Test executables that need a GPU (only when Qt 6 Test exists there)
   report        OUT/gpu_check.json, OUT/gpu_check.md (paste into docs/gpu.md), OUT/gpu_check_logs.tar.gz
 
@@ -248,8 +250,8 @@ step_trace() {
 }
 
 step_overhead() {
-  # The baseline is the run without a profile; when the budget dropped it, the bf16 DDP training run (the same
-  # command plus --stats_json).
+  # The baseline is the run without a profile; without it, the bf16 DDP training run (the same command plus
+  # --stats_json).
   local p="$FGC_WORK/data/profile_" base="$FGC_WORK/data/profile_none.json"
   [[ -f $base ]] || base="$FGC_WORK/data/train_ddp_bf16.json"
   local args=(--base "$base" --out "$FGC_WORK/data/overhead.json")
@@ -414,6 +416,10 @@ if [[ $BUILT == 1 ]]; then
     skip nccl "fathom test --backend nccl --num_processes 1" "$NO_GPU_REASON"
   fi
   train_run 0
+  # The Accelerate comparison reads this run: no --stats_json, whose per-step loss read-back (.item()) synchronizes
+  # the device every step, which the baseline does not do.
+  run_step profile_none "bf16 DDP run without --stats_json or a profile (Accelerate comparison, overhead baseline)" \
+    "$train_box" profile none none || true
   if [[ $HAS_GPU == 1 ]]; then
     run_step profile_cuda "bf16 DDP run with --profile --profile_cuda true (CUPTI)" "$train_box" \
       profile cuda true || true
@@ -431,7 +437,6 @@ if [[ $BUILT == 1 ]]; then
     *) HARDWARE=h100-sxm-80gb ;;
   esac
   run_step plan "measured vs fathom plan --hardware $HARDWARE" 60 plan "$HARDWARE" || true
-  run_step profile_none "bf16 DDP run without a profile (overhead baseline)" "$train_box" profile none none || true
   run_step profile_cpu "bf16 DDP run with --profile --profile_cuda false" "$train_box" profile cpu false || true
   if [[ $HAS_GPU == 0 ]]; then
     run_step trace "trace checks (the CPU profile) + fathom trace validate" 300 trace "$FGC_WORK/cpu" || true
