@@ -314,7 +314,7 @@ run_step() {
   log "$name: $title (time box ${box} s)"
   t0=$(date +%s.%N)
   set +e
-  timeout --kill-after=10 "$box" "$SELF" __step "$@" >"$logfile" 2>&1
+  timeout --kill-after=10 "$box" bash "$SELF" __step "$@" >"$logfile" 2>&1
   rc=$?
   set -e
   t1=$(date +%s.%N)
