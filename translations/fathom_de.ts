@@ -86,6 +86,18 @@
         <source>Framework overhead</source>
         <translation>Framework-Overhead</translation>
     </message>
+    <message>
+        <source>Temporaries</source>
+        <translation>Temporäre Puffer</translation>
+    </message>
+    <message>
+        <source>Inputs</source>
+        <translation>Eingaben</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>Sonstiges</translation>
+    </message>
 </context>
 <context>
     <name>PlanRequest</name>

@@ -86,6 +86,18 @@
         <source>Framework overhead</source>
         <translation>框架开销</translation>
     </message>
+    <message>
+        <source>Temporaries</source>
+        <translation>临时缓冲区</translation>
+    </message>
+    <message>
+        <source>Inputs</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>其他</translation>
+    </message>
 </context>
 <context>
     <name>PlanRequest</name>

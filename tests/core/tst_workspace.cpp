@@ -137,8 +137,8 @@ private slots:
     QCOMPARE(rawInt(path, "PRAGMA user_version"), 1);
 
     Workspace ws(path);
-    QCOMPARE(ws.schemaVersion(), 3);
-    QCOMPARE(rawInt(path, "PRAGMA user_version"), 3);
+    QCOMPARE(ws.schemaVersion(), Workspace::kSchemaVersion);
+    QCOMPARE(rawInt(path, "PRAGMA user_version"), Workspace::kSchemaVersion);
     QCOMPARE(rawInt(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'metrics_by_run_key'"), 1);
     QCOMPARE(rawInt(path, "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('heartbeats', 'trace_chunks')"), 2);
     QCOMPARE(ws.metricSeries(run, "loss").size(), std::size_t{10});

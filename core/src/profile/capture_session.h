@@ -3,8 +3,8 @@
 // RecordFunction spans, the Comm layer, the allocator) append to while a window records. Private to core/profile.
 #pragma once
 
+#include <fathom/common/memory_category.h>
 #include <fathom/profile/annotations.h>
-#include <fathom/profile/memory_category.h>
 #include <fathom/profile/memory_timeline.h>
 
 #include <atomic>

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "schema.h"
 
+#include "metric_key_migration.h"
+
 #include <array>
 
 namespace fathom::store::schema {
@@ -110,10 +112,15 @@ CREATE TABLE trace_chunks (
 CREATE INDEX trace_chunks_by_run ON trace_chunks (run_id, name, rank, id);
 )sql";
 
-constexpr std::array<Migration, 3> kMigrations{{
+// Version 4: memory metric keys as the one memory-category vocabulary spells them (docs/workspace.md, "Memory metric
+// keys"). No table changes; renameLegacyMemoryMetricKeys() renames the keys older versions stored.
+constexpr std::string_view kVersion4 = "";
+
+constexpr std::array<Migration, 4> kMigrations{{
     {1, "runs, ranks, metrics, events, artifacts", kVersion1},
     {2, "metric-series index, plans", kVersion2},
     {3, "heartbeats, trace chunks", kVersion3},
+    {4, "memory metric keys named by the memory-category table", kVersion4, &renameLegacyMemoryMetricKeys},
 }};
 
 }  // namespace

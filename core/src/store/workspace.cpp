@@ -269,6 +269,9 @@ void Workspace::Impl::migrate() {
     }
     db.exec(step.sql, "migrating the schema to version " + std::to_string(step.toVersion) + " (" +
                           std::string(step.description) + ")");
+    if (step.upgrade != nullptr) {
+      step.upgrade(db);
+    }
     version = step.toVersion;
   }
   db.exec("PRAGMA user_version = " + std::to_string(version), "setting the schema version");
