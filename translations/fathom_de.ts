@@ -1194,6 +1194,10 @@
         <source>Positions:</source>
         <translation>Positionen:</translation>
     </message>
+    <message>
+        <source>Dropout (dropout):</source>
+        <translation>Dropout (dropout):</translation>
+    </message>
 </context>
 <context>
     <name>fathom::views::PlanSearchModel</name>

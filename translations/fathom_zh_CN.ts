@@ -1189,6 +1189,10 @@
         <source>Positions:</source>
         <translation>位置数：</translation>
     </message>
+    <message>
+        <source>Dropout (dropout):</source>
+        <translation>Dropout 概率 (dropout):</translation>
+    </message>
 </context>
 <context>
     <name>fathom::views::PlanSearchModel</name>
