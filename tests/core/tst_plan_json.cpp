@@ -31,33 +31,21 @@ using nlohmann::json;
 
 namespace {
 
-/// A plan with every field away from its default.
-Plan unusualPlan() {
-  Plan p;
-  p.strategy = Strategy::Fsdp;
-  p.fsdpSharding = FsdpSharding::HybridShard;
-  p.numGpus = 16;
-  p.gpusPerNode = 4;
-  p.offloadOptimizer = true;
-  p.offloadParams = true;
-  p.tp = 2;
-  p.pp = 2;
-  p.sequenceParallel = true;
-  p.microBatch = 3;
-  p.gradAccum = 5;
-  p.seqLen = 1024;
-  p.precision = Precision::Fp16;
-  p.masterWeights = MasterWeights::Autocast;
-  p.optimizer = Optimizer::SgdMomentum;
-  p.recompute = Recompute::Selective;
-  p.flashAttention = true;
-  p.bytes = BytesConvention::DeepSpeed;
-  p.gradSync = GradSync::OncePerStep;
-  p.fsdpWrap = FsdpWrap::SizeBased;
-  p.fsdpMinNumParams = 12345;
-  p.zeroBucketElements = 678;
-  return p;
-}
+/// A plan with every field away from its default, as JSON in toJson's key order.
+const char* const kUnusualPlan = R"({"strategy":"fsdp","fsdp_sharding_strategy":"hybrid_shard",)"
+                                 R"("fsdp_auto_wrap_policy":"size_based_wrap","fsdp_min_num_params":12345,)"
+                                 R"("zero_bucket_size":678,"num_gpus":16,"gpus_per_node":4,"offload_optimizer":true,)"
+                                 R"("offload_params":true,"tp":2,"pp":2,"sequence_parallel":true,"micro_batch":3,)"
+                                 R"("gradient_accumulation_steps":5,"precision":"fp16","master_weights":"autocast",)"
+                                 R"("optimizer":"sgd-momentum","recompute":"selective","flash_attention":true,)"
+                                 R"("bytes_convention":"deepspeed","grad_sync":"once_per_step","seq":1024})";
+
+/// Transformer dimensions with every field away from its default, as JSON in toJson's key order.
+const char* const kUnusualDims = R"({"arch":"t5","layers":6,"decoder_layers":4,"hidden":512,"heads":8,"kv_heads":4,)"
+                                 R"("head_dim":64,"ffn_hidden":2048,"vocab":32128,"max_positions":7,"type_vocab":3,)"
+                                 R"("relative_buckets":16,"tied_embeddings":false,"gated_mlp":true,)"
+                                 R"("attention_bias":true,"num_experts":8,"experts_per_token":2,"pooler":false,)"
+                                 R"("dropout":false})";
 
 std::string keysOf(const nlohmann::ordered_json& j) {
   std::string out;
@@ -76,15 +64,16 @@ private slots:
   void initTestCase() { unsetenv("FATHOM_HARDWARE_DIR"); }
 
   void everyPlanFieldRoundTrips() {
-    const Plan p = unusualPlan();
+    const Plan p = planFromJson(json::parse(kUnusualPlan));
     const nlohmann::ordered_json j = toJson(p);
-    const Plan back = planFromJson(json::parse(j.dump()));
-    QCOMPARE(toJson(back).dump(), j.dump());
-    // Spot checks that the values (not only the text) came back.
-    QVERIFY(back.fsdpSharding == FsdpSharding::HybridShard);
-    QCOMPARE(back.seqLen, std::int64_t{1024});
-    QCOMPARE(back.zeroBucketElements, std::int64_t{678});
-    QVERIFY(back.gradSync == GradSync::OncePerStep);
+    QCOMPARE(j.dump(), std::string(kUnusualPlan));  // every field read, and written back in the same order
+    QCOMPARE(toJson(planFromJson(json::parse(j.dump()))).dump(), j.dump());
+    // The values, not only the text, came back.
+    QVERIFY(p.fsdpSharding == FsdpSharding::HybridShard);
+    QCOMPARE(p.seqLen, std::int64_t{1024});
+    QCOMPARE(p.zeroBucketElements, std::int64_t{678});
+    QVERIFY(p.gradSync == GradSync::OncePerStep);
+    QVERIFY(p.optimizer == Optimizer::SgdMomentum);
     // Every key toJson writes is one planFromJson reads, and a plan file accepts.
     const auto keys = planKeys();
     for (const auto& [key, value] : j.items()) {
@@ -144,29 +133,14 @@ private slots:
   }
 
   void dimensionsRoundTrip() {
-    TransformerDims d;
-    d.arch = Arch::T5;
-    d.layers = 6;
-    d.decoderLayers = 4;
-    d.hidden = 512;
-    d.heads = 8;
-    d.kvHeads = 4;
-    d.headDim = 64;
-    d.ffnHidden = 2048;
-    d.vocab = 32128;
-    d.maxPositions = 7;
-    d.typeVocab = 3;
-    d.relativeBuckets = 16;
-    d.tiedEmbeddings = false;
-    d.gatedMlp = true;
-    d.attentionBias = true;
-    d.numExperts = 8;
-    d.expertsPerToken = 2;
-    d.pooler = false;
-    d.dropout = false;
-    const nlohmann::ordered_json j = toJson(d);
-    QCOMPARE(toJson(dimsFromJson(json::parse(j.dump()))).dump(), j.dump());
-    QCOMPARE(keysOf(j).substr(0, 12), std::string("arch layers "));
+    const TransformerDims d = dimsFromJson(json::parse(kUnusualDims));
+    QCOMPARE(toJson(d).dump(), std::string(kUnusualDims));
+    QVERIFY(d.arch == Arch::T5);
+    QCOMPARE(d.relativeBuckets, std::int64_t{16});
+    QVERIFY(d.gatedMlp && !d.pooler && !d.tiedEmbeddings);
+    const auto keys = dimsKeys();
+    QCOMPARE(std::string(keys.front()), std::string("arch"));
+    QCOMPARE(keys.size(), toJson(d).size());
     // tied_embeddings defaults by family when absent.
     QVERIFY(!dimsFromJson(json{{"arch", "llama"}}).tiedEmbeddings);
     QVERIFY(dimsFromJson(json{{"arch", "gpt"}}).tiedEmbeddings);

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <type_traits>
 
 namespace fathom::plan {
@@ -87,36 +88,13 @@ template <typename D, typename Visit> void dimsFields(D& d, Visit&& v) {
   v("dropout", d.dropout);
 }
 
-// Enums by name: the parsers of training_plan.h and model_spec.h.
-void assign(const std::string& text, Strategy& v) {
-  v = parseStrategy(text);
-}
-void assign(const std::string& text, FsdpSharding& v) {
-  v = parseFsdpSharding(text);
-}
-void assign(const std::string& text, FsdpWrap& v) {
-  v = parseFsdpWrap(text);
-}
-void assign(const std::string& text, Precision& v) {
-  v = parsePrecision(text);
-}
-void assign(const std::string& text, MasterWeights& v) {
-  v = parseMasterWeights(text);
-}
-void assign(const std::string& text, Optimizer& v) {
-  v = parseOptimizer(text);
-}
-void assign(const std::string& text, Recompute& v) {
-  v = parseRecompute(text);
-}
-void assign(const std::string& text, BytesConvention& v) {
-  v = parseBytesConvention(text);
-}
-void assign(const std::string& text, GradSync& v) {
-  v = parseGradSync(text);
-}
-void assign(const std::string& text, Arch& v) {
-  v = parseArch(text);
+/// The parser of each enum a field may hold (training_plan.h, model_spec.h), found by its type.
+constexpr std::tuple kParsers{&parseStrategy,      &parseFsdpSharding, &parseFsdpWrap,  &parsePrecision,
+                              &parseMasterWeights, &parseOptimizer,    &parseRecompute, &parseBytesConvention,
+                              &parseGradSync,      &parseArch};
+
+template <typename E> void assign(const std::string& text, E& value) {
+  value = std::get<E (*)(std::string_view)>(kParsers)(text);
 }
 
 template <typename T> ordered_json encode(const T& value) {
