@@ -86,6 +86,18 @@
         <source>Framework overhead</source>
         <translation>Framework-Overhead</translation>
     </message>
+    <message>
+        <source>Temporaries</source>
+        <translation>Temporäre Puffer</translation>
+    </message>
+    <message>
+        <source>Inputs</source>
+        <translation>Eingaben</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>Sonstiges</translation>
+    </message>
 </context>
 <context>
     <name>PlanRequest</name>
@@ -1197,6 +1209,10 @@
     <message>
         <source>Positions:</source>
         <translation>Positionen:</translation>
+    </message>
+    <message>
+        <source>Dropout (dropout):</source>
+        <translation>Dropout (dropout):</translation>
     </message>
 </context>
 <context>

@@ -86,6 +86,18 @@
         <source>Framework overhead</source>
         <translation>框架开销</translation>
     </message>
+    <message>
+        <source>Temporaries</source>
+        <translation>临时缓冲区</translation>
+    </message>
+    <message>
+        <source>Inputs</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>其他</translation>
+    </message>
 </context>
 <context>
     <name>PlanRequest</name>
@@ -1192,6 +1204,10 @@
     <message>
         <source>Positions:</source>
         <translation>位置数：</translation>
+    </message>
+    <message>
+        <source>Dropout (dropout):</source>
+        <translation>Dropout 概率 (dropout):</translation>
     </message>
 </context>
 <context>

@@ -172,9 +172,9 @@ plan::ModelSpec resolveModel(const EstimateFlags& flags, bool& builtin) {
   if (std::filesystem::is_directory(path)) {
     path /= "config.json";
   }
-  FATHOM_CHECK(std::filesystem::exists(path), ConfigError, "'", flags.model,
-               "' is not a built-in model (mlp, gpt, gpt-tiny, gpt-small), a config.json file or a folder holding "
-               "one (Hub downloads are not supported)");
+  FATHOM_CHECK(std::filesystem::exists(path), ConfigError, "'", flags.model, "' is not a built-in model (",
+               builtinModelChoices(", "),
+               "), a config.json file or a folder holding one (Hub downloads are not supported)");
   return plan::modelFromHfConfig(path);
 }
 
@@ -232,8 +232,8 @@ void addEstimateMemoryCommand(CLI::App& root, CommandAction& action) {
   CLI::App* cmd = root.add_subcommand("estimate-memory",
                                       "Model size per dtype and training with Adam, like `accelerate estimate-memory`");
   cmd->add_option("model", flags->model,
-                  "A built-in model (mlp, gpt, gpt-tiny, gpt-small: introspected from its LibTorch module), a Hugging "
-                  "Face config.json, or a folder holding one")
+                  "A built-in model (" + builtinModelChoices(", ") +
+                      ": introspected from its LibTorch module), a Hugging Face config.json, or a folder holding one")
       ->required();
   flags->modelFlags.add(cmd, /*withMlp=*/true);
   cmd->add_option("--dtypes", flags->dtypes, "Any of float32, float16, int8, int4 (default: all)");

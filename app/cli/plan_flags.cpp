@@ -44,8 +44,8 @@ void PlanFlags::add(CLI::App* cmd) {
   cmd->add_option(names("experts_per_token"), expertsPerToken, "MoE top-k");
   cmd->add_option(names("hf_config"), hfConfig, "Hugging Face config.json (file or folder holding one)");
   cmd->add_option(names("model"), model,
-                  "Built-in model, introspected from its LibTorch module: mlp (with --hidden, --layers), gpt, "
-                  "gpt-tiny, gpt-small (with --n_layer, --n_head, --n_embd, --block_size, --vocab_size, --dropout)");
+                  "Built-in model, introspected from its LibTorch module: " + builtinModelChoices(", ") +
+                      " (with its dimension flags; --hidden and --layers size the mlp)");
   modelFlags.add(cmd, /*withMlp=*/false);
   cmd->add_option(names("hardware"), hardware, "Hardware preset name or YAML/JSON file (default h100-sxm-80gb)");
   // Plan

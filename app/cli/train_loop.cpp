@@ -261,7 +261,7 @@ int runTraining(const TrainOptions& options) {
   if (options.json) {
     // A GPT sample is block_size tokens (CharTextDataset's windows); an MLP's regression rows are no tokens.
     nlohmann::json tokensPerSecond = nullptr;
-    if (models::isGpt(options.model)) {
+    if (options.model.isGpt()) {
       tokensPerSecond = stepsPerSecond * static_cast<double>(samplesPerStep) *
                         static_cast<double>(models::resolveGptOptions(options.model).blockSize);
     }

@@ -22,10 +22,11 @@ namespace fathom::cli {
 namespace {
 
 nlohmann::json categories(const parallel::StateCategoryBytes& c) {
-  return {{"parameters", c.parameters},
-          {"gradients", c.gradients},
-          {"optimizer_states", c.optimizerStates},
-          {"master_weights", c.masterWeights}};
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& field : parallel::kStateCategoryFields) {
+    out[std::string(toString(field.category))] = c.*field.member;
+  }
+  return out;
 }
 
 /// Per-kind totals of one step by the kind the caller asked for (what the planner predicts), in CommKind order,

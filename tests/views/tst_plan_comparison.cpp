@@ -68,7 +68,7 @@ private slots:
     qInfo("introspecting gpt-tiny and gpt-small took %.1f ms", double(timer.nsecsElapsed()) / 1e6);
     QCOMPARE(small.totalParams, 10795008);
     QVERIFY(!small.parameterTensors.empty());
-    builtin.builtin.nLayer = 3;
+    builtin.builtin.set(models::ModelDimension::NLayer, 3);
     QCOMPARE(builtin.builtin.trainArguments(), (std::vector<std::string>{"--model", "gpt-small", "--n_layer", "3"}));
 
     ModelSource params;

@@ -30,16 +30,16 @@ MemoryChart::MemoryChart(QWidget* parent) : ChartView(parent) {
 
 QString MemoryChart::segmentTip(int category, int index) const {
   if (index < 0 || index >= static_cast<int>(m_comparison.strategies.size()) || category < 0 ||
-      category >= kMemoryCategoryCount) {
+      category >= static_cast<int>(plan::kMemoryBreakdownFields.size())) {
     return {};
   }
   const PlanEvaluation& e = m_comparison.strategies[static_cast<std::size_t>(index)];
-  const MemoryCategory c = memoryCategories()[static_cast<std::size_t>(category)];
+  const MemoryCategory c = plan::kMemoryBreakdownFields[static_cast<std::size_t>(category)].category;
   const QString heading =
       e.ok() ? tr("%1 · %2: %3")
-                   .arg(strategyName(e.plan), categoryName(c), format::bytes(bytesOf(e.prediction->memory, c)))
+                   .arg(strategyName(e.plan), categoryName(c), format::bytes(plan::bytesOf(e.prediction->memory, c)))
              : tr("%1: not a valid plan").arg(strategyName(e.plan));
-  return tipText(heading, e.ok() ? explanation(e, explanationKey(c)) : e.error);
+  return tipText(heading, e.ok() ? explanation(e, plan::explanationKey(c)) : e.error);
 }
 
 void MemoryChart::setComparison(const PlanComparison& comparison) {
@@ -56,12 +56,13 @@ void MemoryChart::setComparison(const PlanComparison& comparison) {
     highest = std::max(highest, e.ok() ? e.prediction->memory.total : 0.0);
   }
   int category = 0;
-  for (MemoryCategory cat : memoryCategories()) {
+  for (const auto& field : plan::kMemoryBreakdownFields) {
+    const MemoryCategory cat = field.category;
     auto* set = new QBarSet(categoryName(cat));
     set->setColor(categoryColor(cat));
     set->setBorderColor(categoryColor(cat).darker(115));
     for (const PlanEvaluation& e : comparison.strategies) {
-      *set << (e.ok() ? bytesOf(e.prediction->memory, cat) / kGiB : 0.0);
+      *set << (e.ok() ? e.prediction->memory.*field.member / kGiB : 0.0);
     }
     connect(set, &QBarSet::hovered, this,
             [this, category](bool status, int index) { showTip(status ? segmentTip(category, index) : QString()); });

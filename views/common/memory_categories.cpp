@@ -12,26 +12,6 @@ struct MemoryText {
 
 }  // namespace
 
-std::array<MemoryCategory, kMemoryCategoryCount> memoryCategories() {
-  return {MemoryCategory::Parameters,    MemoryCategory::Gradients,        MemoryCategory::OptimizerStates,
-          MemoryCategory::MasterWeights, MemoryCategory::Activations,      MemoryCategory::GatheredParameters,
-          MemoryCategory::CommBuffers,   MemoryCategory::FrameworkOverhead};
-}
-
-double bytesOf(const plan::MemoryBreakdown& m, MemoryCategory category) {
-  switch (category) {
-  case MemoryCategory::Parameters: return m.parameters;
-  case MemoryCategory::Gradients: return m.gradients;
-  case MemoryCategory::OptimizerStates: return m.optimizerStates;
-  case MemoryCategory::MasterWeights: return m.masterWeights;
-  case MemoryCategory::Activations: return m.activations;
-  case MemoryCategory::GatheredParameters: return m.gatheredParameters;
-  case MemoryCategory::CommBuffers: return m.commBuffers;
-  case MemoryCategory::FrameworkOverhead: return m.frameworkOverhead;
-  }
-  return 0.0;
-}
-
 QString categoryName(MemoryCategory category) {
   switch (category) {
   case MemoryCategory::Parameters: return MemoryText::tr("Parameters");
@@ -42,22 +22,11 @@ QString categoryName(MemoryCategory category) {
   case MemoryCategory::GatheredParameters: return MemoryText::tr("Gathered parameters");
   case MemoryCategory::CommBuffers: return MemoryText::tr("Communication buffers");
   case MemoryCategory::FrameworkOverhead: return MemoryText::tr("Framework overhead");
+  case MemoryCategory::Temporaries: return MemoryText::tr("Temporaries");
+  case MemoryCategory::Inputs: return MemoryText::tr("Inputs");
+  case MemoryCategory::Other: return MemoryText::tr("Other");
   }
-  return {};
-}
-
-const char* explanationKey(MemoryCategory category) {
-  switch (category) {
-  case MemoryCategory::Parameters: return "memory.parameters";
-  case MemoryCategory::Gradients: return "memory.gradients";
-  case MemoryCategory::OptimizerStates: return "memory.optimizer_states";
-  case MemoryCategory::MasterWeights: return "memory.master_weights";
-  case MemoryCategory::Activations: return "memory.activations";
-  case MemoryCategory::GatheredParameters: return "memory.gathered_parameters";
-  case MemoryCategory::CommBuffers: return "memory.comm_buffers";
-  case MemoryCategory::FrameworkOverhead: return "memory.framework_overhead";
-  }
-  return "";
+  return QString::fromUtf8(toString(category).data());
 }
 
 QColor categoryColor(MemoryCategory category) {
@@ -70,6 +39,9 @@ QColor categoryColor(MemoryCategory category) {
   case MemoryCategory::GatheredParameters: return {0xcc, 0x79, 0xa7};
   case MemoryCategory::CommBuffers: return {0xf0, 0xe4, 0x42};
   case MemoryCategory::FrameworkOverhead: return {0x99, 0x99, 0x99};
+  case MemoryCategory::Temporaries: return {0xbb, 0xbb, 0xbb};
+  case MemoryCategory::Inputs: return {0x00, 0x00, 0x00};
+  case MemoryCategory::Other: return {0xdd, 0xdd, 0xdd};
   }
   return Qt::gray;
 }

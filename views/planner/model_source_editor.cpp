@@ -48,6 +48,21 @@ ModelSource dims(const QString& name, plan::Arch arch, int layers, int hidden, i
 
 const plan::Arch kArchs[] = {plan::Arch::Gpt, plan::Arch::Llama, plan::Arch::Bert, plan::Arch::T5};
 
+/// The label of a built-in model's dimension field (translated; the flag in parentheses, as the CLI spells it).
+QString dimensionLabel(models::ModelDimension dimension) {
+  switch (dimension) {
+  case models::ModelDimension::Hidden: return ModelSourceEditor::tr("Width (hidden):");
+  case models::ModelDimension::Layers: return ModelSourceEditor::tr("Blocks (layers):");
+  case models::ModelDimension::NLayer: return ModelSourceEditor::tr("Layers (n_layer):");
+  case models::ModelDimension::NHead: return ModelSourceEditor::tr("Heads (n_head):");
+  case models::ModelDimension::NEmbd: return ModelSourceEditor::tr("Width (n_embd):");
+  case models::ModelDimension::BlockSize: return ModelSourceEditor::tr("Context (block_size):");
+  case models::ModelDimension::VocabSize: return ModelSourceEditor::tr("Vocabulary (vocab_size):");
+  case models::ModelDimension::Dropout: return ModelSourceEditor::tr("Dropout (dropout):");
+  }
+  return {};
+}
+
 }  // namespace
 
 QList<ModelSource> ModelSourceEditor::dimensionPresets() {
@@ -137,66 +152,70 @@ ModelSourceEditor::ModelSourceEditor(Sources sources, QWidget* parent) : QWidget
 void ModelSourceEditor::buildBuiltinPage(QWidget* page) {
   m_builtinName = new QComboBox(page);
   m_builtinName->setObjectName(u"builtinModel"_s);
-  for (const std::string& name : builtinModelNames()) {
-    m_builtinName->addItem(QString::fromStdString(name));
+  for (const models::BuiltinModelInfo& m : models::builtinModels()) {
+    m_builtinName->addItem(QString::fromUtf8(m.name.data(), static_cast<qsizetype>(m.name.size())));
+    m_builtinName->setItemData(m_builtinName->count() - 1,
+                               QString::fromUtf8(m.help.data(), static_cast<qsizetype>(m.help.size())),
+                               Qt::ToolTipRole);
   }
   m_builtinName->setCurrentText(u"gpt-tiny"_s);
-  m_nLayer = spin(1, 1024, page, u"nLayer"_s);
-  m_nHead = spin(1, 1024, page, u"nHead"_s);
-  m_nEmbd = spin(1, 65536, page, u"nEmbd"_s);
-  m_blockSize = spin(1, 1 << 20, page, u"blockSize"_s);
-  m_vocabSize = spin(1, 1 << 22, page, u"vocabSize"_s);
-  m_hidden = spin(1, 65536, page, u"mlpHidden"_s);
-  m_layers = spin(1, 1024, page, u"mlpLayers"_s);
-
-  m_gptFields = new QWidget(page);
-  auto* gpt = new QFormLayout(m_gptFields);
-  gpt->setContentsMargins(0, 0, 0, 0);
-  gpt->addRow(tr("Layers (n_layer):"), m_nLayer);
-  gpt->addRow(tr("Heads (n_head):"), m_nHead);
-  gpt->addRow(tr("Width (n_embd):"), m_nEmbd);
-  gpt->addRow(tr("Context (block_size):"), m_blockSize);
-  gpt->addRow(tr("Vocabulary (vocab_size):"), m_vocabSize);
-  m_mlpFields = new QWidget(page);
-  auto* mlp = new QFormLayout(m_mlpFields);
-  mlp->setContentsMargins(0, 0, 0, 0);
-  mlp->addRow(tr("Width (hidden):"), m_hidden);
-  mlp->addRow(tr("Blocks (layers):"), m_layers);
 
   auto* layout = new QFormLayout(page);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addRow(tr("Model:"), m_builtinName);
-  layout->addRow(m_gptFields);
-  layout->addRow(m_mlpFields);
+  for (const models::ModelDimensionInfo& d : models::modelDimensions()) {
+    QWidget*& fields = m_familyFields[d.family];
+    if (fields == nullptr) {
+      fields = new QWidget(page);
+      auto* form = new QFormLayout(fields);
+      form->setContentsMargins(0, 0, 0, 0);
+      layout->addRow(fields);
+    }
+    const QString name = u"dimension_"_s + QString::fromUtf8(d.flag.data(), static_cast<qsizetype>(d.flag.size()));
+    const QString help = QString::fromStdString(models::dimensionHelp(d.dimension));
+    DimensionField field{d.dimension};
+    QWidget* editor = nullptr;
+    if (d.integral) {
+      field.count = spin(static_cast<int>(d.minimum), static_cast<int>(d.maximum), fields, name);
+      connect(field.count, &QSpinBox::valueChanged, this, &ModelSourceEditor::emitChanged);
+      editor = field.count;
+    } else {
+      field.fraction = new QDoubleSpinBox(fields);
+      field.fraction->setObjectName(name);
+      field.fraction->setRange(d.minimum, 0.99);  // a fraction of [minimum, 1)
+      field.fraction->setSingleStep(0.05);
+      field.fraction->setDecimals(2);
+      connect(field.fraction, &QDoubleSpinBox::valueChanged, this, &ModelSourceEditor::emitChanged);
+      editor = field.fraction;
+    }
+    editor->setToolTip(help);
+    static_cast<QFormLayout*>(fields->layout())->addRow(dimensionLabel(d.dimension), editor);
+    m_dimensionFields.push_back(field);
+  }
   connect(m_builtinName, &QComboBox::currentTextChanged, this, [this](const QString& name) {
-    BuiltinModel preset;
-    preset.name = name.toStdString();
-    showBuiltinDimensions(preset);
+    showBuiltinDimensions(models::ModelRequest{.name = name.toStdString()});
     emitChanged();
   });
-  for (QSpinBox* s : {m_nLayer, m_nHead, m_nEmbd, m_blockSize, m_vocabSize, m_hidden, m_layers}) {
-    connect(s, &QSpinBox::valueChanged, this, &ModelSourceEditor::emitChanged);
-  }
-  BuiltinModel initial;
-  initial.name = m_builtinName->currentText().toStdString();
-  showBuiltinDimensions(initial);
+  showBuiltinDimensions(models::ModelRequest{.name = m_builtinName->currentText().toStdString()});
 }
 
-void ModelSourceEditor::showBuiltinDimensions(const BuiltinModel& model) {
-  const BuiltinModel r = model.resolved();
+void ModelSourceEditor::showBuiltinDimensions(const models::ModelRequest& model) {
   const bool old = m_updating;
   m_updating = true;
-  m_gptFields->setVisible(r.isGpt());
-  m_mlpFields->setVisible(!r.isGpt());
-  if (r.isGpt()) {
-    m_nLayer->setValue(int(r.nLayer));
-    m_nHead->setValue(int(r.nHead));
-    m_nEmbd->setValue(int(r.nEmbd));
-    m_blockSize->setValue(int(r.blockSize));
-    m_vocabSize->setValue(int(r.vocabSize));
-  } else {
-    m_hidden->setValue(int(r.hidden));
-    m_layers->setValue(int(r.layers));
+  const models::ModelFamily family = model.info().family;
+  for (const auto& [f, fields] : m_familyFields) {
+    fields->setVisible(f == family);
+  }
+  for (const DimensionField& field : m_dimensionFields) {
+    if (models::dimensionInfo(field.dimension).family != family) {
+      continue;
+    }
+    const double value = model.value(field.dimension);
+    if (field.count != nullptr) {
+      field.count->setValue(static_cast<int>(value));
+    } else {
+      field.fraction->setValue(value);
+    }
   }
   m_updating = old;
 }
@@ -290,28 +309,15 @@ void ModelSourceEditor::emitChanged() {
 ModelSource ModelSourceEditor::source() const {
   ModelSource s;
   s.kind = static_cast<ModelSource::Kind>(m_kind->currentData().toInt());
-  s.builtin.name = m_builtinName->currentText().toStdString();
-  BuiltinModel typed = s.builtin;
-  if (typed.resolved().isGpt()) {
-    typed.nLayer = m_nLayer->value();
-    typed.nHead = m_nHead->value();
-    typed.nEmbd = m_nEmbd->value();
-    typed.blockSize = m_blockSize->value();
-    typed.vocabSize = m_vocabSize->value();
-  } else {
-    typed.hidden = m_hidden->value();
-    typed.layers = m_layers->value();
+  s.builtin = models::ModelRequest{.name = m_builtinName->currentText().toStdString()};
+  const models::ModelFamily family = s.builtin.info().family;
+  for (const DimensionField& field : m_dimensionFields) {
+    if (models::dimensionInfo(field.dimension).family == family) {
+      s.builtin.set(field.dimension, field.count != nullptr ? field.count->value() : field.fraction->value());
+    }
   }
-  // Only dimensions that differ from the preset are overrides (so `--model gpt-small` stays that).
-  const BuiltinModel preset = s.builtin.resolved();
-  auto keep = [](std::int64_t value, std::int64_t base) { return value == base ? std::int64_t{0} : value; };
-  s.builtin.nLayer = keep(typed.nLayer, preset.nLayer);
-  s.builtin.nHead = keep(typed.nHead, preset.nHead);
-  s.builtin.nEmbd = keep(typed.nEmbd, preset.nEmbd);
-  s.builtin.blockSize = keep(typed.blockSize, preset.blockSize);
-  s.builtin.vocabSize = keep(typed.vocabSize, preset.vocabSize);
-  s.builtin.hidden = keep(typed.hidden, preset.hidden);
-  s.builtin.layers = keep(typed.layers, preset.layers);
+  // Only dimensions that differ from the preset are given (so `--model gpt-small` stays that).
+  s.builtin = s.builtin.withoutPresetValues();
 
   const int preset_ = m_dimsPreset->currentIndex();
   s.dimsName = preset_ < m_dimsPreset->count() - 1 ? m_dimsPreset->currentText() : QString();

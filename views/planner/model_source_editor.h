@@ -5,6 +5,9 @@
 
 #include <QWidget>
 
+#include <map>
+#include <vector>
+
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
@@ -39,7 +42,7 @@ private:
   void buildBuiltinPage(QWidget* page);
   void buildDimensionsPage(QWidget* page);
   /// Shows `model`'s dimensions (the preset's where it sets none) and the fields of its family.
-  void showBuiltinDimensions(const BuiltinModel& model);
+  void showBuiltinDimensions(const models::ModelRequest& model);
   /// Shows `dims` in the dimension fields (the caller sets m_updating).
   void showDimensions(const plan::TransformerDims& dims);
   void applyDimensionPreset(int index);
@@ -49,17 +52,15 @@ private:
   bool m_updating = false;
   QComboBox* m_kind = nullptr;
   QStackedWidget* m_pages = nullptr;
-  // built-in
+  // built-in: one field per dimension of core's description (models::modelDimensions()), grouped by family
+  struct DimensionField {
+    models::ModelDimension dimension;
+    QSpinBox* count = nullptr;           ///< integral dimensions
+    QDoubleSpinBox* fraction = nullptr;  ///< fractions (dropout)
+  };
   QComboBox* m_builtinName = nullptr;
-  QSpinBox* m_nLayer = nullptr;
-  QSpinBox* m_nHead = nullptr;
-  QSpinBox* m_nEmbd = nullptr;
-  QSpinBox* m_blockSize = nullptr;
-  QSpinBox* m_vocabSize = nullptr;
-  QSpinBox* m_hidden = nullptr;
-  QSpinBox* m_layers = nullptr;
-  QWidget* m_gptFields = nullptr;
-  QWidget* m_mlpFields = nullptr;
+  std::vector<DimensionField> m_dimensionFields;
+  std::map<models::ModelFamily, QWidget*> m_familyFields;
   // dimensions
   QComboBox* m_dimsPreset = nullptr;
   QComboBox* m_arch = nullptr;

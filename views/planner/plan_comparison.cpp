@@ -129,7 +129,7 @@ PlanComparison compare(const PlanRequest& request, const plan::ModelSpec& model,
   return c;
 }
 
-QString explanation(const PlanEvaluation& e, const char* key) {
+QString explanation(const PlanEvaluation& e, std::string_view key) {
   if (!e.prediction) {
     return e.error;
   }
@@ -166,33 +166,38 @@ QString comparisonCsv(const PlanComparison& c) {
                .arg(c.request.plan.gradAccum)
                .arg(QString::fromUtf8(plan::toString(c.request.plan.precision).data()));
   lines << QString();
-  lines << u"strategy,parameters,gradients,optimizer_states,master_weights,activations,gathered_parameters,"
-           u"comm_buffers,framework_overhead,total_bytes,fits,comm_bytes_per_rank_per_step,comm_time_s,step_s,"
-           u"tokens_per_s,mfu,error"_s;
+  QStringList header{u"strategy"_s};
+  for (const auto& field : plan::kMemoryBreakdownFields) {
+    header << QString::fromUtf8(toString(field.category).data());
+  }
+  header << u"total_bytes,fits,comm_bytes_per_rank_per_step,comm_time_s,step_s,tokens_per_s,mfu,error"_s;
+  lines << header.join(u',');
   for (const PlanEvaluation& e : c.strategies) {
     const QString label = QString::fromStdString(plan::strategyLabel(e.plan));
     if (!e.prediction) {
-      lines << u"%1,,,,,,,,,,,,,,,,%2"_s.arg(label, csvField(e.error));
+      // Empty fields for the categories, the total and the seven numbers after them.
+      lines << label + QString(u',').repeated(static_cast<qsizetype>(plan::kMemoryBreakdownFields.size()) + 8) +
+                   csvField(e.error);
       continue;
     }
     const plan::Prediction& r = *e.prediction;
     const plan::MemoryBreakdown& m = r.memory;
     QStringList f{label};
-    for (double v : {m.parameters, m.gradients, m.optimizerStates, m.masterWeights, m.activations, m.gatheredParameters,
-                     m.commBuffers, m.frameworkOverhead, m.total}) {
-      f << number(v);
+    for (const auto& field : plan::kMemoryBreakdownFields) {
+      f << number(m.*field.member);
     }
+    f << number(m.total);
     f << (r.fits ? u"yes"_s : u"no"_s) << number(r.communication.bytesPerRankPerStep) << number(r.communication.timeS)
       << number(r.time.stepS) << number(r.time.tokensPerS) << number(r.time.mfu) << QString();
     lines << f.join(u',');
   }
   lines << QString();
-  QStringList header{u"num_gpus"_s};
+  QStringList scalingHeader{u"num_gpus"_s};
   for (const ScalingSeries& s : c.scaling) {
     const QString label = QString::fromStdString(plan::strategyLabel(s.plan));
-    header << label + u" total_bytes"_s << label + u" step_s"_s;
+    scalingHeader << label + u" total_bytes"_s << label + u" step_s"_s;
   }
-  lines << header.join(u',');
+  lines << scalingHeader.join(u',');
   for (std::size_t i = 0; i < c.gpuCounts.size(); ++i) {
     QStringList f{QString::number(c.gpuCounts[i])};
     for (const ScalingSeries& s : c.scaling) {

@@ -9,6 +9,7 @@
 #include <QString>
 
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace fathom::views {
@@ -77,7 +78,7 @@ PlanComparison compare(const PlanRequest& request, const plan::ModelSpec& model,
 
 /// The `--explain` blocks of the number `key` ("memory.gradients", "time.step_s") of an evaluation, as `fathom plan
 /// --explain` prints them; the validation error when the plan could not be predicted.
-QString explanation(const PlanEvaluation& evaluation, const char* key);
+QString explanation(const PlanEvaluation& evaluation, std::string_view key);
 /// The communication section of `fathom plan`'s table for an evaluation: one line per collective, then the bytes a
 /// rank sends per step and the exposed-communication explanation.
 QString communicationExplanation(const PlanEvaluation& evaluation);

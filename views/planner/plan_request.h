@@ -18,20 +18,25 @@ namespace fathom::views {
 struct ModelSource {
   enum class Kind { Builtin, Dimensions, HfConfig, Parameters };
   Kind kind = Kind::Builtin;
-  BuiltinModel builtin;        ///< Kind::Builtin
-  plan::TransformerDims dims;  ///< Kind::Dimensions
-  QString dimsName;            ///< Kind::Dimensions: a label ("Llama 2 7B"); empty = "custom"
-  QString hfConfigPath;        ///< Kind::HfConfig: a config.json, or the folder holding one
-  double parameters = 0;       ///< Kind::Parameters
+  models::ModelRequest builtin{.name = "gpt-tiny"};  ///< Kind::Builtin (core's description of built-in models)
+  plan::TransformerDims dims;                        ///< Kind::Dimensions
+  QString dimsName;                                  ///< Kind::Dimensions: a label ("Llama 2 7B"); empty = "custom"
+  QString hfConfigPath;                              ///< Kind::HfConfig: a config.json, or the folder holding one
+  double parameters = 0;                             ///< Kind::Parameters
 
   /// Resolves the model (plan::ModelSpec). Built-in models are introspected (slow: see introspect()), so call it
   /// off the GUI thread. Throws fathom::ConfigError naming the bad value or file.
   plan::ModelSpec resolve() const;
   /// A key that is equal exactly when two sources resolve to the same model (for caches).
   QString cacheKey() const;
+  /// What lists show: the built-in model's name, the dimensions' label (else their family), the config path, or
+  /// the parameter count ("7E+09" in the locale's digits).
+  QString displayName() const;
 
+  /// {"kind": "builtin", "builtin": models::toJson(ModelRequest)}, {"kind": "dims", "name", "dims":
+  /// plan::toJson(TransformerDims)}, {"kind": "hf_config", "path"} or {"kind": "params", "params"}.
   QJsonObject toJson() const;
-  /// Throws fathom::ConfigError for an unknown kind.
+  /// Throws fathom::ConfigError for an unknown kind or a bad value.
   static ModelSource fromJson(const QJsonObject& json);
 };
 
@@ -43,7 +48,9 @@ struct HardwareChoice {
   /// Loads the preset or validates the custom spec. Throws fathom::ConfigError.
   plan::HardwareSpec resolve() const;
 
+  /// {"preset": name} and, for a custom device, "custom": plan::toJson(HardwareSpec) (the hardware file's keys).
   QJsonObject toJson() const;
+  /// Throws fathom::ConfigError for a custom device that is not valid.
   static HardwareChoice fromJson(const QJsonObject& json);
 };
 
@@ -54,15 +61,11 @@ struct PlanRequest {
   HardwareChoice hardware;
   plan::Plan plan;
 
+  /// {"model": ..., "hardware": ..., "plan": plan::toJson(Plan) (every field, as `fathom plan --json` spells them)}.
   QJsonObject toJson() const;
   /// Throws fathom::ConfigError for a bad value (the messages of the plan parsers).
   static PlanRequest fromJson(const QJsonObject& json);
 };
-
-/// A plan's settings as JSON, spelled as `fathom plan --json` writes them (strategy, num_gpus, micro_batch, ...).
-QJsonObject planToJson(const plan::Plan& plan);
-/// Reads what planToJson wrote; absent keys keep the plan's defaults. Throws fathom::ConfigError.
-plan::Plan planFromJson(const QJsonObject& json);
 
 /// "DDP", "FSDP full shard", "FSDP shard grad op", "FSDP hybrid shard", "FSDP no shard", "ZeRO-1", "ZeRO-2",
 /// "ZeRO-3", with "+ offload" where the plan offloads (translated).

@@ -50,9 +50,9 @@ PlannerPanel::PlannerPanel(QWidget* parent) : QWidget(parent) {
   m_bar = new MemoryBar(m_body);
   grid->addWidget(m_bar, row++, 0, 1, 2);
   for (std::size_t i = 0; i < m_categoryValues.size(); ++i) {
-    const MemoryCategory c = memoryCategories()[i];
+    const MemoryCategory c = plan::kMemoryBreakdownFields[i].category;
     m_categoryNames[i] = new QLabel(swatch(categoryColor(c)) + categoryName(c).toHtmlEscaped(), m_body);
-    m_categoryValues[i] = valueLabel(QString::fromLatin1(explanationKey(c)));
+    m_categoryValues[i] = valueLabel(QString::fromStdString(plan::explanationKey(c)));
     grid->addWidget(m_categoryNames[i], row, 0);
     grid->addWidget(m_categoryValues[i], row++, 1);
   }
@@ -155,9 +155,9 @@ void PlannerPanel::setSnapshot(const PlanSnapshot& s) {
   const plan::Prediction& r = *e.prediction;
   std::vector<MemoryBar::Segment> segments;
   for (std::size_t i = 0; i < m_categoryValues.size(); ++i) {
-    const MemoryCategory c = memoryCategories()[i];
-    const double bytes = bytesOf(r.memory, c);
-    const QString tip = explanation(e, explanationKey(c));
+    const MemoryCategory c = plan::kMemoryBreakdownFields[i].category;
+    const double bytes = plan::bytesOf(r.memory, c);
+    const QString tip = explanation(e, plan::explanationKey(c));
     m_categoryValues[i]->setText(format::bytes(bytes));
     m_categoryValues[i]->setToolTip(tip);
     m_categoryNames[i]->setEnabled(bytes > 0);

@@ -42,8 +42,8 @@ private:
   QLabel* m_empty = nullptr;
   QWidget* m_body = nullptr;
   MemoryBar* m_bar = nullptr;
-  std::array<QLabel*, 8> m_categoryValues{};
-  std::array<QLabel*, 8> m_categoryNames{};
+  std::array<QLabel*, plan::kMemoryBreakdownFields.size()> m_categoryValues{};
+  std::array<QLabel*, plan::kMemoryBreakdownFields.size()> m_categoryNames{};
   QLabel* m_total = nullptr;
   QLabel* m_commBytes = nullptr;
   QLabel* m_commTime = nullptr;

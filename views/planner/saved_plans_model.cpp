@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "planner/saved_plans_model.h"
 
-#include <QJsonArray>
+#include "planner/plan_request.h"
+
+#include <fathom/common/error.h>
+#include <fathom/plan/prediction_json.h>
+
+#include <nlohmann/json.hpp>
+
 #include <QJsonDocument>
 #include <QLocale>
 
@@ -17,24 +23,6 @@ QJsonObject parse(const std::string& text) {
   return QJsonDocument::fromJson(QByteArray::fromStdString(text)).object();
 }
 
-QString modelName(const QJsonObject& model) {
-  const QString kind = model.value(u"kind"_s).toString();
-  if (kind == u"builtin"_s) {
-    return model.value(u"builtin"_s).toObject().value(u"name"_s).toString();
-  }
-  if (kind == u"dims"_s) {
-    const QString name = model.value(u"name"_s).toString();
-    return name.isEmpty() ? model.value(u"dims"_s).toObject().value(u"arch"_s).toString() : name;
-  }
-  if (kind == u"hf_config"_s) {
-    return model.value(u"path"_s).toString();
-  }
-  if (kind == u"params"_s) {
-    return QLocale().toString(model.value(u"params"_s).toDouble(), 'g', 3);
-  }
-  return {};
-}
-
 }  // namespace
 
 SavedPlanRow SavedPlanRow::fromRecord(const store::PlanRecord& record) {
@@ -44,30 +32,47 @@ SavedPlanRow SavedPlanRow::fromRecord(const store::PlanRecord& record) {
   const QJsonObject input = parse(record.inputJson);
   if (input.value(u"kind"_s).toString() == u"comparison"_s) {
     row.request = input.value(u"request"_s).toObject();
-    row.model = modelName(row.request.value(u"model"_s).toObject());
-    const QJsonObject hardware = row.request.value(u"hardware"_s).toObject();
-    row.hardware = hardware.contains(u"custom"_s) ? hardware.value(u"custom"_s).toObject().value(u"name"_s).toString()
-                                                  : hardware.value(u"preset"_s).toString();
-    row.numGpus = row.request.value(u"plan"_s).toObject().value(u"num_gpus"_s).toInt();
+    try {
+      const PlanRequest request = PlanRequest::fromJson(row.request);
+      row.model = request.model.displayName();
+      row.hardware =
+          request.hardware.custom ? QString::fromStdString(request.hardware.custom->name) : request.hardware.preset;
+      row.numGpus = request.plan.numGpus;
+    } catch (const ConfigError&) {
+      // A request this version cannot read: the row shows what the prediction says.
+    }
   } else {
     row.model = input.value(u"model"_s).toString();
   }
+  // The prediction side: every strategy's `fathom plan --json` object (core's one JSON form), or its error.
+  nlohmann::json prediction;
+  try {
+    prediction = nlohmann::json::parse(record.predictionJson);
+  } catch (const nlohmann::json::exception&) {
+    return row;
+  }
+  const auto strategies = prediction.find("strategies");
+  if (strategies == prediction.end() || !strategies->is_array()) {
+    return row;
+  }
   double best = std::numeric_limits<double>::infinity();
-  for (const QJsonValue& s : parse(record.predictionJson).value(u"strategies"_s).toArray()) {
-    const QJsonObject o = s.toObject();
+  for (const nlohmann::json& strategy : *strategies) {
     ++row.strategies;
-    if (!o.value(u"memory"_s).toObject().value(u"fits"_s).toBool()) {
+    if (strategy.contains("error")) {
       continue;
     }
-    ++row.fitting;
-    const double step = o.value(u"time"_s).toObject().value(u"step_s"_s).toDouble(best);
-    if (step < best) {
-      best = step;
-      const QJsonObject plan = o.value(u"plan"_s).toObject();
-      row.fastest = plan.value(u"strategy"_s).toString();
-      if (plan.contains(u"fsdp_sharding_strategy"_s)) {
-        row.fastest += u"/"_s + plan.value(u"fsdp_sharding_strategy"_s).toString();
+    try {
+      const plan::PredictionReport report = plan::predictionReportFromJson(strategy, "strategy");
+      if (!report.prediction.fits) {
+        continue;
       }
+      ++row.fitting;
+      if (report.prediction.time.stepS < best) {
+        best = report.prediction.time.stepS;
+        row.fastest = QString::fromStdString(plan::strategyLabel(report.plan));
+      }
+    } catch (const ConfigError&) {
+      // Not a prediction this version reads: counted, neither fitting nor fastest.
     }
   }
   return row;

@@ -18,7 +18,8 @@ bool isCategory(int column) {
 }
 
 MemoryCategory categoryOf(int column) {
-  return memoryCategories()[static_cast<std::size_t>(column - StrategyComparisonModel::ParametersColumn)];
+  return plan::kMemoryBreakdownFields[static_cast<std::size_t>(column - StrategyComparisonModel::ParametersColumn)]
+      .category;
 }
 
 }  // namespace
@@ -45,7 +46,7 @@ QVariant StrategyComparisonModel::value(const PlanEvaluation& e, int column) con
   }
   const plan::Prediction& r = *e.prediction;
   if (isCategory(column)) {
-    return bytesOf(r.memory, categoryOf(column));
+    return plan::bytesOf(r.memory, categoryOf(column));
   }
   switch (column) {
   case TotalColumn: return r.memory.total;
@@ -60,7 +61,7 @@ QVariant StrategyComparisonModel::value(const PlanEvaluation& e, int column) con
 
 QString StrategyComparisonModel::explain(const PlanEvaluation& e, int column) const {
   if (isCategory(column)) {
-    return explanation(e, explanationKey(categoryOf(column)));
+    return explanation(e, plan::explanationKey(categoryOf(column)));
   }
   switch (column) {
   case StrategyColumn: return e.ok() ? QString::fromStdString(plan::strategyLabel(e.plan)) : e.error;

@@ -95,20 +95,21 @@ void setPlannerModel(AccelerateConfig& c, const ModelSource& m) {
   const std::string pl = "fathom.planner.";
   switch (m.kind) {
   case ModelSource::Kind::Builtin: {
-    const BuiltinModel r = m.builtin.resolved();
+    const models::ModelShape shape = m.builtin.shape();
     if (!m.builtin.hasOverrides()) {
-      c.set(pl + "model", r.name);
-    } else if (r.isGpt()) {
-      // A customised gpt as transformer dimensions (toPlanDims: tied embeddings, learned positions).
+      c.set(pl + "model", m.builtin.name);
+    } else if (m.builtin.isGpt()) {
+      // A customised gpt as transformer dimensions (models::toPlanDims: tied embeddings, learned positions).
+      const plan::TransformerDims d = models::toPlanDims(shape.gpt);
       c.set(pl + "arch", std::string("gpt"));
-      c.set(pl + "layers", r.nLayer);
-      c.set(pl + "hidden", r.nEmbd);
-      c.set(pl + "heads", r.nHead);
-      c.set(pl + "vocab", r.vocabSize);
-      c.set(pl + "max_positions", r.blockSize);
+      c.set(pl + "layers", d.layers);
+      c.set(pl + "hidden", d.hidden);
+      c.set(pl + "heads", d.heads);
+      c.set(pl + "vocab", d.vocab);
+      c.set(pl + "max_positions", d.maxPositions);
     } else {
-      // The mlp is a parameter-count model: layers·(h² + h) + h + 1.
-      c.set(pl + "params", static_cast<double>(r.layers * (r.hidden * r.hidden + r.hidden) + r.hidden + 1));
+      // The mlp is a parameter-count model.
+      c.set(pl + "params", static_cast<double>(models::mlpParameterCount(shape.mlp)));
     }
     return;
   }
@@ -410,8 +411,9 @@ RunSpec RunSpec::fromConfig(const AccelerateConfig& c, QStringList* notes) {
     for (qsizetype i = 2; i < words.size(); ++i) {
       rest.push_back(words.at(i).toStdString());
     }
-    if (const auto builtin = BuiltinModel::fromTrainArguments(rest)) {
-      s.builtin = *builtin;
+    // The model of `fathom train`'s words: core's one reader of them (models/builtin_model.h).
+    if (const auto builtin = models::modelRequestFromArguments(rest)) {
+      s.builtin = builtin->withoutPresetValues();
     }
     s.steps = flagValue(words, u"--steps"_s).value_or(QString::number(s.steps)).toInt();
     s.logEvery = flagValue(words, u"--log_every"_s).value_or(QString::number(s.logEvery)).toInt();

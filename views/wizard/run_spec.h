@@ -63,7 +63,8 @@ struct RunSpec {
   // --- model and data ---------------------------------------------------------------------------------------------
   enum class Program { Builtin, UserProgram };
   Program program = Program::Builtin;
-  BuiltinModel builtin;                         ///< `fathom train --model ...`
+  /// `fathom train --model ...`
+  models::ModelRequest builtin{.name = "gpt-tiny"};
   int steps = 100;                              ///< --steps
   int logEvery = 10;                            ///< --log_every
   QString optimizer = QStringLiteral("adamw");  ///< fathom train: adamw or sgd; the planner's optimizer

@@ -398,7 +398,7 @@ void addFathom(std::vector<KeySpec>& t) {
   // --config_file F` reads this section (core/plan/plan_file.cpp); strategy, processes, machines, precision and
   // offload come from the Accelerate keys above.
   const std::string pl = "fathom.planner";
-  t.push_back(key(pl, "model", ValueKind::String, "built-in model to plan for (mlp, gpt, gpt-tiny, gpt-small)"));
+  t.push_back(key(pl, "model", ValueKind::String, "built-in model to plan for (as `fathom plan --model`)"));
   t.push_back(key(pl, "hf_config", ValueKind::String, "Hugging Face config.json (relative to the file)"));
   t.push_back(key(pl, "params", ValueKind::Float, "model size as a bare parameter count (7.5e9)"));
   {

@@ -11,7 +11,10 @@ set(_fathom_plan_sources
   ${CMAKE_CURRENT_LIST_DIR}/memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/model_spec.cpp
   ${CMAKE_CURRENT_LIST_DIR}/plan_file.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/plan_json.cpp
   ${CMAKE_CURRENT_LIST_DIR}/predict.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/prediction.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/prediction_json.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/search.cpp
   ${CMAKE_CURRENT_LIST_DIR}/shard_layout.cpp

@@ -5,8 +5,8 @@
 
 #include "profile/name_table.h"
 
+#include <fathom/common/memory_category.h>
 #include <fathom/profile/annotations.h>
-#include <fathom/profile/memory_category.h>
 #include <fathom/profile/memory_timeline.h>
 
 #include <atomic>

@@ -9,7 +9,6 @@ set(_fathom_profile_plain_sources
   ${CMAKE_CURRENT_LIST_DIR}/gpu_capture.cpp
   ${CMAKE_CURRENT_LIST_DIR}/gpu_correlation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/live_memory.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/memory_category.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory_timeline.cpp
   ${CMAKE_CURRENT_LIST_DIR}/name_table.cpp
   ${CMAKE_CURRENT_LIST_DIR}/op_flops.cpp

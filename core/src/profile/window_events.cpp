@@ -171,13 +171,15 @@ void emitMemory(const WindowData& window, const Emit& emit) {
     e.args = args;
     emit(e);
   }
-  std::array<trace::TraceArg, kMemoryCategoryCount> series;
+  std::array<trace::TraceArg, kProfiledMemoryCategories.size()> series;
   for (const DeviceMemorySeries& device : timeline.devices) {
-    // One counter track per device: "Memory" for the CPU, "Memory (cuda:0)" for a GPU. Each category is a series.
+    // One counter track per device: "Memory" for the CPU, "Memory (cuda:0)" for a GPU. Each category the timeline
+    // sorts allocations into is a series, named by its key (common/memory_category.h).
     const std::string name = device.device.type == 0 ? "Memory" : "Memory (" + device.device.name() + ")";
     for (const MemorySeriesPoint& point : device.points) {
-      for (std::size_t c = 0; c < kMemoryCategoryCount; ++c)
-        series[c] = trace::TraceArg::integer(toString(static_cast<MemoryCategory>(c)), point.bytes.bytes[c]);
+      for (std::size_t c = 0; c < series.size(); ++c)
+        series[c] = trace::TraceArg::integer(toString(kProfiledMemoryCategories[c]),
+                                             point.bytes[kProfiledMemoryCategories[c]]);
       trace::TraceEvent e;
       e.phase = trace::TracePhase::Counter;
       e.category = trace::TraceCategory::Memory;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "schema.h"
 
+#include "metric_key_migration.h"
 #include "run_layout_migration.h"
 
 #include <array>
@@ -129,12 +130,16 @@ CREATE TABLE run_hosts (
   PRIMARY KEY (run_id, machine_rank)
 ) WITHOUT ROWID;
 )sql";
+// Version 5: memory metric keys as the one memory-category vocabulary spells them (docs/workspace.md, "Memory metric
+// keys"). No table changes; renameLegacyMemoryMetricKeys() renames the keys older versions stored.
+constexpr std::string_view kVersion5 = "";
 
-constexpr std::array<Migration, 4> kMigrations{{
+constexpr std::array<Migration, 5> kMigrations{{
     {1, "runs, ranks, metrics, events, artifacts", kVersion1},
     {2, "metric-series index, plans", kVersion2},
     {3, "heartbeats, trace chunks", kVersion3},
     {4, "typed run layout: world size, machines, strategy, precision, hosts", kVersion4, &deriveRunLayouts},
+    {5, "memory metric keys named by the memory-category table", kVersion5, &renameLegacyMemoryMetricKeys},
 }};
 
 }  // namespace

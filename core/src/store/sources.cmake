@@ -2,6 +2,7 @@
 # core/store: the SQLite workspace (runs, ranks, metrics, events, artifacts, plans). No LibTorch: its sources skip
 # the LibTorch precompiled header.
 set(_fathom_store_sources
+  ${CMAKE_CURRENT_LIST_DIR}/metric_key_migration.cpp
   ${CMAKE_CURRENT_LIST_DIR}/process_identity.cpp
   ${CMAKE_CURRENT_LIST_DIR}/records.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_layout_migration.cpp

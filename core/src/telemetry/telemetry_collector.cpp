@@ -14,6 +14,7 @@
 #include "protocol.h"
 #include <fathom/common/error.h>
 #include <fathom/common/log.h>
+#include <fathom/common/memory_metric_keys.h>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -87,9 +88,9 @@ void decodeDataFrame(FrameType type, protocol::BodyReader& in, int rank, Item& i
     const double reserved = static_cast<double>(in.i64());
     const double peak = static_cast<double>(in.i64());
     in.finish();
-    item.part.metrics = {{rank, step, time, "memory/allocated_bytes", allocated},
-                         {rank, step, time, "memory/reserved_bytes", reserved},
-                         {rank, step, time, "memory/peak_allocated_bytes", peak}};
+    item.part.metrics = {{rank, step, time, std::string(kAllocatedBytesKey), allocated},
+                         {rank, step, time, std::string(kReservedBytesKey), reserved},
+                         {rank, step, time, std::string(kPeakAllocatedBytesKey), peak}};
     item.weight = 3;
     break;
   }

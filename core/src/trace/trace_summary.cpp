@@ -2,6 +2,7 @@
 #include "fathom/trace/trace_summary.h"
 
 #include "fathom/common/error.h"
+#include "fathom/common/memory_category.h"
 #include "fathom/trace/trace_event_view.h"
 #include "fathom/trace/trace_merge.h"
 #include "fathom/trace/trace_reader.h"
@@ -30,9 +31,6 @@ constexpr std::array<std::string_view, 6> kCollectiveSpans = {"fathom::all_reduc
                                                               "fathom::barrier",        "fathom::send_recv"};
 constexpr std::array<std::string_view, 3> kTrainingSpans = {"fathom::forward", "fathom::backward",
                                                             "fathom::optimizer_step"};
-/// The Memory counter's categories in the order reports list them; others follow by name.
-constexpr std::array<std::string_view, 7> kMemoryCategories = {
-    "parameter", "gradient", "optimizer_state", "activation", "temporary", "input", "other"};
 
 template <std::size_t N> bool isOneOf(std::string_view text, const std::array<std::string_view, N>& set) {
   return std::find(set.begin(), set.end(), text) != set.end();
@@ -246,7 +244,9 @@ private:
     std::int64_t total = 0;
     for (const TraceEventView::Member& m : m_args.members()) {
       if (const auto bytes = numberOf(m.value)) {
-        peak(std::string(m.key), *bytes);
+        // A category under its current key, also when an earlier release wrote its singular name ("parameter").
+        const std::optional<MemoryCategory> category = memoryCategoryFromString(m.key);
+        peak(category ? std::string(toString(*category)) : std::string(m.key), *bytes);
         total += *bytes;
       }
     }
@@ -271,13 +271,16 @@ private:
 
   std::vector<MemoryPeak> memoryPeaks() const {
     std::vector<MemoryPeak> out;
-    for (const std::string_view known : kMemoryCategories) {
-      if (const auto it = m_memory.find(std::string(known)); it != m_memory.end()) {
+    for (const MemoryCategory known : kProfiledMemoryCategories) {  // the profiler's categories in its order
+      if (const auto it = m_memory.find(std::string(toString(known))); it != m_memory.end()) {
         out.push_back({it->first, it->second});
       }
     }
     for (const auto& [category, bytes] : m_memory) {  // the rest, by name; "total" last
-      if (!isOneOf(category, kMemoryCategories) && category != "total") {
+      const std::optional<MemoryCategory> known = memoryCategoryFromString(category);
+      const bool listed = known && std::find(kProfiledMemoryCategories.begin(), kProfiledMemoryCategories.end(),
+                                             *known) != kProfiledMemoryCategories.end();
+      if (!listed && category != "total") {
         out.push_back({category, bytes});
       }
     }

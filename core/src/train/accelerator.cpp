@@ -289,10 +289,8 @@ parallel::ModelStateBytes Accelerator::modelStateBytes() const {
   }
   parallel::ModelStateBytes total;
   auto add = [](parallel::StateCategoryBytes& to, const parallel::StateCategoryBytes& from) {
-    to.parameters += from.parameters;
-    to.gradients += from.gradients;
-    to.optimizerStates += from.optimizerStates;
-    to.masterWeights += from.masterWeights;
+    for (const auto& field : parallel::kStateCategoryFields)
+      to.*field.member += from.*field.member;
   };
   for (const auto& engine : m_engines) {
     const parallel::ModelStateBytes b = engine->stateBytes(optimizers);

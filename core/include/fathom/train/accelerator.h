@@ -314,8 +314,8 @@ public:
   /// Records a memory sample of this process in the workspace through the `sqlite` tracker (every process, at
   /// `step`): the resident set size (memory/rss_bytes, memory/peak_rss_bytes) and modelStateBytes() by category
   /// (memory/device/<category>_bytes, memory/host/<category>_bytes for parameters, gradients, optimizer_states,
-  /// master_weights; memory/peak_gathered_parameters_bytes). Not collective. Nothing before initTrackers() or
-  /// after endTraining(). docs/trackers.md.
+  /// master_weights; memory/device/peak_gathered_parameters_bytes: common/memory_metric_keys.h). Not collective.
+  /// Nothing before initTrackers() or after endTraining(). docs/workspace.md, "Memory metric keys".
   void logMemory(std::int64_t step);
   /// Sends `text` to the workspace as a log line of this process with `level` (the `sqlite` tracker; every
   /// process). Nothing before initTrackers() or after endTraining().
