@@ -8,7 +8,7 @@ endif()
 # ccache when present. PCH files are only cacheable with these sloppiness settings (ccache manual,
 # "Precompiled headers"); passing them through the launcher keeps the user's ccache.conf untouched. The base
 # directory makes the cache keys of files under the source tree relative to the build directory, so two build
-# directories at the same depth (build/ci and the CLI-only build tests/app/tst_cli_only_build makes beside it) share
+# directories at the same depth (build/default and the CLI-only build tests/app/tst_cli_only_build makes beside it) share
 # every object whose flags agree.
 find_program(FATHOM_CCACHE ccache)
 if(FATHOM_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)

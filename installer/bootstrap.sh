@@ -4,7 +4,8 @@
 #   installer/bootstrap.sh run    install what is missing, build (preset `default`), open Fathom Studio on the
 #                                 demo workspace (built on first use); without a display, print `fathom env`, build
 #                                 the demo workspace headless and say how to start the Studio
-#   installer/bootstrap.sh test   install what is missing, build (preset `ci`) and run the whole test suite
+#   installer/bootstrap.sh test   install what is missing, build (preset `default`: the same tree as `run`, so
+#                                 running both compiles Fathom once) and run the whole test suite
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -49,15 +50,15 @@ TXT
   test)
     step "dependencies"
     installer/install-deps.sh
-    step "configure + build + test (build/ci)"
+    step "configure + build + test (build/default)"
     start=$(date +%s)
-    cmake --preset ci
-    cmake --build --preset ci -j "$jobs"
-    ctest --preset ci -j "$jobs"
+    cmake --preset default
+    cmake --build --preset default -j "$jobs"
+    ctest --preset default -j "$jobs"
     echo "bootstrap: test suite finished in $(( $(date +%s) - start )) s"
     ;;
   *)
-    sed -n '3,7p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '3,8p' "$0" | sed 's/^# \{0,1\}//'
     [ -z "$mode" ] || [ "$mode" = "-h" ] || [ "$mode" = "--help" ] || { echo "bootstrap: unknown mode '$mode'" >&2; exit 2; }
     ;;
 esac

@@ -128,7 +128,7 @@ def parse_sizes(text):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--fathom", help="fathom binary (default: build/bench/bin/fathom, build/ci/bin/fathom, then the "
+    p.add_argument("--fathom", help="fathom binary (default: build/bench/bin/fathom, build/default/bin/fathom, then the "
                                     "newest build/*/bin/fathom, then PATH)")
     p.add_argument("--python", help="Python with torch for the baseline (default: this one if it has torch, "
                                     "else /usr/bin/python3)")

@@ -20,7 +20,7 @@ profiler.step() before the line is printed) and the first --warmup steps of the 
   cpu + memory   memory profiling on: its allocator reporter runs on every step (it keeps the live blocks between
                  windows), so for it "off" is a separate run without --profile, in the same rotation
 
-    python3 tests/bench/bench_profiler.py --fathom build/ci/bin/fathom --model gpt-tiny --steps 60 --repeats 3
+    python3 tests/bench/bench_profiler.py --fathom build/default/bin/fathom --model gpt-tiny --steps 60 --repeats 3
 """
 import argparse
 import json
@@ -76,7 +76,7 @@ def split(times, period, warmup):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--fathom", help="the fathom executable (default: build/bench or build/ci)")
+    parser.add_argument("--fathom", help="the fathom executable (default: build/bench or build/default)")
     parser.add_argument("--model", default="gpt-tiny")
     parser.add_argument("--batch_size", type=int, default=8)
     parser.add_argument("--steps", type=int, default=60)

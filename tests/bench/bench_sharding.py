@@ -16,7 +16,7 @@ median over repeats of the largest rank's peak RSS and its difference to DDP's, 
 bytes (parameters + gradients + optimizer states, device side), so the memory saving of sharding shows both as
 the planner counts it and as the operating system sees it.
 
-    python3 tests/bench/bench_sharding.py --fathom build/ci/bin/fathom --ranks 4 --model gpt-small --repeats 3
+    python3 tests/bench/bench_sharding.py --fathom build/default/bin/fathom --ranks 4 --model gpt-small --repeats 3
 """
 import argparse
 import json
@@ -78,7 +78,7 @@ def run_once(fathom, args, name, flags):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--fathom", help="the fathom executable (default: build/bench or build/ci)")
+    parser.add_argument("--fathom", help="the fathom executable (default: build/bench or build/default)")
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--model", default="gpt-small")
     parser.add_argument("--batch_size", type=int, default=2)

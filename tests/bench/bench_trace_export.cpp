@@ -214,9 +214,9 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "\nWrites: median of %d runs. Peak RSS growth: the peak resident set during the operation minus the resident "
-      "set before it (VmHWM reset through /proc/self/clear_refs).\nReproduce: cmake --preset ci "
-      "-DFATHOM_BUILD_BENCHMARKS=ON && cmake --build build/ci --target bench_trace_export && "
-      "build/ci/bench/bench_trace_export --runs %d\n",
+      "set before it (VmHWM reset through /proc/self/clear_refs).\nReproduce: cmake --preset default "
+      "-DFATHOM_BUILD_BENCHMARKS=ON && cmake --build build/default --target bench_trace_export && "
+      "build/default/bench/bench_trace_export --runs %d\n",
       runs, runs);
   return 0;
 }

@@ -18,14 +18,14 @@ class BenchError(Exception):
 
 
 def find_fathom(explicit):
-    """The `fathom` to measure: --fathom if given (it must be an executable file), else build/bench, build/ci,
+    """The `fathom` to measure: --fathom if given (it must be an executable file), else build/bench, build/default,
     any other build/*/bin/fathom (newest first), then PATH. Raises BenchError naming what was looked for."""
     if explicit:
         path = os.path.abspath(explicit)
         if not (os.path.isfile(path) and os.access(path, os.X_OK)):
             raise BenchError(f"--fathom {explicit}: not an executable file")
         return path
-    preferred = [os.path.join(ROOT, "build", d, "bin", "fathom") for d in ("bench", "ci")]
+    preferred = [os.path.join(ROOT, "build", d, "bin", "fathom") for d in ("bench", "default")]
     others = sorted(glob.glob(os.path.join(ROOT, "build", "*", "bin", "fathom")), key=os.path.getmtime, reverse=True)
     for path in preferred + others:
         if os.path.isfile(path) and os.access(path, os.X_OK):
@@ -33,5 +33,5 @@ def find_fathom(explicit):
     on_path = shutil.which("fathom")
     if on_path:
         return on_path
-    raise BenchError("no fathom binary: build one (cmake --preset ci && cmake --build build/ci --target fathom, "
+    raise BenchError("no fathom binary: build one (cmake --preset default && cmake --build build/default --target fathom, "
                      "see docs/building.md) or pass --fathom PATH")

@@ -4,13 +4,13 @@
 # planner, every page of the configuration wizard and the settings dialog, on the demo workspace (built first, for
 # real, when missing). Look at every PNG: nothing clipped, overlapping or untranslated (docs/studio.md).
 #
-#   tests/studio/screenshots.sh [BUILD_DIR] [OUT_DIR]      defaults: build/ci, BUILD_DIR/screenshots
+#   tests/studio/screenshots.sh [BUILD_DIR] [OUT_DIR]      defaults: build/default, BUILD_DIR/screenshots
 #
 # Settings and data go to OUT_DIR/home, so the user's own layout and recent workspaces neither leak in nor change.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-build=$(cd "${1:-$root/build/ci}" && pwd)
+build=$(cd "${1:-$root/build/default}" && pwd)
 out=${2:-$build/screenshots}
 studio=$build/bin/fathom-studio
 [ -x "$studio" ] || { echo "screenshots: $studio not built (cmake --build $build --target fathom-studio fathom)" >&2; exit 2; }
