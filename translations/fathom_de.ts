@@ -118,6 +118,10 @@
         <translation>FSDP, hybrides Sharding</translation>
     </message>
     <message>
+        <source>FSDP hybrid shard ZeRO-2</source>
+        <translation>FSDP, hybrides Sharding (ZeRO-2)</translation>
+    </message>
+    <message>
         <source>FSDP no shard</source>
         <translation>FSDP ohne Sharding</translation>
     </message>
@@ -136,6 +140,10 @@
     <message>
         <source>FSDP hybrid</source>
         <translation>FSDP hybrid</translation>
+    </message>
+    <message>
+        <source>FSDP hybrid ZeRO-2</source>
+        <translation>FSDP hybrid ZeRO-2</translation>
     </message>
     <message>
         <source>FSDP none</source>

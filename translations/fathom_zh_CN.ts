@@ -118,6 +118,10 @@
         <translation>FSDP 混合分片</translation>
     </message>
     <message>
+        <source>FSDP hybrid shard ZeRO-2</source>
+        <translation>FSDP 混合分片（ZeRO-2）</translation>
+    </message>
+    <message>
         <source>FSDP no shard</source>
         <translation>FSDP 不分片</translation>
     </message>
@@ -136,6 +140,10 @@
     <message>
         <source>FSDP hybrid</source>
         <translation>FSDP 混合</translation>
+    </message>
+    <message>
+        <source>FSDP hybrid ZeRO-2</source>
+        <translation>FSDP 混合 ZeRO-2</translation>
     </message>
     <message>
         <source>FSDP none</source>

@@ -313,6 +313,7 @@ QString strategyName(const plan::Plan& p) {
     case plan::FsdpSharding::FullShard: name = PlanText::tr("FSDP full shard"); break;
     case plan::FsdpSharding::ShardGradOp: name = PlanText::tr("FSDP shard grad op"); break;
     case plan::FsdpSharding::HybridShard: name = PlanText::tr("FSDP hybrid shard"); break;
+    case plan::FsdpSharding::HybridShardZero2: name = PlanText::tr("FSDP hybrid shard ZeRO-2"); break;
     case plan::FsdpSharding::NoShard: name = PlanText::tr("FSDP no shard"); break;
     }
     break;
@@ -335,6 +336,7 @@ QString shortStrategyName(const plan::Plan& p) {
   case plan::FsdpSharding::FullShard: return PlanText::tr("FSDP full");
   case plan::FsdpSharding::ShardGradOp: return PlanText::tr("FSDP grad-op");
   case plan::FsdpSharding::HybridShard: return PlanText::tr("FSDP hybrid");
+  case plan::FsdpSharding::HybridShardZero2: return PlanText::tr("FSDP hybrid ZeRO-2");
   case plan::FsdpSharding::NoShard: return PlanText::tr("FSDP none");
   }
   return strategyName(p);

@@ -400,7 +400,7 @@ void Accelerator::initTrackers(const std::string& projectName, const nlohmann::j
   options.projectDir = m_options.raw.projectDir;
   options.loggingDir = m_options.raw.loggingDir;
   options.runName = runName;
-  options.workspace = m_options.raw.workspace;
+  options.workspace = m_options.workspace;
   // The workspace's sqlite tracker is always on (docs/trackers.md), on every process.
   std::vector<std::string> names{telemetry::registerSqliteTracker()};
   for (const std::string& entry : m_options.raw.logWith) {
