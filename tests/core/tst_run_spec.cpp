@@ -209,6 +209,9 @@ private slots:
     QVERIFY(planned.plan.precision == config::kMixedPrecisions.parse(precision.toStdString()));
     QCOMPARE(launched.numProcesses, processes);
     QCOMPARE(planned.plan.numGpus, processes);
+    // The file's num_processes run on its one machine; a world size from a flag alone is laid out by the hardware
+    // preset (0: the preset's GPUs per node), as `fathom plan --num_processes N` always planned.
+    QCOMPARE(planned.plan.gpusPerNode, level == u"file"_s || level == u"environment"_s ? 4 : 0);
     const int workersAccumulation = env.count("ACCELERATE_GRADIENT_ACCUMULATION_STEPS")
                                         ? std::stoi(env.at("ACCELERATE_GRADIENT_ACCUMULATION_STEPS"))
                                         : 1;

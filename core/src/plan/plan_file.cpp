@@ -190,6 +190,13 @@ void readFathomKeys(const YAML::Node& node, const std::string& origin, const std
   f.get("zero_bucket_size", p.zeroBucketElements);
 }
 
+/// `target` = `value` when the configuration gives one; the plan's default stays otherwise.
+template <typename T, typename U> void setIfGiven(T& target, const std::optional<U>& value) {
+  if (value) {
+    target = *value;
+  }
+}
+
 /// The directory a relative path at `path` is resolved against: the file's, when the value came from it.
 std::filesystem::path baseFor(const config::RunSpec& spec, std::string_view path) {
   const config::ValueSource source = spec.sourceOf(path);
@@ -207,18 +214,19 @@ void applyPlanner(const config::RunSpec& spec, PlanInputs& in) {
   if (q.arch) {
     TransformerDims d;
     d.arch = *q.arch;
-    d.layers = q.layers.value_or(0);
-    d.decoderLayers = q.decoderLayers.value_or(0);
-    d.hidden = q.hidden.value_or(0);
-    d.heads = q.heads.value_or(0);
-    d.kvHeads = q.kvHeads.value_or(0);
-    d.headDim = q.headDim.value_or(0);
-    d.ffnHidden = q.ffnHidden.value_or(0);
-    d.vocab = q.vocab.value_or(0);
-    d.maxPositions = q.maxPositions.value_or(0);
-    d.tiedEmbeddings = q.tiedEmbeddings.value_or(d.arch != Arch::Llama);
-    d.numExperts = q.numExperts.value_or(0);
-    d.expertsPerToken = q.expertsPerToken.value_or(0);
+    setIfGiven(d.layers, q.layers);
+    setIfGiven(d.decoderLayers, q.decoderLayers);
+    setIfGiven(d.hidden, q.hidden);
+    setIfGiven(d.heads, q.heads);
+    setIfGiven(d.kvHeads, q.kvHeads);
+    setIfGiven(d.headDim, q.headDim);
+    setIfGiven(d.ffnHidden, q.ffnHidden);
+    setIfGiven(d.vocab, q.vocab);
+    setIfGiven(d.maxPositions, q.maxPositions);
+    d.tiedEmbeddings = d.arch != Arch::Llama;
+    setIfGiven(d.tiedEmbeddings, q.tiedEmbeddings);
+    setIfGiven(d.numExperts, q.numExperts);
+    setIfGiven(d.expertsPerToken, q.expertsPerToken);
     in.dims = d;
   }
   if (q.hfConfig) {
@@ -228,15 +236,15 @@ void applyPlanner(const config::RunSpec& spec, PlanInputs& in) {
   if (q.hardware) {
     in.hardware = hardwareRelative(*q.hardware, baseFor(spec, "fathom.planner.hardware"));
   }
-  p.gpusPerNode = q.gpusPerNode.value_or(p.gpusPerNode);
-  p.microBatch = q.microBatch.value_or(p.microBatch);
-  p.seqLen = q.seq.value_or(p.seqLen);
-  p.masterWeights = q.masterWeights.value_or(p.masterWeights);
-  p.optimizer = q.optimizer.value_or(p.optimizer);
-  p.recompute = q.recompute.value_or(p.recompute);
-  p.flashAttention = q.flashAttention.value_or(p.flashAttention);
-  p.bytes = q.bytesConvention.value_or(p.bytes);
-  p.gradSync = q.gradSync.value_or(p.gradSync);
+  setIfGiven(p.gpusPerNode, q.gpusPerNode);
+  setIfGiven(p.microBatch, q.microBatch);
+  setIfGiven(p.seqLen, q.seq);
+  setIfGiven(p.masterWeights, q.masterWeights);
+  setIfGiven(p.optimizer, q.optimizer);
+  setIfGiven(p.recompute, q.recompute);
+  setIfGiven(p.flashAttention, q.flashAttention);
+  setIfGiven(p.bytes, q.bytesConvention);
+  setIfGiven(p.gradSync, q.gradSync);
 }
 
 }  // namespace
@@ -249,7 +257,15 @@ PlanInputs planFromRunSpec(const config::RunSpec& spec) {
   FATHOM_CHECK(spec.numMachines >= 1, ConfigError, spec.originOf("num_machines"), ": num_machines must be >= 1, got ",
                spec.numMachines);
   p.numGpus = processes;
-  p.gpusPerNode = std::max(1, processes / spec.numMachines);
+  // A configuration's num_processes (or a given num_machines) places the run on its machines; a world size from a
+  // flag or the environment alone is laid out by the hardware preset's GPUs per node, as `fathom plan` always did.
+  using config::ValueSource;
+  const bool placed = spec.sourceOf("num_machines") != ValueSource::Default ||
+                      spec.sourceOf("num_processes") == ValueSource::ConfigFile ||
+                      spec.sourceOf("num_processes") == ValueSource::Code;
+  if (placed) {
+    p.gpusPerNode = std::max(1, processes / spec.numMachines);
+  }
   p.precision = spec.mixedPrecision;
   // Accelerate's mixed precision is torch.autocast over fp32 parameters, except under DeepSpeed (fp32 master
   // copy) and FSDP (MixedPrecision policy over fp32 shards, modelled by the FSDP layout).

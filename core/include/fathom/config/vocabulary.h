@@ -25,7 +25,8 @@ enum class DistributedType {
   DeepSpeed,
   Fsdp,
   Xla,
-  MegatronLm,
+  MegatronLm
+
 };
 
 /// Case-sensitive, as Accelerate's enum.
@@ -226,7 +227,8 @@ enum class DynamoBackend {
   TorchxlaTraceOnce,
   Tvm,
   HpuBackend,
-  Neuron,
+  Neuron
+
 };
 
 inline constexpr NameTable kDynamoBackends{
@@ -271,7 +273,8 @@ enum class Tracker {
   Swanlab,
   Sqlite,
   Csv,
-  Jsonl,
+  Jsonl
+
 };
 
 /// Accelerate's LoggerType order, then Fathom's own file trackers.

@@ -23,7 +23,9 @@ struct PlanInputs {
 };
 
 /// The plan a run specification describes: what `fathom launch` with the same configuration would run.
-///  - num_processes (unset: 1) GPUs, num_processes / num_machines per node; mixed_precision (`no` = fp32);
+///  - num_processes (unset: 1) GPUs; num_processes / num_machines per node when the file gave num_processes or
+///    num_machines was given (a world size from a flag or the environment alone keeps the hardware preset's GPUs
+///    per node); mixed_precision (`no` = fp32);
 ///  - distributed_type FSDP: fsdp_config's effective sharding strategy (FsdpSpec::effectiveShardingStrategy), wrap
 ///    policy, fsdp_min_num_params and fsdp_offload_params (parameters and optimizer), fp32 master weights (FSDP's flat
 ///    parameters); DEEPSPEED: zero_stage (default 2) and the offload devices, fp32 master weights, DeepSpeed's bytes
