@@ -86,6 +86,18 @@
         <source>Framework overhead</source>
         <translation>Framework-Overhead</translation>
     </message>
+    <message>
+        <source>Temporaries</source>
+        <translation>Temporäre Puffer</translation>
+    </message>
+    <message>
+        <source>Inputs</source>
+        <translation>Eingaben</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>Sonstiges</translation>
+    </message>
 </context>
 <context>
     <name>PlanRequest</name>
@@ -142,8 +154,8 @@
         <translation>FSDP hybrid</translation>
     </message>
     <message>
-        <source>FSDP hybrid ZeRO-2</source>
-        <translation>FSDP hybrid ZeRO-2</translation>
+        <source>FSDP hybrid-2</source>
+        <translation>FSDP hybrid-2</translation>
     </message>
     <message>
         <source>FSDP none</source>
@@ -802,6 +814,14 @@
         <source>The planner predicts that this plan will not fit on %1 (see the planner panel). Launch anyway?</source>
         <translation>Der Planer sagt voraus, dass dieser Plan nicht auf %1 passt (siehe Planer). Trotzdem starten?</translation>
     </message>
+    <message>
+        <source>%1 already exists. Replace it with this configuration?</source>
+        <translation>%1 existiert bereits. Durch diese Konfiguration ersetzen?</translation>
+    </message>
+    <message>
+        <source>&amp;Overwrite</source>
+        <translation>&amp;Überschreiben</translation>
+    </message>
 </context>
 <context>
     <name>fathom::views::EnvironmentModel</name>
@@ -1190,6 +1210,10 @@
         <source>Positions:</source>
         <translation>Positionen:</translation>
     </message>
+    <message>
+        <source>Dropout (dropout):</source>
+        <translation>Dropout (dropout):</translation>
+    </message>
 </context>
 <context>
     <name>fathom::views::PlanSearchModel</name>
@@ -1476,26 +1500,6 @@
 </context>
 <context>
     <name>fathom::views::RunsModel</name>
-    <message>
-        <source>FSDP</source>
-        <translation>FSDP</translation>
-    </message>
-    <message>
-        <source>FSDP (%1)</source>
-        <translation>FSDP (%1)</translation>
-    </message>
-    <message>
-        <source>ZeRO-%1</source>
-        <translation>ZeRO-%1</translation>
-    </message>
-    <message>
-        <source>ZeRO</source>
-        <translation>ZeRO</translation>
-    </message>
-    <message>
-        <source>DDP</source>
-        <translation>DDP</translation>
-    </message>
     <message>
         <source>Single process</source>
         <translation>Einzelprozess</translation>

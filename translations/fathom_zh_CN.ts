@@ -86,6 +86,18 @@
         <source>Framework overhead</source>
         <translation>框架开销</translation>
     </message>
+    <message>
+        <source>Temporaries</source>
+        <translation>临时缓冲区</translation>
+    </message>
+    <message>
+        <source>Inputs</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>其他</translation>
+    </message>
 </context>
 <context>
     <name>PlanRequest</name>
@@ -142,8 +154,8 @@
         <translation>FSDP 混合</translation>
     </message>
     <message>
-        <source>FSDP hybrid ZeRO-2</source>
-        <translation>FSDP 混合 ZeRO-2</translation>
+        <source>FSDP hybrid-2</source>
+        <translation>FSDP 混合-2</translation>
     </message>
     <message>
         <source>FSDP none</source>
@@ -799,6 +811,14 @@
         <source>The planner predicts that this plan will not fit on %1 (see the planner panel). Launch anyway?</source>
         <translation>规划器预测此方案在 %1 上放不下（见规划器面板）。仍要启动吗？</translation>
     </message>
+    <message>
+        <source>%1 already exists. Replace it with this configuration?</source>
+        <translation>%1 已存在。要用此配置替换它吗？</translation>
+    </message>
+    <message>
+        <source>&amp;Overwrite</source>
+        <translation>覆盖(&amp;O)</translation>
+    </message>
 </context>
 <context>
     <name>fathom::views::EnvironmentModel</name>
@@ -1185,6 +1205,10 @@
         <source>Positions:</source>
         <translation>位置数：</translation>
     </message>
+    <message>
+        <source>Dropout (dropout):</source>
+        <translation>Dropout 概率 (dropout):</translation>
+    </message>
 </context>
 <context>
     <name>fathom::views::PlanSearchModel</name>
@@ -1471,26 +1495,6 @@
 </context>
 <context>
     <name>fathom::views::RunsModel</name>
-    <message>
-        <source>FSDP</source>
-        <translation>FSDP</translation>
-    </message>
-    <message>
-        <source>FSDP (%1)</source>
-        <translation>FSDP（%1）</translation>
-    </message>
-    <message>
-        <source>ZeRO-%1</source>
-        <translation>ZeRO-%1</translation>
-    </message>
-    <message>
-        <source>ZeRO</source>
-        <translation>ZeRO</translation>
-    </message>
-    <message>
-        <source>DDP</source>
-        <translation>DDP</translation>
-    </message>
     <message>
         <source>Single process</source>
         <translation>单进程</translation>

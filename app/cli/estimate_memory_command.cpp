@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // `fathom estimate-memory MODEL`: what `accelerate estimate-memory` prints (largest layer, total size, training with
-// Adam at 4x the size, per dtype), for built-in models and Hugging Face config.json files. Sizes are parameters x bytes
-// per dtype.
+// Adam, per dtype), for built-in models and Hugging Face config.json files, sized as accelerate sizes the module
+// (plan/load_size.h: parameters and buffers) and laid out as its create_ascii_table lays it out.
 #include "command.h"
 #include "model_flags.h"
 
 #include <fathom/common/error.h>
 #include <fathom/models/model_introspection.h>
 #include <fathom/plan/hf_config.h>
+#include <fathom/plan/load_size.h>
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,29 +68,45 @@ std::string quoted(const std::string& text) {
   return out + "\"";
 }
 
-double bytesPerParam(const std::string& dtype) {
+/// accelerate's gather_data: the float32 sizes are divided by 1, 2, 4 or 8 for float32, float16, int8, int4.
+double sizeDivisor(const std::string& dtype) {
   if (dtype == "float32") {
-    return 4.0;
+    return 1.0;
   }
   if (dtype == "float16" || dtype == "bfloat16") {
     return 2.0;
   }
   if (dtype == "int8") {
-    return 1.0;
+    return 4.0;
   }
   if (dtype == "int4") {
-    return 0.5;
+    return 8.0;
   }
   throw ConfigError("invalid dtype '" + dtype + "' (expected float32, float16, int8 or int4)");
 }
 
+/// accelerate's estimate_training_usage for a model of `fp32Bytes`, the largest of model, gradients, optimizer
+/// states and step: float32 4x (the step), float16 2x (model 1x, gradients 1.5x, Adam 2x); none for int8 and int4,
+/// which it prints as "N/A".
+std::optional<double> trainingBytes(const std::string& dtype, double fp32Bytes) {
+  if (dtype == "float32") {
+    return 4.0 * fp32Bytes;
+  }
+  if (dtype == "float16" || dtype == "bfloat16") {
+    return 2.0 * fp32Bytes;
+  }
+  return std::nullopt;
+}
+
+/// Python's str.center: the extra space of an odd margin goes right, unless the width is odd too (CPython's
+/// `left = marg / 2 + (marg & width & 1)`). Widths count characters; the texts here are ASCII.
 std::string centred(const std::string& text, std::size_t width) {
-  // Width counts characters; the texts here are ASCII.
   if (text.size() >= width) {
     return text;
   }
-  const std::size_t left = (width - text.size()) / 2;
-  return std::string(left, ' ') + text + std::string(width - text.size() - left, ' ');
+  const std::size_t margin = width - text.size();
+  const std::size_t left = margin / 2 + (margin & width & 1);
+  return std::string(left, ' ') + text + std::string(margin - left, ' ');
 }
 
 std::string repeat(const char* piece, std::size_t n) {
@@ -99,93 +117,110 @@ std::string repeat(const char* piece, std::size_t n) {
   return out;
 }
 
-plan::ModelSpec resolveModel(const EstimateFlags& flags) {
+/// accelerate's create_ascii_table: columns as wide as their widest cell (no padding); a title longer than the
+/// columns widens the last one by twice its excess over the separator line (accelerate adds the difference twice).
+std::string asciiTable(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& rows,
+                       const std::string& title) {
+  std::vector<std::size_t> widths;
+  for (std::size_t c = 0; c < headers.size(); ++c) {
+    std::size_t w = headers[c].size();
+    for (const auto& row : rows) {
+      w = std::max(w, row[c].size());
+    }
+    widths.push_back(w);
+  }
+  std::size_t sum = 0;
+  for (const std::size_t w : widths) {
+    sum += w;
+  }
+  const std::size_t separatorLength = sum + widths.size() - 1 + 2;
+  const std::size_t diff = title.size() > sum ? (title.size() > separatorLength ? title.size() - separatorLength
+                                                                                : separatorLength - title.size())
+                                              : 0;
+  widths.back() += 2 * diff;
+  const auto line = [&](const char* l, const char* m, const char* r) {
+    std::string s = l;
+    for (std::size_t c = 0; c < widths.size(); ++c) {
+      s += repeat("─", widths[c]) + (c + 1 < widths.size() ? m : "");
+    }
+    return s + r + "\n";
+  };
+  const auto cells = [&](const std::vector<std::string>& texts) {
+    std::string s = "│";
+    for (std::size_t c = 0; c < texts.size(); ++c) {
+      s += centred(texts[c], widths[c]) + "│";
+    }
+    return s + "\n";
+  };
+  std::string out = line("┌", "─", "┐");
+  out += "│" + centred(title, sum + 2 * diff + widths.size() - 1) + "│\n";
+  out += line("├", "┬", "┤") + cells(headers) + line("├", "┼", "┤");
+  for (const auto& row : rows) {
+    out += cells(row);
+  }
+  return out + line("└", "┴", "┘");
+}
+
+plan::ModelSpec resolveModel(const EstimateFlags& flags, bool& builtin) {
   const auto builtins = models::builtinModelNames();
   std::filesystem::path path(flags.model);
-  if (!std::filesystem::exists(path) && std::find(builtins.begin(), builtins.end(), flags.model) != builtins.end()) {
+  builtin =
+      !std::filesystem::exists(path) && std::find(builtins.begin(), builtins.end(), flags.model) != builtins.end();
+  if (builtin) {
     return models::introspectModel(flags.modelFlags.request(flags.model));
   }
   if (std::filesystem::is_directory(path)) {
     path /= "config.json";
   }
-  FATHOM_CHECK(std::filesystem::exists(path), ConfigError, "'", flags.model,
-               "' is not a built-in model (mlp, gpt, gpt-tiny, gpt-small), a config.json file or a folder holding "
-               "one (Hub downloads are not supported)");
+  FATHOM_CHECK(std::filesystem::exists(path), ConfigError, "'", flags.model, "' is not a built-in model (",
+               builtinModelChoices(", "),
+               "), a config.json file or a folder holding one (Hub downloads are not supported)");
   return plan::modelFromHfConfig(path);
 }
 
 int runEstimate(const EstimateFlags& flags) {
-  const plan::ModelSpec model = resolveModel(flags);
+  bool builtin = false;
+  const plan::ModelSpec model = resolveModel(flags, builtin);
+  const plan::LoadSize size = builtin ? plan::loadSize(model) : plan::hfLoadSize(model);
   struct Row {
     std::string dtype, largest, total, training;
-    double largestBytes, totalBytes, trainingBytes;
+    double largestBytes, totalBytes;
+    std::optional<double> trainingBytes;
   };
   std::vector<Row> rows;
   for (const std::string& dtype : flags.dtypes) {
-    const double b = bytesPerParam(dtype);
-    const double largest = static_cast<double>(model.largestUnitParams) * b;
-    const double total = static_cast<double>(model.totalParams) * b;
-    const double training = 4.0 * total;  // Accelerate: 1x model, 1x gradients, 2x Adam states
-    rows.push_back(
-        {dtype, convertBytes(largest), convertBytes(total), convertBytes(training), largest, total, training});
+    const double divisor = sizeDivisor(dtype);
+    const double largest = size.largestLayerBytes / divisor;
+    const double total = size.totalBytes() / divisor;
+    const std::optional<double> training = trainingBytes(dtype, size.totalBytes());
+    rows.push_back({dtype, convertBytes(largest), convertBytes(total), training ? convertBytes(*training) : "N/A",
+                    largest, total, training});
   }
   if (flags.json) {
-    std::cout << "{\n  \"model\": " << quoted(model.name) << ",\n  \"total_params\": " << model.totalParams
-              << ",\n  \"largest_layer_params\": " << model.largestUnitParams << ",\n  \"rows\": [";
+    std::cout << "{\n  \"model\": " << quoted(model.name) << ",\n  \"total_params\": " << size.parameters
+              << ",\n  \"buffer_bytes\": " << static_cast<long long>(std::llround(size.bufferBytes))
+              << ",\n  \"largest_layer_params\": " << size.largestLayerParameters << ",\n  \"rows\": [";
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
+      const std::string trainingBytes =
+          r.trainingBytes ? std::to_string(static_cast<long long>(std::llround(*r.trainingBytes))) : "null";
       std::cout << (i ? "," : "") << "\n    {\"dtype\": \"" << r.dtype
                 << "\", \"largest_layer_bytes\": " << static_cast<long long>(std::llround(r.largestBytes))
                 << ", \"total_size_bytes\": " << static_cast<long long>(std::llround(r.totalBytes))
-                << ", \"training_adam_bytes\": " << static_cast<long long>(std::llround(r.trainingBytes))
-                << ", \"largest_layer\": \"" << r.largest << "\", \"total_size\": \"" << r.total
-                << "\", \"training_adam\": \"" << r.training << "\"}";
+                << ", \"training_adam_bytes\": " << trainingBytes << ", \"largest_layer\": \"" << r.largest
+                << "\", \"total_size\": \"" << r.total << "\", \"training_adam\": \"" << r.training << "\"}";
     }
     std::cout << "\n  ]\n}\n";
     return 0;
   }
-  const std::vector<std::string> headers{"dtype", "Largest Layer", "Total Size", "Training using Adam"};
-  std::vector<std::size_t> widths;
-  for (std::size_t c = 0; c < headers.size(); ++c) {
-    std::size_t w = headers[c].size();
-    for (const Row& r : rows) {
-      const std::string* cells[] = {&r.dtype, &r.largest, &r.total, &r.training};
-      w = std::max(w, cells[c]->size());
-    }
-    widths.push_back(w + 2);
-  }
-  std::size_t inner = widths.size() - 1;
-  for (std::size_t w : widths) {
-    inner += w;
-  }
-  const std::string title = "Memory Usage for loading `" + model.name + "`";
-  inner = std::max(inner, title.size() + 4);
-  widths.back() += inner - (widths[0] + widths[1] + widths[2] + widths[3] + 3);
-  const auto line = [&](const char* l, const char* m, const char* r) {
-    std::string s = l;
-    for (std::size_t c = 0; c < widths.size(); ++c) {
-      s += repeat("─", widths[c]) + (c + 1 < widths.size() ? m : r);
-    }
-    return s + "\n";
-  };
-  std::cout << "┌" << repeat("─", inner) << "┐\n";
-  std::cout << "│" << centred(title, inner) << "│\n";
-  std::cout << line("├", "┬", "┤");
-  std::cout << "│";
-  for (std::size_t c = 0; c < headers.size(); ++c) {
-    std::cout << centred(headers[c], widths[c]) << "│";
-  }
-  std::cout << "\n" << line("├", "┼", "┤");
+  std::vector<std::vector<std::string>> cells;
   for (const Row& r : rows) {
-    const std::string cells[] = {r.dtype, r.largest, r.total, r.training};
-    std::cout << "│";
-    for (std::size_t c = 0; c < 4; ++c) {
-      std::cout << centred(cells[c], widths[c]) << "│";
-    }
-    std::cout << "\n";
+    cells.push_back({r.dtype, r.largest, r.total, r.training});
   }
-  std::cout << line("└", "┴", "┘");
-  std::cout << model.totalParams << " parameters; largest layer or residual group " << model.largestUnitParams
+  std::cout << asciiTable({"dtype", "Largest Layer", "Total Size", "Training using Adam"}, cells,
+                          "Memory Usage for loading `" + model.name + "`");
+  std::cout << size.parameters << " parameters and " << static_cast<long long>(std::llround(size.bufferBytes))
+            << " bytes of buffers; largest layer " << size.largestLayerParameters
             << " parameters. Sizes use binary units (MB = MiB), as accelerate prints them.\n";
   return 0;
 }
@@ -197,8 +232,8 @@ void addEstimateMemoryCommand(CLI::App& root, CommandAction& action) {
   CLI::App* cmd = root.add_subcommand("estimate-memory",
                                       "Model size per dtype and training with Adam, like `accelerate estimate-memory`");
   cmd->add_option("model", flags->model,
-                  "A built-in model (mlp, gpt, gpt-tiny, gpt-small: introspected from its LibTorch module), a Hugging "
-                  "Face config.json, or a folder holding one")
+                  "A built-in model (" + builtinModelChoices(", ") +
+                      ": introspected from its LibTorch module), a Hugging Face config.json, or a folder holding one")
       ->required();
   flags->modelFlags.add(cmd, /*withMlp=*/true);
   cmd->add_option("--dtypes", flags->dtypes, "Any of float32, float16, int8, int4 (default: all)");

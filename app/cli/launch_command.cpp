@@ -3,48 +3,99 @@
 // group. Flags keep Accelerate's spellings (underscores; the dashed forms are accepted too).
 #include "command.h"
 #include "launch_flags.h"
+#include "launch_json_channel.h"
 
 #include <fathom/common/error.h>
 #include <fathom/launch/local_launcher.h>
+#include <fathom/launch/worker_environment.h>
+#include <fathom/store/process_identity.h>
 #include <fathom/telemetry/launch_recorder.h>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
+#include <numeric>
 
 namespace fathom::cli {
+namespace {
+
+struct LaunchCommandFlags {
+  LaunchFlags launch;
+  bool json = false;
+};
+
+int runLaunch(const LaunchCommandFlags& flags, const std::vector<std::string>& command,
+              std::optional<LaunchJsonChannel>& channel) {
+  // CLI11 hands an unknown flag before PROGRAM to PROGRAM's arguments; say what it is instead.
+  FATHOM_CHECK(command.empty() || command.front().empty() || command.front()[0] != '-', ConfigError, "unknown flag ",
+               command.front(), " for `fathom launch` (see `fathom launch --help`)");
+  std::vector<std::string> notes;
+  config::WorkspaceSetting workspace;
+  telemetry::RunRecordOptions record;
+  launch::LaunchOptions options = flags.launch.resolve(&notes, &workspace, &record.name);
+  options.command = command;
+  // With --json, stdout carries only the JSON lines: the workers' stdout joins their stderr on the launcher's.
+  options.workerStdoutToStderr = flags.json;
+  LaunchFlags::printNotes("launch", notes, options);
+  launch::LocalLauncher launcher(std::move(options));
+  record.launcherArguments = store::currentArguments();
+  // Records the run and collects the workers' telemetry; destroyed by an exception, it marks the run failed.
+  telemetry::LaunchRecorder recorder(workspace.path, launcher.options(), std::move(record));
+  const launch::LaunchOptions& o = launcher.options();
+  launch::LaunchObserver* observer = &recorder;
+  if (flags.json) {
+    std::vector<int> ranks(static_cast<std::size_t>(launch::localWorldSize(o)));
+    std::iota(ranks.begin(), ranks.end(), o.machineRank * launch::localWorldSize(o));
+    channel.emplace(recorder, std::cout);
+    channel->write(telemetry::RunCreated{recorder.run().value, recorder.runName(),
+                                         std::filesystem::absolute(workspace.path).string(), o.numProcesses, ranks});
+    observer = &*channel;
+  }
+  if (!o.quiet) {
+    std::cerr << "fathom launch: run " << recorder.run().value << " (" << recorder.runName() << ") in "
+              << workspace.path.string() << "\n";
+  }
+  const launch::LaunchResult result = launcher.run(observer);
+  recorder.finish(result.exitCode);
+  if (channel) {
+    channel->write(telemetry::LaunchFinished{
+        recorder.run().value, result.exitCode == 0 ? store::RunStatus::Succeeded : store::RunStatus::Failed,
+        result.exitCode, result.attempts, result.failure ? std::optional<int>(result.failure->rank) : std::nullopt,
+        result.interruptedBy});
+  }
+  if (result.attempts > 1 && result.exitCode == 0 && !o.quiet) {
+    std::cerr << "fathom launch: succeeded after " << result.attempts - 1 << " restart(s)\n";
+  }
+  return result.exitCode;
+}
+
+}  // namespace
 
 void addLaunchCommand(CLI::App& root, CommandAction& action) {
-  auto flags = std::make_shared<LaunchFlags>();
+  auto flags = std::make_shared<LaunchCommandFlags>();
   CLI::App* cmd = root.add_subcommand("launch", "Run PROGRAM [ARGS...] as a group of processes with RANK, WORLD_SIZE, "
                                                 "MASTER_ADDR/PORT and Accelerate's variables set (as `accelerate "
                                                 "launch`); see docs/launch.md");
   cmd->prefix_command();  // everything from PROGRAM on belongs to PROGRAM
-  flags->addTo(*cmd, LaunchFlags::Scope::Launch);
+  flags->launch.addTo(*cmd, LaunchFlags::Scope::Launch);
+  cmd->add_flag("--json", flags->json,
+                "Machine-readable: JSON lines on stdout (the run id, name and workspace, each rank's start and end, "
+                "the final status; docs/launch.md); the workers' output then goes to stderr, stdout lines included");
   cmd->footer("PROGRAM is any executable: a C++ program, `fathom train`, a shell script. Flags after PROGRAM are "
               "PROGRAM's own.");
   cmd->callback([flags, cmd, &action] {
     std::vector<std::string> command = cmd->remaining();
     action = [flags, command] {
-      // CLI11 hands an unknown flag before PROGRAM to PROGRAM's arguments; say what it is instead.
-      FATHOM_CHECK(command.empty() || command.front().empty() || command.front()[0] != '-', ConfigError,
-                   "unknown flag ", command.front(), " for `fathom launch` (see `fathom launch --help`)");
-      std::vector<std::string> notes;
-      config::WorkspaceSetting workspace;
-      launch::LaunchOptions options = flags->resolve(&notes, &workspace);
-      options.command = command;
-      LaunchFlags::printNotes("launch", notes, options);
-      launch::LocalLauncher launcher(std::move(options));
-      // Records the run and collects the workers' telemetry; destroyed by an exception, it marks the run failed.
-      telemetry::LaunchRecorder recorder(workspace.path, launcher.options());
-      if (!launcher.options().quiet) {
-        std::cerr << "fathom launch: run " << recorder.run().value << " in " << workspace.path.string() << "\n";
+      std::optional<LaunchJsonChannel> channel;
+      try {
+        return runLaunch(*flags, command, channel);
+      } catch (const std::exception& e) {
+        if (flags->json) {
+          // The error line goes out even before the run (and the channel) exists; `fathom: error:` follows on stderr.
+          std::cout << telemetry::toJsonLine(telemetry::LaunchError{e.what()}) << std::endl;
+        }
+        throw;
       }
-      const launch::LaunchResult result = launcher.run(&recorder);
-      recorder.finish(result.exitCode);
-      if (result.attempts > 1 && result.exitCode == 0 && !launcher.options().quiet) {
-        std::cerr << "fathom launch: succeeded after " << result.attempts - 1 << " restart(s)\n";
-      }
-      return result.exitCode;
     };
   });
 }

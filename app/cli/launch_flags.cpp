@@ -158,9 +158,15 @@ void LaunchFlags::addTo(CLI::App& cmd, Scope scope) {
   add(cmd, "workspace", m_workspace,
       "The workspace that records the run (ranks, exit codes, status) and every worker's telemetry (default: "
       "FATHOM_WORKSPACE, else the config's fathom.workspace, else ./fathom.sqlite); see docs/workspace.md");
+  // The config key fathom.run_name, resolved as --workspace is.
+  add(cmd, "run_name", m_runName,
+      "The run's name in the workspace, shown by `fathom runs` and the Studio (default: FATHOM_RUN_NAME, else the "
+      "config's fathom.run_name, else <program>-<run id>, e.g. train-12); `fathom runs show NAME` finds the newest "
+      "run of that name");
 }
 
-launch::LaunchOptions LaunchFlags::resolve(std::vector<std::string>* notes, config::WorkspaceSetting* workspace) const {
+launch::LaunchOptions LaunchFlags::resolve(std::vector<std::string>* notes, config::WorkspaceSetting* workspace,
+                                           std::string* runName) const {
   // Config keys: fathom::config applies flag > environment > config file > default, per key.
   config::ResolveInputs inputs;
   if (given("config_file")) {
@@ -202,6 +208,9 @@ launch::LaunchOptions LaunchFlags::resolve(std::vector<std::string>* notes, conf
   FATHOM_CHECK(!given("nproc_per_node") || !given("num_processes"), ConfigError,
                "give --nproc_per_node (torchrun's, per machine) or --num_processes (Accelerate's, over all machines), "
                "not both");
+  if (given("run_name")) {
+    inputs.commandLine["fathom.run_name"] = m_runName;
+  }
   const config::EffectiveConfig effective = config::resolveConfig(inputs);
   config::RunSpec spec = config::runSpecFromConfig(effective);
   if (given("nproc_per_node")) {
@@ -213,6 +222,10 @@ launch::LaunchOptions LaunchFlags::resolve(std::vector<std::string>* notes, conf
   launch::LaunchOptions o = launch::launchOptionsFromRunSpec(spec);
   if (workspace != nullptr) {
     *workspace = config::workspaceSetting(effective);
+  }
+  if (runName != nullptr) {
+    const config::ResolvedValue* name = effective.find("fathom.run_name");
+    *runName = name != nullptr ? std::get<std::string>(name->value) : std::string();
   }
   if (notes != nullptr) {
     for (const auto& note : spec.notes) {

@@ -33,9 +33,10 @@ public:
   /// position. `notes` receives what the user should know about the configuration in effect (which defaults were
   /// used, Accelerate quirks, settings Fathom ignores); the Accelerate-fallback note is left out, because the config
   /// layer already logs it. `workspace` (Scope::Launch) receives the workspace file resolved the same way
-  /// (--workspace > FATHOM_WORKSPACE > fathom.workspace > default).
+  /// (--workspace > FATHOM_WORKSPACE > fathom.workspace > default), `runName` the run's name (--run_name >
+  /// FATHOM_RUN_NAME > fathom.run_name; empty when none is given).
   launch::LaunchOptions resolve(std::vector<std::string>* notes = nullptr,
-                                config::WorkspaceSetting* workspace = nullptr) const;
+                                config::WorkspaceSetting* workspace = nullptr, std::string* runName = nullptr) const;
 
   /// Prints `notes` to stderr as "fathom <command>: note: ..." unless `options.quiet`.
   static void printNotes(const char* command, const std::vector<std::string>& notes,
@@ -76,6 +77,7 @@ private:
   int m_tee = 0;
   std::string m_logDir;
   std::string m_workspace;
+  std::string m_runName;
   bool m_quiet = false;
   bool m_debug = false;
   double m_gracePeriod = 5.0;

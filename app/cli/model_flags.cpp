@@ -7,61 +7,56 @@
 
 namespace fathom::cli {
 
-void BuiltinModelFlags::add(CLI::App* cmd, bool withMlp) {
-  m_app = cmd;
-  if (withMlp) {
-    cmd->add_option("--hidden", hidden, "mlp: width (default 256)");
-    cmd->add_option("--layers", layers, "mlp: blocks of Linear(hidden, hidden) + ReLU (default 2)");
+std::string builtinModelChoices(std::string_view separator) {
+  std::string out;
+  for (const std::string& name : models::builtinModelNames()) {
+    out += (out.empty() ? "" : std::string(separator)) + name;
   }
-  cmd->add_option("--n_layer,--n-layer", nLayer, "Built-in gpt: blocks (overrides the preset)");
-  cmd->add_option("--n_head,--n-head", nHead, "Built-in gpt: attention heads");
-  cmd->add_option("--n_embd,--n-embd", nEmbd, "Built-in gpt: width");
-  cmd->add_option("--block_size,--block-size", blockSize, "Built-in gpt: context length");
-  cmd->add_option("--vocab_size,--vocab-size", vocabSize, "Built-in gpt: vocabulary size");
-  cmd->add_option("--dropout", dropout, "Built-in gpt: dropout probability (default 0: no masks stored)");
+  return out;
 }
 
-bool BuiltinModelFlags::given(const char* flag) const {
-  return m_app != nullptr && m_app->get_option_no_throw(std::string("--") + flag) != nullptr &&
-         m_app->get_option(std::string("--") + flag)->count() > 0;
+void BuiltinModelFlags::add(CLI::App* cmd, bool withMlp) {
+  const auto dimensions = models::modelDimensions();
+  m_values.assign(dimensions.size(), Value{});
+  for (std::size_t i = 0; i < dimensions.size(); ++i) {
+    const models::ModelDimensionInfo& d = dimensions[i];
+    if (!withMlp && d.family == models::ModelFamily::Mlp) {
+      continue;
+    }
+    std::string names = "--" + std::string(d.flag);
+    if (std::string dashed(d.flag); dashed.find('_') != std::string::npos) {
+      std::replace(dashed.begin(), dashed.end(), '_', '-');
+      names += ",--" + dashed;
+    }
+    const std::string help = models::dimensionHelp(d.dimension);
+    Value& v = m_values[i];
+    v.option = d.integral ? cmd->add_option(names, v.count, help) : cmd->add_option(names, v.fraction, help);
+  }
 }
 
 models::ModelRequest BuiltinModelFlags::request(const std::string& name) const {
-  return request(name, given("hidden"), hidden, given("layers"), layers);
+  return request(name, false, 0, false, 0);
 }
 
 models::ModelRequest BuiltinModelFlags::request(const std::string& name, bool hiddenGiven, std::int64_t hiddenValue,
                                                 bool layersGiven, std::int64_t layersValue) const {
   models::ModelRequest r;
   r.name = name;
-  const auto known = models::builtinModelNames();
-  FATHOM_CHECK(std::find(known.begin(), known.end(), name) != known.end(), ConfigError, "unknown model '", name,
-               "' (known: gpt, gpt-small, gpt-tiny, mlp)");
-  const bool gptFlags = given("n_layer") || given("n_head") || given("n_embd") || given("block_size") ||
-                        given("vocab_size") || given("dropout");
-  if (models::isGpt(r)) {
-    FATHOM_CHECK(!hiddenGiven && !layersGiven, ConfigError, "--hidden/--layers apply to --model mlp; use ",
-                 "--n_embd/--n_layer for ", name);
-    if (given("n_layer"))
-      r.gpt.nLayer = nLayer;
-    if (given("n_head"))
-      r.gpt.nHead = nHead;
-    if (given("n_embd"))
-      r.gpt.nEmbd = nEmbd;
-    if (given("block_size"))
-      r.gpt.blockSize = blockSize;
-    if (given("vocab_size"))
-      r.gpt.vocabSize = vocabSize;
-    if (given("dropout"))
-      r.gpt.dropout = dropout;
-  } else {
-    FATHOM_CHECK(!gptFlags, ConfigError, "--n_layer/--n_head/--n_embd/--block_size/--vocab_size/--dropout apply to ",
-                 "the gpt models, not ", name);
-    if (hiddenGiven)
-      r.mlp.hidden = hiddenValue;
-    if (layersGiven)
-      r.mlp.layers = layersValue;
+  (void)r.info();  // ConfigError for an unknown name, listing the known ones
+  const auto dimensions = models::modelDimensions();
+  for (std::size_t i = 0; i < m_values.size(); ++i) {
+    const Value& v = m_values[i];
+    if (v.option != nullptr && v.option->count() > 0) {
+      r.set(dimensions[i].dimension, dimensions[i].integral ? static_cast<double>(v.count) : v.fraction);
+    }
   }
+  if (hiddenGiven) {
+    r.set(models::ModelDimension::Hidden, static_cast<double>(hiddenValue));
+  }
+  if (layersGiven) {
+    r.set(models::ModelDimension::Layers, static_cast<double>(layersValue));
+  }
+  r.checkDimensions();
   return r;
 }
 

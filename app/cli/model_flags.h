@@ -1,28 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
-// The built-in model dimension flags `fathom plan --model NAME` and `fathom estimate-memory NAME` share with
-// `fathom train` (same names: --hidden/--layers for mlp, --n_layer/--n_head/--n_embd/--block_size/--vocab_size
-// for the gpt models).
+// The built-in model dimension flags of `fathom train`, `fathom plan --model NAME` and `fathom estimate-memory
+// NAME`, registered from core's description of the built-in models (models/builtin_model.h): the same names, help
+// and defaults in every command.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
-#include <fathom/models/model_factory.h>
+#include <fathom/models/builtin_model.h>
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace fathom::cli {
 
-struct BuiltinModelFlags {
-  std::int64_t hidden = 0, layers = 0;  ///< mlp (only registered when `withMlp`)
-  std::int64_t nLayer = 0, nHead = 0, nEmbd = 0, blockSize = 0, vocabSize = 0;
-  double dropout = 0;
+/// The built-in models' names joined by `separator` ("gpt | gpt-small | gpt-tiny | mlp"), for --help texts.
+std::string builtinModelChoices(std::string_view separator);
 
-  /// Registers the gpt flags (and --hidden/--layers when `withMlp`; `fathom plan` has its own, shared with
-  /// --arch) on `cmd`.
+class BuiltinModelFlags {
+public:
+  /// Registers a flag per dimension of models::modelDimensions() on `cmd` (underscore and dashed spellings). Without
+  /// `withMlp` the mlp's (--hidden, --layers) are left out: `fathom plan` has its own, shared with --arch, and passes
+  /// them to request().
   void add(CLI::App* cmd, bool withMlp);
-  /// The request for built-in model `name` with the given flags; `hiddenGiven`/`layersGiven` say whether the
-  /// mlp flags were given (their values are `hiddenValue`/`layersValue`). Throws fathom::ConfigError for an
+  /// The request for built-in model `name` with the dimension flags given; `hiddenGiven`/`layersGiven` say whether
+  /// the mlp flags were given (their values are `hiddenValue`/`layersValue`). Throws fathom::ConfigError for an
   /// unknown name or flags of the other family.
   models::ModelRequest request(const std::string& name, bool hiddenGiven, std::int64_t hiddenValue, bool layersGiven,
                                std::int64_t layersValue) const;
@@ -30,8 +33,14 @@ struct BuiltinModelFlags {
   models::ModelRequest request(const std::string& name) const;
 
 private:
-  CLI::App* m_app = nullptr;
-  bool given(const char* flag) const;
+  /// One flag's storage: a count or a fraction, as the dimension takes.
+  struct Value {
+    std::int64_t count = 0;
+    double fraction = 0;
+    CLI::Option* option = nullptr;  ///< nullptr: not registered
+  };
+  /// One per models::modelDimensions(), in that order (sized once by add(): CLI11 keeps their addresses).
+  std::vector<Value> m_values;
 };
 
 }  // namespace fathom::cli

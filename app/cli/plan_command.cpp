@@ -56,7 +56,7 @@ int runSearch(const SearchFlags& flags) {
     return outcome.results.empty() ? 1 : 0;
   }
   std::cout << "Model: " << in.model.name << ", " << in.model.totalParams << " parameters; hardware "
-            << in.hardware.name << "; " << in.plan.numGpus << " GPUs\n";
+            << in.hardware.name << "; " << plan::formatRanks(in.hardware, in.plan.numGpus) << "\n";
   std::cout << outcome.evaluated << " plans evaluated, " << outcome.fitting << " fit; best by tokens/s:\n\n";
   std::printf("%-4s %-24s %3s %3s %3s %4s %4s %-10s %12s %14s %9s %6s\n", "#", "strategy", "dp", "tp", "pp", "mb", "ga",
               "recompute", "memory", "tokens/s", "step s", "MFU");

@@ -98,8 +98,8 @@ void PlanFlags::add(CLI::App* cmd) {
   cmd->add_option(names("experts_per_token"), expertsPerToken, "MoE top-k");
   cmd->add_option(names("hf_config"), hfConfig, "Hugging Face config.json (file or folder holding one)");
   cmd->add_option(names("model"), model,
-                  "Built-in model, introspected from its LibTorch module: mlp (with --hidden, --layers), gpt, "
-                  "gpt-tiny, gpt-small (with --n_layer, --n_head, --n_embd, --block_size, --vocab_size, --dropout)");
+                  "Built-in model, introspected from its LibTorch module: " + builtinModelChoices(", ") +
+                      " (with its dimension flags; --hidden and --layers size the mlp)");
   modelFlags.add(cmd, /*withMlp=*/false);
   cmd->add_option(names("hardware"), hardware, "Hardware preset name or YAML/JSON file (default h100-sxm-80gb)");
   // Plan: the same flags as `fathom launch` / `fathom train` where the setting is the same.
@@ -108,7 +108,9 @@ void PlanFlags::add(CLI::App* cmd) {
   cmd->add_option(names("gpus_per_node"), gpusPerNode, "GPUs per node (default: the preset's)");
   cmd->add_option(names("strategy"), strategy,
                   choices(plan::kStrategies) + " (default: what the configuration's distributed_type selects)");
-  cmd->add_option(names("fsdp_sharding_strategy"), fsdpSharding, choices(config::kFsdpShardingStrategies));
+  cmd->add_option(names("fsdp_sharding_strategy"), fsdpSharding,
+                  choices(config::kFsdpShardingStrategies) +
+                      "; the hybrid strategies shard within --gpus_per_node ranks");
   cmd->add_option(names("fsdp_auto_wrap_policy"), fsdpWrap,
                   "FSDP / ZeRO-3 units: " + choices(config::kFsdpWrapPolicies) +
                       " (TRANSFORMER_BASED_WRAP: every block)");

@@ -103,8 +103,18 @@ std::string duration(const RunInfo& r) {
   return out.str();
 }
 
+/// "fsdp/full_shard", "zero2", "ddp"; "-" when the record does not say.
+std::string strategyText(const store::RunLayout& layout) {
+  return layout.strategy ? store::strategyLabel(*layout.strategy) : "-";
+}
+
 json runJson(const RunInfo& r) {
   auto opt = [](const auto& o) { return o ? json(*o) : json(nullptr); };
+  auto known = [](const auto& v, const auto& unknown) { return v == unknown ? json(nullptr) : json(v); };
+  json hosts = json::array();
+  for (const std::string& host : r.layout.hosts) {
+    hosts.push_back(known(host, std::string()));
+  }
   return {{"id", r.id.value},
           {"name", r.name},
           {"status", store::toString(r.status)},
@@ -115,7 +125,12 @@ json runJson(const RunInfo& r) {
           {"command_line", r.commandLine},
           {"host", r.host},
           {"launcher_pid", r.launcherPid},
-          {"config_format", r.configFormat}};
+          {"config_format", r.configFormat},
+          {"strategy", r.layout.strategy ? json(store::strategyLabel(*r.layout.strategy)) : json(nullptr)},
+          {"world_size", known(r.layout.worldSize, 0)},
+          {"num_machines", known(r.layout.numMachines, 0)},
+          {"mixed_precision", known(r.layout.mixedPrecision, std::string())},
+          {"hosts", hosts}};
 }
 
 json summaryJson(const MetricSummary& m) {
@@ -138,10 +153,12 @@ int listRuns(const RunsFlags& flags) {
     std::cout << "No runs in " << ws.path().string() << ".\n";
     return 0;
   }
-  std::vector<std::vector<std::string>> rows{{"ID", "NAME", "STATUS", "CREATED (UTC)", "DURATION", "EXIT", "HOST"}};
+  std::vector<std::vector<std::string>> rows{
+      {"ID", "NAME", "STATUS", "CREATED (UTC)", "DURATION", "EXIT", "STRATEGY", "PROCESSES", "HOST"}};
   for (const auto& r : runs) {
     rows.push_back({std::to_string(r.id.value), r.name, std::string(store::toString(r.status)), formatTime(r.createdAt),
-                    duration(r), r.exitCode ? std::to_string(*r.exitCode) : "-", r.host});
+                    duration(r), r.exitCode ? std::to_string(*r.exitCode) : "-", strategyText(r.layout),
+                    r.layout.worldSize > 0 ? std::to_string(r.layout.worldSize) : "-", r.host});
   }
   printTable(std::cout, rows);
   return 0;
@@ -207,14 +224,22 @@ int showRun(const RunsFlags& flags) {
     return 0;
   }
   std::cout << "Run " << r.id.value << " \"" << r.name << "\": " << store::toString(r.status) << '\n';
-  printTable(std::cout,
-             {{"created", formatTime(r.createdAt) + " UTC"},
-              {"ended", r.endedAt ? formatTime(*r.endedAt) + " UTC (" + duration(r) + ")" : "-"},
-              {"exit code", r.exitCode ? std::to_string(*r.exitCode) : "-"},
-              {"host", r.host + " (launcher pid " + std::to_string(r.launcherPid) + ")"},
-              {"command", r.commandLine.empty() ? "-" : r.commandLine},
-              {"config",
-               r.configText.empty() ? "-" : r.configFormat + ", " + std::to_string(r.configText.size()) + " bytes"}});
+  printTable(
+      std::cout,
+      {{"created", formatTime(r.createdAt) + " UTC"},
+       {"ended", r.endedAt ? formatTime(*r.endedAt) + " UTC (" + duration(r) + ")" : "-"},
+       {"exit code", r.exitCode ? std::to_string(*r.exitCode) : "-"},
+       {"host", r.host + " (launcher pid " + std::to_string(r.launcherPid) + ")"},
+       {"strategy", strategyText(r.layout)},
+       {"processes", r.layout.worldSize > 0
+                         ? std::to_string(r.layout.worldSize) + " on " +
+                               (r.layout.numMachines > 0 ? std::to_string(r.layout.numMachines) : std::string("?")) +
+                               " machine(s)"
+                         : "-"},
+       {"precision", r.layout.mixedPrecision.empty() ? "-" : r.layout.mixedPrecision},
+       {"command", r.commandLine.empty() ? "-" : r.commandLine},
+       {"config",
+        r.configText.empty() ? "-" : r.configFormat + ", " + std::to_string(r.configText.size()) + " bytes"}});
   if (!ranks.empty()) {
     std::cout << "Ranks\n";
     std::vector<std::vector<std::string>> rows{{"RANK", "HOST", "PID", "DEVICE", "EXIT"}};

@@ -2,23 +2,21 @@
 // `fathom trace export|merge|summary|validate`: Chrome/Kineto trace files from the workspace or the disk.
 // docs/traces.md. Usage errors are ConfigErrors (exit 2), so every subcommand parses its own positionals and numbers
 // and refuses unknown flags itself rather than leaving them to CLI11's exit codes.
-#include "command.h"
+#include "trace_command.h"
+#include "trace_export.h"
 #include "trace_report.h"
 
 #include <fathom/common/error.h>
-#include <fathom/config/config_resolver.h>
-#include <fathom/profile/trace_file_sink.h>
-#include <fathom/profile/trace_input.h>
-#include <fathom/profile/trace_merge.h>
-#include <fathom/profile/trace_reader.h>
-#include <fathom/store/workspace.h>
+#include <fathom/trace/trace_input.h>
+#include <fathom/trace/trace_merge.h>
+#include <fathom/trace/trace_summary.h>
+#include <fathom/trace/trace_validator.h>
 
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <optional>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -39,6 +37,7 @@ struct TraceFlags {
   bool json = false;
   bool rules = false;           ///< validate --rules
   CLI::App* command = nullptr;  ///< the subcommand that ran, for its leftover arguments
+  OpenRunTraces openRun;        ///< export --run: the run's stored traces
 };
 
 /// Unknown flags and extra positionals are usage errors (exit 2), named.
@@ -74,118 +73,22 @@ bool hasGzipName(const fs::path& path) {
   return path.extension() == ".gz";
 }
 
-/// Writes `input`'s bytes to `output`, gzip-compressed or not as `output`'s name says; the bytes are copied as
-/// they are when the compression already matches.
-void convert(profile::TraceInput input, const fs::path& output, std::string_view rawBytes = {}) {
-  const bool wantGzip = hasGzipName(output);
-  const bool copy = !rawBytes.empty() && input.compressed() == wantGzip;
-  profile::TraceFileSink sink(output, {.gzip = wantGzip && !copy});  // a copy of gzip bytes is already gzip
-  if (copy) {
-    sink.write(rawBytes);
-  } else {
-    std::vector<char> block(std::size_t{1} << 20);
-    while (const std::size_t n = input.read(block.data(), block.size())) {
-      sink.write(std::string_view(block.data(), n));
-    }
-  }
-  sink.finish();
-}
-
-/// Reads the whole stored trace once to say whether it is complete (a run that is still writing, or that died,
-/// leaves a partial one). Returns the reader's complaint, or nothing.
-std::optional<std::string> incompleteness(const std::string& label, const std::string& bytes) {
-  try {
-    profile::TraceReader reader(profile::TraceInput::fromBytes(label, bytes));
-    while (reader.next()) {
-    }
-  } catch (const Error& e) {
-    return std::string(e.what());
-  }
-  return std::nullopt;
-}
-
-std::string baseName(std::string name) {
-  for (const char* suffix : {".gz", ".json"}) {
-    if (name.size() > std::string_view(suffix).size() && name.ends_with(suffix)) {
-      name.resize(name.size() - std::string_view(suffix).size());
-    }
-  }
-  return name;
-}
-
-std::string availableTraces(const std::vector<store::TraceSummary>& traces) {
-  if (traces.empty()) {
-    return " The run has no traces.";
-  }
-  std::string text = " The run's traces (name, rank, bytes):";
-  for (const auto& t : traces) {
-    text += "\n  " + t.name + "  rank " + std::to_string(t.rank) + "  " + std::to_string(t.bytes);
-  }
-  return text;
-}
-
-int exportFromWorkspace(const TraceFlags& flags) {
+int exportFromRun(const TraceFlags& flags) {
   FATHOM_CHECK(flags.inputs.empty(), ConfigError, "give either --run or an INPUT file to `fathom trace export`");
-  const config::WorkspaceSetting setting =
-      config::resolveWorkspace(flags.workspace.empty() ? std::nullopt : std::optional(flags.workspace));
-  FATHOM_CHECK(fs::exists(setting.path), ConfigError, "no workspace at ", setting.path.string(),
-               " (pass --workspace PATH)");
-  const store::Workspace ws(setting.path, store::Workspace::Options{.create = false, .reconcile = false});
-  const store::RunInfo run = ws.resolveRun(flags.run);
-  const std::vector<store::TraceSummary> traces = ws.traces(run.id);
-  // The name: --name, else the run's only trace name.
-  std::string name = flags.name;
-  if (name.empty()) {
-    std::vector<std::string> names;
-    for (const auto& t : traces) {
-      if (std::find(names.begin(), names.end(), t.name) == names.end()) {
-        names.push_back(t.name);
-      }
-    }
-    FATHOM_CHECK(names.size() == 1, ConfigError, "run ", run.id.value, " (", run.name, ") has ",
-                 names.empty() ? "no traces" : "several traces: pass --name", ".", availableTraces(traces));
-    name = names.front();
+  RunExportRequest request{.name = flags.name, .output = flags.output};
+  if (flags.rank == "all") {
+    request.allRanks = true;
+  } else if (!flags.rank.empty()) {
+    request.rank = parseCount(flags.rank, "--rank");
   }
-  std::vector<int> ranks;
-  for (const auto& t : traces) {
-    if (t.name == name && (flags.rank.empty() || flags.rank == "all" || t.rank == parseCount(flags.rank, "--rank"))) {
-      ranks.push_back(t.rank);
-    }
-  }
-  if (flags.rank.empty() && ranks.size() > 1) {  // no --rank: rank 0, or the lowest there is
-    ranks.erase(ranks.begin() + 1, ranks.end());
-  }
-  FATHOM_CHECK(!ranks.empty(), ConfigError, "run ", run.id.value, " (", run.name, ") has no trace \"", name, "\"",
-               flags.rank.empty() || flags.rank == "all" ? "" : " for rank " + flags.rank, ".",
-               availableTraces(traces));
-  const bool many = ranks.size() > 1;
-  FATHOM_CHECK(!many || flags.output.empty() || fs::is_directory(flags.output), ConfigError,
-               "--rank all writes one file per rank: -o must be a directory, got ", flags.output);
-  for (const int rank : ranks) {
-    const std::string bytes = ws.traceData(run.id, name, rank);
-    const bool gz = profile::isGzip(bytes);
-    const std::string fileName = baseName(name) + ".rank" + std::to_string(rank) + (gz ? ".json.gz" : ".json");
-    const fs::path output = flags.output.empty() ? fs::path(fileName)
-                            : many               ? fs::path(flags.output) / fileName
-                                                 : fs::path(flags.output);
-    const std::string label =
-        "run " + std::to_string(run.id.value) + " trace \"" + name + "\" rank " + std::to_string(rank);
-    if (const auto problem = incompleteness(label, bytes)) {
-      std::cerr << "fathom trace: warning: the stored trace is incomplete (still being written, or its run "
-                   "ended early); exporting it as it is: "
-                << *problem << '\n';
-    }
-    convert(profile::TraceInput::fromBytes(label, bytes), output, bytes);
-    std::cerr << "Exported " << label << " (" << bytes.size() << " bytes" << (gz ? ", gzip" : "") << ") to "
-              << output.string() << '\n';
-  }
+  exportRunTraces(flags.openRun(flags.workspace, flags.run), request);
   return 0;
 }
 
 int exportCommand(const TraceFlags& flags) {
   refuseExtras(flags);
   if (!flags.run.empty()) {
-    return exportFromWorkspace(flags);
+    return exportFromRun(flags);
   }
   FATHOM_CHECK(flags.inputs.size() == 1, ConfigError,
                "`fathom trace export` needs --run ID|NAME, or one INPUT file and -o OUTPUT");
@@ -194,7 +97,7 @@ int exportCommand(const TraceFlags& flags) {
   requireFile(flags.inputs.front());
   FATHOM_CHECK(!fs::exists(flags.output) || !fs::equivalent(flags.inputs.front(), flags.output), ConfigError,
                "-o must differ from INPUT");
-  convert(profile::TraceInput::openFile(flags.inputs.front()), flags.output);
+  writeTraceFile(trace::TraceInput::openFile(flags.inputs.front()), flags.output);
   std::cerr << "Wrote " << flags.output << (hasGzipName(flags.output) ? " (gzip)" : "") << '\n';
   return 0;
 }
@@ -221,9 +124,9 @@ int mergeCommand(const TraceFlags& flags) {
     }
   }
   FATHOM_CHECK(!inputs.empty(), ConfigError, "`fathom trace merge` needs input traces (files or a directory)");
-  profile::TraceMergeOptions options;
+  trace::TraceMergeOptions options;
   options.onProgress = progress("merge");
-  const profile::TraceMergeResult result = profile::mergeTraces(inputs, flags.output, options);
+  const trace::TraceMergeResult result = trace::mergeTraces(inputs, flags.output, options);
   std::cerr << "Merged " << result.inputs.size() << " ranks (" << result.events << " events) into " << flags.output
             << '\n';
   for (const auto& in : result.inputs) {
@@ -238,13 +141,13 @@ int summaryCommand(const TraceFlags& flags) {
   FATHOM_CHECK(flags.inputs.size() == 1, ConfigError, "`fathom trace summary` takes one FILE, got ",
                flags.inputs.size());
   requireFile(flags.inputs.front());
-  profile::TraceSummaryOptions options;
+  trace::TraceSummaryOptions options;
   options.top = static_cast<std::size_t>(parseCount(flags.top, "--top"));
   if (!flags.rank.empty()) {
     options.rank = parseCount(flags.rank, "--rank");
   }
   options.onProgress = progress("summary");
-  const profile::TraceSummary summary = profile::summarizeTrace(flags.inputs.front(), options);
+  const trace::TraceSummary summary = trace::summarizeTrace(flags.inputs.front(), options);
   if (flags.json) {
     std::cout << traceSummaryJson(summary).dump(2) << '\n';
   } else {
@@ -263,13 +166,13 @@ int validateCommand(const TraceFlags& flags) {
   for (const std::string& input : flags.inputs) {
     requireFile(input);
   }
-  profile::TraceValidatorOptions options;
+  trace::TraceValidatorOptions options;
   options.onProgress = progress("validate");
-  const profile::TraceValidator validator(options);
+  const trace::TraceValidator validator(options);
   bool allValid = true;
   nlohmann::json reports = nlohmann::json::array();
   for (const std::string& input : flags.inputs) {
-    const profile::TraceValidationReport report = validator.validate(input);
+    const trace::TraceValidationReport report = validator.validate(input);
     allValid = allValid && report.valid();
     if (flags.json) {
       reports.push_back(validationReportJson(report));
@@ -285,8 +188,9 @@ int validateCommand(const TraceFlags& flags) {
 
 }  // namespace
 
-void addTraceCommand(CLI::App& root, CommandAction& action) {
+void addTraceCommand(CLI::App& root, CommandAction& action, OpenRunTraces openRun) {
   auto flags = std::make_shared<TraceFlags>();
+  flags->openRun = std::move(openRun);
   CLI::App* cmd = root.add_subcommand("trace", "Export, merge, summarize and validate Chrome/Kineto trace files");
   cmd->require_subcommand(1);
   cmd->footer("Traces open in Perfetto (ui.perfetto.dev), chrome://tracing and Holistic Trace Analysis. "
@@ -305,19 +209,23 @@ void addTraceCommand(CLI::App& root, CommandAction& action) {
       leaf("export", "Write a trace stored in a workspace to a file, or convert .json <-> .json.gz", exportCommand);
   exportCmd->add_option("input", flags->inputs, "A trace file to convert (instead of --run)");
   exportCmd->add_option("--run", flags->run, "The run (id or name; a name means its newest run)");
-  exportCmd->add_option("--rank", flags->rank, "The rank to export, or `all` (one file each); default 0");
-  exportCmd->add_option("--name", flags->name, "The trace's name (needed when the run stored several)");
+  exportCmd->add_option("--rank", flags->rank,
+                        "The rank to export, or `all` (one file each into the -o directory); default: the merged "
+                        "trace when the run stored one, else the lowest rank's");
+  exportCmd->add_option("--name", flags->name, "The trace's name (needed when the choice is ambiguous, e.g. windows)");
   exportCmd->add_option("-o,--output", flags->output,
-                        "Output file; .gz compresses (default: <name>.rank<R>.json[.gz] here, compressed as stored)");
+                        "Output file, or directory (one that exists, or ends with '/'; created when missing); .gz "
+                        "compresses (default: <name>[.rank<R>].json[.gz] here, compressed as stored)");
   exportCmd->add_option("--workspace", flags->workspace,
                         "The workspace file (default: FATHOM_WORKSPACE, else the config's fathom.workspace, else "
                         "./fathom.sqlite)");
-  exportCmd->footer("Examples:\n"
-                    "  fathom trace export --run 3                      # rank 0 -> ./trace.rank0.json.gz\n"
-                    "  fathom trace export --run gpt --rank 1 -o r1.json  # decompresses when stored as gzip\n"
-                    "  fathom trace export --run gpt --rank all -o traces/  # one file per rank, for HTA\n"
-                    "  fathom trace export trace.json -o trace.json.gz  # convert a file\n"
-                    "Lists the run's traces when the one asked for is missing.");
+  exportCmd->footer(
+      "Examples:\n"
+      "  fathom trace export --run 3           # the merged trace, else rank 0's, here\n"
+      "  fathom trace export --run gpt --rank 1 -o r1.json  # decompresses when stored as gzip\n"
+      "  fathom trace export --run gpt --rank all -o traces/  # one file per rank, for HTA\n"
+      "  fathom trace export trace.json -o trace.json.gz  # convert a file\n"
+      "Says which trace it chose; lists the run's traces when the one asked for is missing or ambiguous.");
 
   CLI::App* merge = leaf("merge", "Merge one trace per rank into one multi-rank trace for Perfetto", mergeCommand);
   merge->add_option("inputs", flags->inputs, "Trace files, or directories of *.json / *.json.gz files");

@@ -12,7 +12,7 @@
 namespace fathom::cli {
 namespace {
 
-using profile::TimeBreakdown;
+using trace::TimeBreakdown;
 
 std::string ms(std::int64_t ns) {
   char text[32];
@@ -47,7 +47,7 @@ std::vector<std::string> breakdownRow(std::string label, const TimeBreakdown& t,
   return row;
 }
 
-void opTable(std::ostream& out, const char* title, const std::vector<profile::OpStats>& ops, bool self) {
+void opTable(std::ostream& out, const char* title, const std::vector<trace::OpStats>& ops, bool self) {
   if (ops.empty()) {
     return;
   }
@@ -73,7 +73,7 @@ nlohmann::json breakdownJson(const TimeBreakdown& t) {
           {"overlap_fraction", t.overlapFraction()}};
 }
 
-nlohmann::json opsJson(const std::vector<profile::OpStats>& ops) {
+nlohmann::json opsJson(const std::vector<trace::OpStats>& ops) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& op : ops) {
     out.push_back({{"name", op.name},
@@ -85,7 +85,7 @@ nlohmann::json opsJson(const std::vector<profile::OpStats>& ops) {
   return out;
 }
 
-nlohmann::json issuesJson(const std::vector<profile::TraceIssue>& issues) {
+nlohmann::json issuesJson(const std::vector<trace::TraceIssue>& issues) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& i : issues) {
     out.push_back({{"rule", i.rule},
@@ -98,8 +98,8 @@ nlohmann::json issuesJson(const std::vector<profile::TraceIssue>& issues) {
 
 }  // namespace
 
-void printTraceSummary(std::ostream& out, const profile::TraceSummary& s) {
-  const bool gpu = s.timeline == profile::SummaryTimeline::Gpu;
+void printTraceSummary(std::ostream& out, const trace::TraceSummary& s) {
+  const bool gpu = s.timeline == trace::SummaryTimeline::Gpu;
   out << "Trace " << s.file << ": " << (s.rank ? "rank " + std::to_string(*s.rank) + ", " : std::string()) << s.events
       << " events, " << ms(s.traceSpanNs) << " ms, " << (gpu ? "GPU" : "CPU") << " timeline\n";
   out << "\nStep time (ms, % of the step" << (gpu ? "'s GPU span" : "") << "; kinds overlap, so they can add up "
@@ -137,7 +137,7 @@ void printTraceSummary(std::ostream& out, const profile::TraceSummary& s) {
   }
 }
 
-nlohmann::json traceSummaryJson(const profile::TraceSummary& s) {
+nlohmann::json traceSummaryJson(const trace::TraceSummary& s) {
   nlohmann::json steps = nlohmann::json::array();
   for (const auto& step : s.steps) {
     nlohmann::json row = breakdownJson(step.time);
@@ -155,7 +155,7 @@ nlohmann::json traceSummaryJson(const profile::TraceSummary& s) {
   }
   return {{"file", s.file},
           {"rank", s.rank ? nlohmann::json(*s.rank) : nlohmann::json(nullptr)},
-          {"timeline", s.timeline == profile::SummaryTimeline::Gpu ? "gpu" : "cpu"},
+          {"timeline", s.timeline == trace::SummaryTimeline::Gpu ? "gpu" : "cpu"},
           {"events", s.events},
           {"trace_span_ns", s.traceSpanNs},
           {"steps", steps},
@@ -167,7 +167,7 @@ nlohmann::json traceSummaryJson(const profile::TraceSummary& s) {
           {"memory_peak_bytes", memory}};
 }
 
-void printValidationReport(std::ostream& out, const profile::TraceValidationReport& r) {
+void printValidationReport(std::ostream& out, const trace::TraceValidationReport& r) {
   if (r.valid()) {
     out << r.file << ": OK (" << r.events << " events, " << r.warningCount << " warning"
         << (r.warningCount == 1 ? "" : "s") << ")\n";
@@ -195,7 +195,7 @@ void printValidationReport(std::ostream& out, const profile::TraceValidationRepo
   }
 }
 
-nlohmann::json validationReportJson(const profile::TraceValidationReport& r) {
+nlohmann::json validationReportJson(const trace::TraceValidationReport& r) {
   return {{"file", r.file},
           {"valid", r.valid()},
           {"events", r.events},
@@ -210,8 +210,8 @@ nlohmann::json validationReportJson(const profile::TraceValidationReport& r) {
 
 void printTraceRules(std::ostream& out) {
   std::vector<std::vector<std::string>> rows{{"RULE", "LEVEL", "SOURCE", "CHECKS"}};
-  for (const auto& rule : profile::TraceValidator::rules()) {
-    rows.push_back({std::string(rule.id), rule.level == profile::TraceIssueLevel::Error ? "error" : "warning",
+  for (const auto& rule : trace::TraceValidator::rules()) {
+    rows.push_back({std::string(rule.id), rule.level == trace::TraceIssueLevel::Error ? "error" : "warning",
                     std::string(rule.source), std::string(rule.description)});
   }
   printTable(out, rows, ColumnAlign::Left);

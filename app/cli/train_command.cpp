@@ -4,6 +4,7 @@
 #include "bool_flag.h"
 #include "command.h"
 #include "flag_choices.h"
+#include "model_flags.h"
 #include "train_loop.h"
 #include "train_profile_flags.h"
 #include "train_sharding_flags.h"
@@ -13,6 +14,7 @@
 #include <fathom/parallel/ddp_options.h>
 #include <fathom/precision/mixed_precision.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -31,8 +33,7 @@ struct TrainFlags {
   std::string logWith;
   std::string projectDir = ".";
   std::string workspace;
-  std::int64_t hidden = 256, layers = 2;
-  std::int64_t nLayer = 0, nHead = 0, nEmbd = 0, blockSize = 0, vocabSize = 0;
+  BuiltinModelFlags model;
   int gradientAccumulationSteps = 0;
   std::string statsJson;
   TrainShardingFlags sharding;
@@ -45,8 +46,8 @@ void addTrainCommand(CLI::App& root, CommandAction& action) {
   auto flags = std::make_shared<TrainFlags>();
   TrainOptions& o = flags->options;
   CLI::App* cmd = root.add_subcommand(
-      "train", "Train a built-in model (mlp, gpt, gpt-tiny, gpt-small) with fathom::Accelerator: alone, or under "
-               "`fathom launch --num_processes N` as DDP");
+      "train", "Train a built-in model (" + builtinModelChoices(", ") +
+                   ") with fathom::Accelerator: alone, or under `fathom launch --num_processes N` as DDP");
   cmd->footer(
       "Examples:\n"
       "  fathom train --model mlp --steps 100\n"
@@ -55,16 +56,8 @@ void addTrainCommand(CLI::App& root, CommandAction& action) {
       "  fathom launch --num_processes 4 fathom train --model gpt-tiny --strategy fsdp --stats_json s.json\n"
       "  fathom launch --num_processes 2 fathom train --model gpt-tiny --steps 20 --profile --profile_dir traces\n"
       "See docs/train.md.");
-  cmd->add_option("--model", o.model.name, "mlp | gpt | gpt-tiny | gpt-small")->capture_default_str();
-  CLI::Option* hidden =
-      cmd->add_option("--hidden", flags->hidden, "MLP width (and regression data dimension)")->capture_default_str();
-  CLI::Option* layers =
-      cmd->add_option("--layers", flags->layers, "MLP blocks of Linear(hidden, hidden) + ReLU")->capture_default_str();
-  CLI::Option* nLayer = cmd->add_option("--n_layer,--n-layer", flags->nLayer, "GPT blocks (overrides the preset)");
-  CLI::Option* nHead = cmd->add_option("--n_head,--n-head", flags->nHead, "GPT attention heads");
-  CLI::Option* nEmbd = cmd->add_option("--n_embd,--n-embd", flags->nEmbd, "GPT width");
-  CLI::Option* blockSize = cmd->add_option("--block_size,--block-size", flags->blockSize, "GPT context length");
-  CLI::Option* vocabSize = cmd->add_option("--vocab_size,--vocab-size", flags->vocabSize, "GPT vocabulary size");
+  cmd->add_option("--model", o.model.name, builtinModelChoices(" | "))->capture_default_str();
+  flags->model.add(cmd, /*withMlp=*/true);
   CLI::Option* dataset =
       cmd->add_option("--dataset", o.dataset.name,
                       "regression (synthetic, for mlp) | text (character-level corpus, for gpt); default: the "
@@ -126,30 +119,20 @@ void addTrainCommand(CLI::App& root, CommandAction& action) {
                   "Write per-rank model-state bytes and per-step losses and collectives to PATH (JSON, rank 0)");
   cmd->add_flag("--json", o.json, "Print JSON lines: {\"event\":\"log\",...} and a final {\"event\":\"summary\",...}");
 
-  cmd->callback([flags, dataset, hidden, layers, nLayer, nHead, nEmbd, blockSize, vocabSize, workspace, logWith,
-                 projectDir, &action] {
+  cmd->callback([flags, dataset, workspace, logWith, projectDir, &action] {
     TrainOptions& opts = flags->options;
-    const bool gpt = opts.model.name.rfind("gpt", 0) == 0;
-    if (gpt && (hidden->count() > 0 || layers->count() > 0)) {
-      throw CLI::ValidationError("--hidden/--layers", "apply to --model mlp; use --n_embd/--n_layer for gpt");
+    // An unknown name is reported where the model is built (exit code 2, listing the known ones).
+    const auto names = models::builtinModelNames();
+    const bool known = std::find(names.begin(), names.end(), opts.model.name) != names.end();
+    if (known) {
+      try {
+        opts.model = flags->model.request(opts.model.name);
+      } catch (const ConfigError& error) {
+        throw CLI::ValidationError("--model", error.what());  // dimension flags of the other family
+      }
     }
-    if (!gpt && (nLayer->count() + nHead->count() + nEmbd->count() + blockSize->count() + vocabSize->count()) > 0) {
-      throw CLI::ValidationError("--n_layer/--n_head/--n_embd/--block_size/--vocab_size", "apply to the gpt models");
-    }
-    opts.model.mlp.hidden = flags->hidden;
-    opts.model.mlp.layers = flags->layers;
-    if (nLayer->count() > 0)
-      opts.model.gpt.nLayer = flags->nLayer;
-    if (nHead->count() > 0)
-      opts.model.gpt.nHead = flags->nHead;
-    if (nEmbd->count() > 0)
-      opts.model.gpt.nEmbd = flags->nEmbd;
-    if (blockSize->count() > 0)
-      opts.model.gpt.blockSize = flags->blockSize;
-    if (vocabSize->count() > 0)
-      opts.model.gpt.vocabSize = flags->vocabSize;
     if (dataset->count() == 0)
-      opts.dataset.name = gpt ? "text" : "regression";
+      opts.dataset.name = known && opts.model.isGpt() ? "text" : "regression";
     opts.dataset.seed = opts.seed;
     if (!flags->textPath.empty())
       opts.dataset.textPath = flags->textPath;

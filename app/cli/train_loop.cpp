@@ -3,6 +3,7 @@
 // program would (docs/train.md walks through it): build the model, optimizer and loader as for one process,
 // prepare() them, and keep the loop unchanged.
 #include "train_loop.h"
+#include "train_cuda_memory.h"
 #include "train_stats.h"
 
 #include <fathom/common/error.h>
@@ -258,15 +259,23 @@ int runTraining(const TrainOptions& options) {
   std::vector<std::string> summary;
   const double stepsPerSecond = static_cast<double>(step) / loopSeconds;
   if (options.json) {
+    // A GPT sample is block_size tokens (CharTextDataset's windows); an MLP's regression rows are no tokens.
+    nlohmann::json tokensPerSecond = nullptr;
+    if (options.model.isGpt()) {
+      tokensPerSecond = stepsPerSecond * static_cast<double>(samplesPerStep) *
+                        static_cast<double>(models::resolveGptOptions(options.model).blockSize);
+    }
     summary.push_back(nlohmann::json{{"event", "summary"},
                                      {"steps", step},
                                      {"loop_seconds", loopSeconds},
                                      {"steps_per_second", stepsPerSecond},
                                      {"samples_per_second", stepsPerSecond * static_cast<double>(samplesPerStep)},
+                                     {"tokens_per_second", tokensPerSecond},
                                      {"final_loss", finalLoss},
                                      {"world_size", accelerator.numProcesses()},
                                      {"ddp_last_step", ddpSummary(accelerator, step)},
-                                     {"memory", memorySummary(dmodel->parameters(), *optimizer)}}
+                                     {"memory", memorySummary(dmodel->parameters(), *optimizer)},
+                                     {"cuda_memory", cudaMemoryPeaks(accelerator.device())}}
                           .dump());
   } else {
     std::ostringstream done;

@@ -88,7 +88,7 @@ void TrainShardingFlags::add(CLI::App* cmd) {
       cmd->add_option(names("fsdp_sync_module_states"), fsdpSyncModuleStates,
                       "true: broadcast rank 0's weights before sharding (default true)"),
       cmd->add_option(names("fsdp_hybrid_group_size"), fsdpHybridGroupSize,
-                      "HYBRID_SHARD: ranks per shard group (Fathom's; default LOCAL_WORLD_SIZE)"),
+                      "HYBRID_SHARD, HYBRID_SHARD_ZERO2: ranks per shard group (Fathom's; default LOCAL_WORLD_SIZE)"),
   };
   m_zeroOptions = {
       cmd->add_option(names("zero_reduce_bucket_size"), zeroReduceBucketSize,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "train_stats.h"
 
+#include "train_cuda_memory.h"
+
 #include <fathom/common/error.h>
 #include <fathom/parallel/comm_record.h>
 #include <fathom/train/accelerator.h>
@@ -20,10 +22,11 @@ namespace fathom::cli {
 namespace {
 
 nlohmann::json categories(const parallel::StateCategoryBytes& c) {
-  return {{"parameters", c.parameters},
-          {"gradients", c.gradients},
-          {"optimizer_states", c.optimizerStates},
-          {"master_weights", c.masterWeights}};
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& field : parallel::kStateCategoryFields) {
+    out[std::string(toString(field.category))] = c.*field.member;
+  }
+  return out;
 }
 
 /// Per-kind totals of one step by the kind the caller asked for (what the planner predicts), in CommKind order,
@@ -97,6 +100,7 @@ nlohmann::json TrainStats::rankEntry(const train::Accelerator& accelerator) cons
   const std::int64_t peakResident = static_cast<std::int64_t>(usage.ru_maxrss) * 1024;  // Linux: KiB
   return {{"rank", accelerator.processIndex()},
           {"peak_resident_bytes", peakResident},
+          {"cuda_memory", cudaMemoryPeaks(accelerator.device())},
           {"bytes", std::move(b)},
           {"steps", std::move(steps)}};
 }

@@ -17,7 +17,7 @@ namespace fathom::cli {
 /// What `fathom train --stats_json PATH` writes: one JSON object
 ///
 ///     {"strategy": "fsdp", "world_size": N,
-///      "ranks": [{"rank": 0, "peak_resident_bytes": ...,
+///      "ranks": [{"rank": 0, "peak_resident_bytes": ..., "cuda_memory": {...} (train_cuda_memory.h),
 ///                 "bytes": {"parameters", "gradients", "optimizer_states", "master_weights",
 ///                           "offloaded": {the same four}, "peak_gathered_parameters"},
 ///                 "steps": [{"step": 1, "loss": ..., "collectives": [{"kind", "count", "bytes"}, ...]}, ...]},

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "demobuilder.h"
-#include "environmentcontroller.h"
-#include "mainwindow.h"
-#include "screenshotdirector.h"
-#include "studiosettings.h"
-#include "studiotranslations.h"
-#include "workspacecontroller.h"
+#include "demo_builder.h"
+#include "environment_controller.h"
+#include "main_window.h"
+#include "screenshot_director.h"
+#include "studio_settings.h"
+#include "studio_translations.h"
+#include "workspace_controller.h"
 
 #include <fathom/common/build_info.h>
 #include <fathom/common/log.h>
@@ -56,25 +56,61 @@ int createDemoHeadless(const QString& directory) {
   return QCoreApplication::exec();
 }
 
-/// `--create-demo` needs no display: it runs on a QCoreApplication.
-bool headless(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::string_view(argv[i]) == "--create-demo" || std::string_view(argv[i]).rfind("--create-demo=", 0) == 0) {
-      return true;
+/// The Studio's command line. Built before any application object exists, so main() can decide whether this
+/// start needs a display at all.
+struct CommandLine {
+  QCommandLineParser parser;
+  QCommandLineOption help = parser.addHelpOption();
+  QCommandLineOption version = parser.addVersionOption();
+  QCommandLineOption locale{u"locale"_s, u"Use this UI locale (e.g. de_DE) instead of the settings'."_s, u"name"_s};
+  QCommandLineOption workspace{u"workspace"_s, u"Open this workspace (fathom.sqlite)."_s, u"file"_s};
+  QCommandLineOption demo{u"demo"_s, u"Open the demo workspace, building it first when it is missing."_s};
+  QCommandLineOption demoDir{u"demo-dir"_s, u"Folder of the demo workspace (default: the app data folder)."_s,
+                             u"dir"_s};
+  QCommandLineOption createDemo{
+      u"create-demo"_s,
+      u"Build the demo workspace in this folder without a window (unless it is complete), then exit."_s, u"dir"_s};
+  QCommandLineOption config{u"config"_s, u"Open this configuration file in the wizard."_s, u"file"_s};
+  QCommandLineOption show{u"show"_s,
+                          u"Open this view first: main, planner[:TAB], run:ID, wizard:PAGE (0-6), settings."_s,
+                          u"target"_s, u"main"_s};
+  QCommandLineOption screenshot{u"screenshot"_s, u"Save a PNG of the --show target once it has loaded, then quit."_s,
+                                u"file"_s};
+  QCommandLineOption size{u"size"_s, u"Main window size, WIDTHxHEIGHT (screenshots)."_s, u"size"_s};
+
+  CommandLine() {
+    parser.setApplicationDescription(u"Fathom Studio: plan, launch and inspect distributed PyTorch training."_s);
+    for (const auto* o : {&locale, &workspace, &demo, &demoDir, &createDemo, &config, &show, &screenshot, &size}) {
+      parser.addOption(*o);
     }
   }
-  return false;
-}
+
+  /// Whether this start opens a window. Help, the version and --create-demo need no display, so they run on a
+  /// QCoreApplication (a QApplication without a display aborts). Decided by a first parse of the raw arguments with
+  /// the same options; Qt's own (-platform, -reverse, …) are not known yet, so their errors are ignored here and
+  /// single-dash words are read as long names (`-reverse` is not `-r -e -v`).
+  bool needsDisplay(int argc, char** argv) {
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i) {
+      arguments << QString::fromLocal8Bit(argv[i]);
+    }
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    parser.parse(arguments);
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsCompactedShortOptions);
+    return !parser.isSet(help) && !parser.isSet(u"help-all"_s) && !parser.isSet(version) && !parser.isSet(createDemo);
+  }
+};
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  CommandLine cli;
   std::unique_ptr<QCoreApplication> application;
-  if (headless(argc, argv)) {
-    application = std::make_unique<QCoreApplication>(argc, argv);
-  } else {
+  if (cli.needsDisplay(argc, argv)) {
     application = std::make_unique<QApplication>(argc, argv);
     QApplication::setWindowIcon(QIcon(u":/fathom/icons/fathom.svg"_s));  // needs the Qt SVG plugin; else none
+  } else {
+    application = std::make_unique<QCoreApplication>(argc, argv);
   }
   QCoreApplication& app = *application;
   QCoreApplication::setApplicationName(u"Fathom Studio"_s);
@@ -91,46 +127,23 @@ int main(int argc, char** argv) {
     }
   });
 
-  QCommandLineParser parser;
-  parser.setApplicationDescription(u"Fathom Studio: plan, launch and inspect distributed PyTorch training."_s);
-  parser.addHelpOption();
-  parser.addVersionOption();
-  QCommandLineOption localeOption(u"locale"_s, u"Use this UI locale (e.g. de_DE) instead of the settings'."_s,
-                                  u"name"_s);
-  QCommandLineOption workspaceOption(u"workspace"_s, u"Open this workspace (fathom.sqlite)."_s, u"file"_s);
-  QCommandLineOption demoOption(u"demo"_s, u"Open the demo workspace, building it first when it is missing."_s);
-  QCommandLineOption demoDirOption(u"demo-dir"_s, u"Folder of the demo workspace (default: the app data folder)."_s,
-                                   u"dir"_s);
-  QCommandLineOption createDemoOption(
-      u"create-demo"_s,
-      u"Build the demo workspace in this folder without a window (unless it is complete), then exit."_s, u"dir"_s);
-  QCommandLineOption configOption(u"config"_s, u"Open this configuration file in the wizard."_s, u"file"_s);
-  QCommandLineOption showOption(u"show"_s,
-                                u"Open this view first: main, planner[:TAB], run:ID, wizard:PAGE (0-6), settings."_s,
-                                u"target"_s, u"main"_s);
-  QCommandLineOption screenshotOption(u"screenshot"_s,
-                                      u"Save a PNG of the --show target once it has loaded, then quit."_s, u"file"_s);
-  QCommandLineOption sizeOption(u"size"_s, u"Main window size, WIDTHxHEIGHT (screenshots)."_s, u"size"_s);
-  for (const auto* o : {&localeOption, &workspaceOption, &demoOption, &demoDirOption, &createDemoOption, &configOption,
-                        &showOption, &screenshotOption, &sizeOption}) {
-    parser.addOption(*o);
-  }
-  parser.process(app);
+  QCommandLineParser& parser = cli.parser;
+  parser.process(app);  // prints --help or --version and exits 0; a bad option exits 1 with the error
 
   const QString language = fathom::studio::settings::language();
-  const QLocale locale = parser.isSet(localeOption) ? QLocale(parser.value(localeOption))
-                         : language.isEmpty()       ? QLocale()
-                                                    : QLocale(language);
+  const QLocale locale = parser.isSet(cli.locale) ? QLocale(parser.value(cli.locale))
+                         : language.isEmpty()     ? QLocale()
+                                                  : QLocale(language);
   QLocale::setDefault(locale);
   fathom::studio::installTranslators(app, locale);
 
-  if (parser.isSet(createDemoOption)) {
-    return createDemoHeadless(parser.value(createDemoOption));
+  if (parser.isSet(cli.createDemo)) {
+    return createDemoHeadless(parser.value(cli.createDemo));
   }
 
   fathom::studio::MainWindow window;
-  if (parser.isSet(sizeOption)) {
-    const QStringList wh = parser.value(sizeOption).split(u'x');
+  if (parser.isSet(cli.size)) {
+    const QStringList wh = parser.value(cli.size).split(u'x');
     if (wh.size() == 2) {
       window.resize(wh[0].toInt(), wh[1].toInt());
     }
@@ -138,29 +151,29 @@ int main(int argc, char** argv) {
   window.show();
 
   bool openingWorkspace = true;
-  if (parser.isSet(demoOption)) {
-    window.openDemo(parser.value(demoDirOption));
-  } else if (parser.isSet(workspaceOption)) {
-    window.openWorkspace(parser.value(workspaceOption));
+  if (parser.isSet(cli.demo)) {
+    window.openDemo(parser.value(cli.demoDir));
+  } else if (parser.isSet(cli.workspace)) {
+    window.openWorkspace(parser.value(cli.workspace));
   } else if (const QString last = fathom::studio::settings::lastWorkspace();
-             !parser.isSet(screenshotOption) && !last.isEmpty() && QFileInfo::exists(last)) {
+             !parser.isSet(cli.screenshot) && !last.isEmpty() && QFileInfo::exists(last)) {
     window.openWorkspace(last);
   } else {
     openingWorkspace = false;
   }
-  if (parser.isSet(configOption)) {
-    window.openConfiguration(parser.value(configOption));
+  if (parser.isSet(cli.config)) {
+    window.openConfiguration(parser.value(cli.config));
   }
 
-  if (parser.isSet(screenshotOption)) {
-    auto* director = new fathom::studio::ScreenshotDirector(&window, parser.value(showOption),
-                                                            parser.value(screenshotOption), openingWorkspace);
+  if (parser.isSet(cli.screenshot)) {
+    auto* director = new fathom::studio::ScreenshotDirector(&window, parser.value(cli.show),
+                                                            parser.value(cli.screenshot), openingWorkspace);
     if (!director->start()) {
-      qCritical("unknown --show target %s", qPrintable(parser.value(showOption)));
+      qCritical("unknown --show target %s", qPrintable(parser.value(cli.show)));
       return 2;
     }
-  } else if (parser.isSet(showOption)) {
-    const QString show = parser.value(showOption);
+  } else if (parser.isSet(cli.show)) {
+    const QString show = parser.value(cli.show);
     if (show.startsWith(u"planner"_s)) {
       window.showPlanner();
     } else if (show.startsWith(u"wizard"_s)) {

@@ -119,7 +119,9 @@ private slots:
     const QJsonObject run = showJson(ws, u"1"_s);
     QCOMPARE(run[u"status"_s].toString(), u"succeeded"_s);
     QCOMPARE(run[u"exit_code"_s].toInt(-1), 0);
-    QCOMPARE(run[u"name"_s].toString(), u"fathom train"_s);
+    QCOMPARE(run[u"name"_s].toString(), u"train-1"_s);  // the default name: the program and the run id
+    QCOMPARE(run[u"world_size"_s].toInt(), 4);
+    QCOMPARE(run[u"strategy"_s].toString(), u"ddp"_s);
     QVERIFY(run[u"command_line"_s].toString().contains(u"train --model mlp"_s));
     QCOMPARE(QJsonDocument::fromJson(run[u"config_text"_s].toString().toUtf8())[u"world_size"_s].toInt(), 4);
     const QJsonArray ranks = run[u"ranks"_s].toArray();
@@ -217,7 +219,7 @@ private slots:
     // And the text form prints them.
     const auto text = runFathom({u"runs"_s, u"show"_s, u"1"_s, u"--workspace"_s, ws});
     QVERIFY2(text.exitCode == 0, text.err.constData());
-    QVERIFY2(text.out.contains("Run 1 \"fathom train\": succeeded"), text.out.constData());
+    QVERIFY2(text.out.contains("Run 1 \"train-1\": succeeded"), text.out.constData());
     for (const char* key : {"loss", "final_loss", "steps_per_second", "Memory (latest sample and peak per rank)",
                             "device/parameters_bytes", "peak_rss_bytes", "Log (last 20 lines)", "done: 12 steps"}) {
       QVERIFY2(text.out.contains(key), text.out.constData());

@@ -16,17 +16,6 @@ using fathom::test::runFathom;
 
 namespace {
 
-/// The last line of `text` holding `"event":"summary"`, parsed (rank 0's lines carry a "[rank0]: " prefix).
-QJsonObject summaryOf(const QByteArray& text) {
-  for (const QByteArray& line : text.split('\n')) {
-    if (!line.contains("\"event\":\"summary\""))
-      continue;
-    const qsizetype brace = line.indexOf('{');
-    return QJsonDocument::fromJson(line.mid(brace)).object();
-  }
-  return {};
-}
-
 qint64 integer(const QJsonObject& object, const char* key) {
   return static_cast<qint64>(object.value(QLatin1StringView(key)).toDouble(-1));
 }
@@ -74,7 +63,7 @@ private slots:
         model + QStringList{u"--optimizer"_s, u"adamw"_s, u"--steps"_s, u"2"_s, u"--log_every"_s, u"0"_s, u"--json"_s};
     const auto run = runFathom(train, QProcessEnvironment::systemEnvironment(), {}, 240'000);
     QVERIFY2(run.exitCode == 0, (run.out + run.err).constData());
-    const QJsonObject summary = summaryOf(run.out);
+    const QJsonObject summary = fathom::test::trainSummary(run.out);
     QVERIFY2(!summary.isEmpty(), run.out.constData());
     QCOMPARE(summary.value(u"world_size"_s).toInt(), ranks);
     const QJsonObject measured = summary.value(u"memory"_s).toObject();

@@ -104,6 +104,13 @@ private slots:
     QVERIFY2(lines[2].startsWith("batch") && lines[2].contains("rank 2"), lines[2].constData());
     QCOMPARE(lines[3].simplified(), QByteArray("0 0 1 2 3 4 5"));
     QCOMPARE(lines[4].simplified(), QByteArray("1 6 7 8 9 0 1"));
+    // drop_last: Accelerate's remainder is -1 (the JSON keeps it); the text says what happens instead.
+    const Run dropped = runFathom({u"shard"_s, u"--num_samples"_s, u"10"_s, u"--batch_size"_s, u"2"_s,
+                                   u"--num_processes"_s, u"3"_s, u"--drop_last"_s});
+    QCOMPARE(dropped.exitCode, 0);
+    QVERIFY2(!dropped.out.contains("-1"), dropped.out.constData());
+    QVERIFY2(dropped.out.contains("total batch size 6, no remainder (drop_last: an incomplete last batch is dropped"),
+             dropped.out.constData());
   }
 
   void badInputExitsWithTwo() {

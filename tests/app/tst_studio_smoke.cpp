@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Studio starts, shows its window with menus and a status bar, fills the environment page, opens the
-// About dialog, and speaks German under a German locale. Runs on the offscreen platform.
-#include "environmentcontroller.h"
-#include "mainwindow.h"
+// About dialog, and speaks German under a German locale. Runs on the offscreen platform; `fathom-studio --help`
+// and `--version` run without any display.
+#include "environment_controller.h"
+#include "main_window.h"
 #include "studio_test_mode.h"
-#include "studiotranslations.h"
+#include "studio_translations.h"
 
 #include <QApplication>
 #include <QDialog>
 #include <QLabel>
 #include <QMenuBar>
+#include <QProcess>
 #include <QTableView>
 #include <QTest>
 #include <QTranslator>
@@ -17,12 +19,58 @@
 using namespace Qt::StringLiterals;
 using fathom::studio::MainWindow;
 
+namespace {
+
+struct StudioRun {
+  int exitCode = -1;  ///< -1 when it crashed (a QApplication without a display aborts) or timed out
+  QString out;
+  QString err;
+};
+
+/// Runs the real fathom-studio with `args` in an environment without any display: no QT_QPA_PLATFORM (which
+/// CTest sets to offscreen), DISPLAY or WAYLAND_DISPLAY.
+StudioRun runStudioWithoutDisplay(const QStringList& args) {
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  for (const char* name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"}) {
+    env.remove(QString::fromLatin1(name));
+  }
+  QProcess p;
+  p.setProcessEnvironment(env);
+  p.start(qEnvironmentVariable("FATHOM_BIN_DIR", QStringLiteral(FATHOM_BINARY_DIR "/bin")) + u"/fathom-studio"_s, args);
+  if (!p.waitForFinished(30'000)) {
+    p.kill();
+    p.waitForFinished();
+    return {};
+  }
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+          QString::fromUtf8(p.readAllStandardError())};
+}
+
+}  // namespace
+
 class TestStudioSmoke : public QObject {
   Q_OBJECT
 
 private slots:
   void initTestCase() { fathom::test::enterStudioTestMode(); }
   void cleanupTestCase() { fathom::test::leaveStudioTestMode(); }
+
+  void helpAndVersionNeedNoDisplay_data() {
+    QTest::addColumn<QString>("option");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("--help") << u"--help"_s << u"--create-demo <dir>"_s;
+    QTest::newRow("-h") << u"-h"_s << u"--workspace <file>"_s;
+    QTest::newRow("--version") << u"--version"_s << u"Fathom Studio "_s;
+  }
+
+  void helpAndVersionNeedNoDisplay() {
+    QFETCH(QString, option);
+    QFETCH(QString, expected);
+    const StudioRun run = runStudioWithoutDisplay({option});
+    QVERIFY2(run.exitCode == 0,
+             qPrintable(u"exit %1\n%2\n--- stderr ---\n%3"_s.arg(run.exitCode).arg(run.out, run.err)));
+    QVERIFY2(run.out.contains(expected), qPrintable(run.out));
+  }
 
   void mainWindowShowsEnvironment() {
     MainWindow window;

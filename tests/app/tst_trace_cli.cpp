@@ -168,7 +168,7 @@ private slots:
     QVERIFY(r.err.contains("Merged 2 ranks"));
     QVERIFY(r.err.contains("rank 1: "));
     QVERIFY(r.err.contains("shifted 1 us"));
-    QVERIFY(fathom::profile::isGzip(fathom::test::readRaw(path(u"merged.json.gz"_s))));
+    QVERIFY(fathom::trace::isGzip(fathom::test::readRaw(path(u"merged.json.gz"_s))));
     // A merged trace is summarized one rank at a time: --rank picks that rank's rows (rank 1 alone reads as its
     // own file does), and without it the summary refuses rather than mixing the ranks.
     r = trace({u"summary"_s, file(u"merged.json.gz"_s), u"--rank"_s, u"1"_s});
@@ -209,7 +209,7 @@ private slots:
     for (int rank = 0; rank < 2; ++rank) {
       const fs::path out = path(u"export/trace.rank%1.json.gz"_s.arg(rank));
       QVERIFY2(fs::exists(out), out.c_str());
-      QVERIFY(fathom::profile::isGzip(fathom::test::readRaw(out)));
+      QVERIFY(fathom::trace::isGzip(fathom::test::readRaw(out)));
       QCOMPARE(QString::fromStdString(fathom::test::readText(out)), QString::fromStdString(rankTrace(rank)));
     }
     // The default name, in the working directory; without --rank: rank 0.
@@ -220,6 +220,38 @@ private slots:
     QVERIFY(p.waitForFinished(60000));
     QCOMPARE(p.exitCode(), 0);
     QVERIFY(p.readAllStandardError().contains("trace.rank0.json.gz"));
+  }
+
+  void exportIntoDirectories() {
+    // --rank all of a trace only one rank stored, into an existing directory given with a trailing '/': its one file
+    // goes inside (this once tried to rename the file onto the directory).
+    QVERIFY(QDir(m_dir.path()).mkpath(u"one-rank"_s));
+    Run r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, QString::number(m_run), u"--name"_s, u"partial"_s,
+                   u"--rank"_s, u"all"_s, u"-o"_s, file(u"one-rank/"_s)});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(fathom::test::readRaw(path(u"one-rank/partial.rank0.json"_s)), rankTrace(0).substr(0, 150));
+    // --rank all into a directory that does not exist yet: created, one file per rank.
+    const QString fresh = file(u"fresh-dir"_s) + u"/"_s;
+    r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, QString::number(m_run), u"--name"_s, u"trace.json.gz"_s,
+               u"--rank"_s, u"all"_s, u"-o"_s, fresh});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    for (int rank = 0; rank < 2; ++rank) {
+      const fs::path out = path(u"fresh-dir/trace.rank%1.json.gz"_s.arg(rank));
+      QCOMPARE(QString::fromStdString(fathom::test::readText(out)), QString::fromStdString(rankTrace(rank)));
+    }
+    // One rank into an existing directory named without the '/'.
+    r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, QString::number(m_run), u"--name"_s, u"trace.json.gz"_s,
+               u"--rank"_s, u"1"_s, u"-o"_s, file(u"one-rank"_s)});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QVERIFY(fs::exists(path(u"one-rank/trace.rank1.json.gz"_s)));
+    // A file where the directory should be: a usage error that says so, and the file is left alone.
+    fathom::test::writeTraceFile(path(u"a-file"_s), "x");
+    r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, QString::number(m_run), u"--name"_s, u"trace.json.gz"_s,
+               u"--rank"_s, u"all"_s, u"-o"_s, file(u"a-file"_s)});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("is a file, but --rank all writes one file per rank into a directory"),
+             qPrintable(describe(r)));
+    QCOMPARE(fathom::test::readRaw(path(u"a-file"_s)), std::string("x"));
   }
 
   void exportRefusals() {
@@ -247,7 +279,7 @@ private slots:
   void convertFiles() {
     Run r = trace({u"export"_s, file(u"rank0.json"_s), u"-o"_s, file(u"c.json.gz"_s)});
     QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
-    QVERIFY(fathom::profile::isGzip(fathom::test::readRaw(path(u"c.json.gz"_s))));
+    QVERIFY(fathom::trace::isGzip(fathom::test::readRaw(path(u"c.json.gz"_s))));
     r = trace({u"export"_s, file(u"c.json.gz"_s), u"-o"_s, file(u"c.json"_s)});
     QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
     QCOMPARE(fathom::test::readRaw(path(u"c.json"_s)), rankTrace(0));

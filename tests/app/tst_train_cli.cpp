@@ -143,15 +143,7 @@ private slots:
                         u"--json"_s};
     const auto run = runFathom(command, QProcessEnvironment::systemEnvironment(), {}, 120'000);
     QVERIFY2(run.exitCode == 0, run.err.constData());
-    QJsonObject summary;
-    for (const QByteArray& line : run.out.split('\n')) {
-      const int brace = line.indexOf('{');
-      if (brace < 0)
-        continue;
-      const QJsonObject o = QJsonDocument::fromJson(line.mid(brace)).object();
-      if (o.value(u"event"_s).toString() == u"summary"_s)
-        summary = o;
-    }
+    const QJsonObject summary = fathom::test::trainSummary(run.out);
     QVERIFY2(!summary.isEmpty(), run.out.constData());
     QCOMPARE(summary.value(u"steps"_s).toInt(), 5);
     QCOMPARE(summary.value(u"world_size"_s).toInt(), 2);

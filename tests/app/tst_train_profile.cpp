@@ -49,6 +49,7 @@ private slots:
   void mergedTraceHoldsBothRanks();
   void tracesHoldTheRecordedSteps();
   void workspaceStoresTheTraces();
+  void exportFromTheWorkspace();
   void memorySeriesMatchesThePlanner();
   void badProfileFlagsAreUsageErrors();
 
@@ -202,6 +203,12 @@ void TestTrainProfile::workspaceStoresTheTraces() {
         workspace.traceData(runs.front().id, "profile_" + std::to_string(rank) + ".json", rank);
     QCOMPARE(QByteArray::fromStdString(inWorkspace), onDisk);  // streamed chunk by chunk, byte for byte
   }
+  // The main process streams the merged trace too.
+  QVERIFY(stored.count({"merged/profile_merged.json", 0}) == 1);
+  QFile merged(m_traces + u"/merged/profile_merged.json"_s);
+  QVERIFY(merged.open(QIODevice::ReadOnly));
+  QCOMPARE(QByteArray::fromStdString(workspace.traceData(runs.front().id, "merged/profile_merged.json", 0)),
+           merged.readAll());
   int traceArtifacts = 0;
   for (const auto& a : workspace.artifacts(runs.front().id)) {
     if (a.artifact.kind == fathom::store::ArtifactKind::Trace) {
@@ -211,6 +218,34 @@ void TestTrainProfile::workspaceStoresTheTraces() {
     }
   }
   QCOMPARE(traceArtifacts, 2);
+}
+
+// `fathom trace export --run R` on the traces `fathom train --profile` stored: the merged trace without --rank, one
+// rank's with --rank N, every rank's with --rank all into a directory that does not exist yet.
+void TestTrainProfile::exportFromTheWorkspace() {
+  const QString run = QString::number(fathom::store::Workspace(m_workspace.toStdString()).listRuns().front().id.value);
+  const auto fileBytes = [](const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("(missing)");
+  };
+  const QStringList base{u"trace"_s, u"export"_s, u"--workspace"_s, m_workspace, u"--run"_s, run};
+  const QString merged = m_dir.filePath(u"exported-merged.json"_s);
+  auto r = runFathom(base + QStringList{u"-o"_s, merged});
+  QVERIFY2(r.exitCode == 0, (r.out + r.err).constData());
+  QVERIFY2(r.err.contains("exporting the merged trace of every rank"), r.err.constData());
+  QCOMPARE(fileBytes(merged), fileBytes(m_traces + u"/merged/profile_merged.json"_s));
+
+  const QString one = m_dir.filePath(u"exported-rank1.json"_s);
+  r = runFathom(base + QStringList{u"--rank"_s, u"1"_s, u"-o"_s, one});
+  QVERIFY2(r.exitCode == 0, (r.out + r.err).constData());
+  QCOMPARE(fileBytes(one), fileBytes(m_traces + u"/profile_1.json"_s));
+
+  const QString dir = m_dir.filePath(u"exported/"_s);
+  r = runFathom(base + QStringList{u"--rank"_s, u"all"_s, u"-o"_s, dir});
+  QVERIFY2(r.exitCode == 0, (r.out + r.err).constData());
+  for (int rank = 0; rank < 2; ++rank)
+    QCOMPARE(fileBytes(dir + u"profile_%1.rank%1.json"_s.arg(rank)),
+             fileBytes(m_traces + u"/profile_%1.json"_s.arg(rank)));
 }
 
 void TestTrainProfile::memorySeriesMatchesThePlanner() {
@@ -224,12 +259,13 @@ void TestTrainProfile::memorySeriesMatchesThePlanner() {
       if (e.value(u"ph"_s) != u"C"_s || e.value(u"name"_s) != u"Memory"_s)
         continue;
       last = e.value(u"args"_s).toObject();
-      peakActivations = std::max(peakActivations, integer(last, u"activation"_s));
+      peakActivations = std::max(peakActivations, integer(last, u"activations"_s));
     }
     QVERIFY(!last.isEmpty());
-    QCOMPARE(integer(last, u"parameter"_s), integer(perRank, u"parameters"_s));
-    QCOMPARE(integer(last, u"gradient"_s), integer(perRank, u"gradients"_s));
-    QCOMPARE(integer(last, u"optimizer_state"_s), integer(perRank, u"optimizer_states"_s));
+    // The trace's counters and the planner's breakdown name the categories alike: a join, no translation.
+    for (const QString& key : {u"parameters"_s, u"gradients"_s, u"optimizer_states"_s}) {
+      QCOMPARE(integer(last, key), integer(perRank, key));
+    }
     const double predicted = perRank.value(u"activations"_s).toDouble();
     const double error = std::abs(static_cast<double>(peakActivations) - predicted) / predicted;
     qInfo("rank %d: peak activations %lld bytes, planner %.0f bytes (%.1f%%)", rank,

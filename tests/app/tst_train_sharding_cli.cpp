@@ -51,8 +51,9 @@ private slots:
     QTest::addColumn<QString>("message");
     QTest::newRow("unknown strategy") << QStringList{u"--strategy"_s, u"fsdp2"_s} << QString()
                                       << u"--strategy: invalid strategy 'fsdp2'"_s;
-    QTest::newRow("zero2 of hybrid") << QStringList{u"--strategy"_s, u"fsdp"_s, u"--fsdp_sharding_strategy"_s, u"5"_s}
-                                     << QString() << u"HYBRID_SHARD_ZERO2"_s;
+    QTest::newRow("unknown sharding strategy")
+        << QStringList{u"--strategy"_s, u"fsdp"_s, u"--fsdp_sharding_strategy"_s, u"6"_s} << QString()
+        << u"--fsdp_sharding_strategy: invalid fsdp_sharding_strategy '6'"_s;
     QTest::newRow("bad wrap policy") << QStringList{u"--strategy"_s, u"fsdp"_s, u"--fsdp_auto_wrap_policy"_s,
                                                     u"LAMBDA"_s}
                                      << QString() << u"--fsdp_auto_wrap_policy: invalid fsdp_auto_wrap_policy"_s;

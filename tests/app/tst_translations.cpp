@@ -3,7 +3,7 @@
 // translation (no type="unfinished", "vanished" or "obsolete", nothing empty, every plural form filled), both
 // catalogues hold the same messages, placeholders (%1, %n) survive translation, and the embedded .qm files load
 // and translate.
-#include "studiotranslations.h"
+#include "studio_translations.h"
 
 #include <QCoreApplication>
 #include <QFile>

@@ -7,11 +7,11 @@
 //
 //   bench_trace_export [--events 1000000,4000000] [--runs 5] [--dir /tmp]
 // Target: >= 1,000,000 events/s uncompressed on the 2-core development machine. docs/traces.md has the numbers.
-#include <fathom/profile/chrome_trace_writer.h>
-#include <fathom/profile/trace_merge.h>
-#include <fathom/profile/trace_reader.h>
-#include <fathom/profile/trace_summary.h>
-#include <fathom/profile/trace_validator.h>
+#include <fathom/trace/chrome_trace_writer.h>
+#include <fathom/trace/trace_merge.h>
+#include <fathom/trace/trace_reader.h>
+#include <fathom/trace/trace_summary.h>
+#include <fathom/trace/trace_validator.h>
 
 #include <algorithm>
 #include <array>
@@ -28,7 +28,7 @@
 #include <malloc.h>
 #include <unistd.h>
 
-using namespace fathom::profile;
+using namespace fathom::trace;
 namespace fs = std::filesystem;
 
 namespace {

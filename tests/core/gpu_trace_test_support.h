@@ -3,9 +3,9 @@
 // tst_gpu_trace_builder and the GPU capture in tst_cupti_tracer.
 #pragma once
 
-#include <fathom/profile/gpu_activity.h>
-#include <fathom/profile/gpu_trace_builder.h>
-#include <fathom/profile/trace_event.h>
+#include <fathom/profile/cupti/gpu_activity.h>
+#include <fathom/profile/cupti/gpu_trace_builder.h>
+#include <fathom/trace/trace_event.h>
 
 #include <QString>
 #include <QStringList>
@@ -16,6 +16,7 @@
 namespace gpu_test {
 
 using namespace fathom::profile;
+using namespace fathom::trace;
 
 inline GpuActivity kernel(std::uint32_t correlation, std::int64_t start, std::int64_t end, std::uint32_t device = 0,
                           std::uint32_t stream = 7, std::string_view name = "sm90_gemm") {

@@ -153,15 +153,15 @@ void TestActivationMemory::gptActivationsWithinTenPercent() {
   models::ModelRequest request;
   request.name = name.toStdString();
   if (nLayer > 0)
-    request.gpt.nLayer = nLayer;
+    request.set(models::ModelDimension::NLayer, nLayer);
   if (nHead > 0)
-    request.gpt.nHead = nHead;
+    request.set(models::ModelDimension::NHead, nHead);
   if (nEmbd > 0)
-    request.gpt.nEmbd = nEmbd;
+    request.set(models::ModelDimension::NEmbd, nEmbd);
   if (vocab > 0)
-    request.gpt.vocabSize = vocab;
+    request.set(models::ModelDimension::VocabSize, vocab);
   if (seq > models::resolveGptOptions(request).blockSize)
-    request.gpt.blockSize = seq;
+    request.set(models::ModelDimension::BlockSize, seq);
   const Measured m = measureForward(request, batch, seq);
   const double predicted = predictedActivations(request, batch, seq);
   const double error = (predicted - static_cast<double>(m.held)) / static_cast<double>(m.held);

@@ -4,6 +4,7 @@
 // (`--worker RANK WORLD PORT TIMEOUT_MS`). Each rank runs every collective, checks the results, then checks what
 // Comm recorded: kinds, whole-buffer bytes as the planner defines them, elements, dtypes, group size, rank,
 // labels, timestamps, per-step totals, and the capacity bound. A rank exits 0 only when everything matched.
+#include "parallel/comm_work.h"  // white-box: the handle of the Comm layer's asynchronous collectives
 #include "rank_checker.h"
 #include "worker_group.h"
 

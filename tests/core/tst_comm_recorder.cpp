@@ -2,6 +2,8 @@
 // fathom::parallel::CommRecorder (the bounded, thread-safe record store behind Comm) and Comm's input checks on a
 // one-rank Gloo group: capacity and drops, step cutting and per-kind totals, the begin/finish handle, reset,
 // concurrent appends, the cost of one append, and errors that name the values.
+#include "parallel/pending_call.h"  // white-box: the recorder's begin/finish handle
+
 #include <fathom/common/error.h>
 #include <fathom/parallel/comm.h>
 #include <fathom/parallel/comm_recorder.h>

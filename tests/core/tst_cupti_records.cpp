@@ -4,18 +4,20 @@
 // Then the parts of the real libcupti that work without a driver: a synthetic buffer walked with
 // cuptiActivityGetNextRecord exactly as the tracer walks it (through the buffer pool), callback names, and the
 // clock calibration against cuptiGetTimestamp. Skipped when the build has no CUDA headers.
-#include "profile/cupti_buffer_pool.h"
-#include "profile/cupti_headers.h"
+#include "profile/cupti/cupti_buffer_pool.h"
+#include "profile/cupti/cupti_headers.h"
 
 #if FATHOM_CUPTI_TRACING
-#include "profile/cupti_library.h"
-#include "profile/cupti_record_decoder.h"
+#include "profile/cupti/cupti_library.h"
+#include "profile/cupti/cupti_record_decoder.h"
 #endif
 
+#include <fathom/common/clock.h>
 #include <fathom/common/error.h>
-#include <fathom/profile/gpu_activity.h>
-#include <fathom/profile/gpu_trace_builder.h>
-#include <fathom/profile/trace_event.h>
+#include <fathom/profile/clock.h>
+#include <fathom/profile/cupti/gpu_activity.h>
+#include <fathom/profile/cupti/gpu_trace_builder.h>
+#include <fathom/trace/trace_event.h>
 
 #include <QTest>
 
@@ -27,6 +29,7 @@
 #include <vector>
 
 using namespace fathom::profile;
+using namespace fathom::trace;
 using namespace Qt::StringLiterals;
 
 #if FATHOM_CUPTI_TRACING
@@ -582,7 +585,7 @@ private slots:
     std::int64_t expected = 0;
     for (int i = 0; i < 64; ++i) {
       const std::int64_t before = nowNs();
-      const std::int64_t wall = unixNowNs();
+      const std::int64_t wall = fathom::unixNowNs();
       const std::int64_t after = nowNs();
       if (after - before < best) {
         best = after - before;

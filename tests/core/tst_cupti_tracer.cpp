@@ -7,12 +7,13 @@
 #include "gpu_trace_test_support.h"
 
 #include "common/dynamic_library.h"
-#include "profile/cupti_buffer_pool.h"
+#include "profile/cupti/cupti_buffer_pool.h"
 
 #include <fathom/common/error.h>
-#include <fathom/profile/cupti_tracer.h>
-#include <fathom/profile/gpu_trace_builder.h>
-#include <fathom/profile/trace_event.h>
+#include <fathom/profile/clock.h>
+#include <fathom/profile/cupti/cupti_tracer.h>
+#include <fathom/profile/cupti/gpu_trace_builder.h>
+#include <fathom/trace/trace_event.h>
 
 #include <QTest>
 
@@ -26,6 +27,7 @@
 #include <vector>
 
 using namespace fathom::profile;
+using namespace fathom::trace;
 using namespace gpu_test;
 using namespace Qt::StringLiterals;
 

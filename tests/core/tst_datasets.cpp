@@ -192,15 +192,18 @@ private slots:
   }
 
   void factoryCoupling() {
-    const auto regression =
-        makeDataset({.name = "regression", .numSamples = 10}, {.name = "mlp", .mlp = {.hidden = 12}});
+    const auto regression = makeDataset({.name = "regression", .numSamples = 10},
+                                        {.name = "mlp", .dimensions = {{ModelDimension::Hidden, 12}}});
     QCOMPARE(regression->size(), std::int64_t{10});
     QCOMPARE(regression->get(0).input.size(0), std::int64_t{12});
 
-    const auto text = makeDataset({.name = "text"}, {.name = "gpt-tiny", .gpt = {.blockSize = 32}});
+    const auto text =
+        makeDataset({.name = "text"}, {.name = "gpt-tiny", .dimensions = {{ModelDimension::BlockSize, 32}}});
     QCOMPARE(text->get(0).input.size(0), std::int64_t{32});
 
-    const auto vocab = messageOf([] { makeDataset({.name = "text"}, {.name = "gpt", .gpt = {.vocabSize = 50}}); });
+    const auto vocab = messageOf([] {
+      makeDataset({.name = "text"}, {.name = "gpt", .dimensions = {{ModelDimension::VocabSize, 50}}});
+    });
     QVERIFY2(contains(vocab, "73 distinct characters") && contains(vocab, "vocab_size is 50"), vocab.c_str());
     QVERIFY(contains(messageOf([] { makeDataset({.name = "text"}, {.name = "mlp"}); }), "needs a gpt model"));
     QVERIFY(contains(messageOf([] { makeDataset({.name = "regression"}, {.name = "gpt"}); }), "needs model 'mlp'"));

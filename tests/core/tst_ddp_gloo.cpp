@@ -4,6 +4,7 @@
 // executable as the ranks (`--worker RANK WORLD PORT TIMEOUT_MS`). Every rank builds the reference itself: the
 // same model (rank 0's initial weights) run without DDP on every rank's data, gradients averaged. A rank exits 0
 // only when every scenario matched.
+#include "parallel/comm_work.h"  // white-box: the handle of the Comm layer's asynchronous collectives
 #include "rank_checker.h"
 #include "worker_group.h"
 

@@ -7,6 +7,7 @@
 // - the collectives of every step (Comm records, by requested kind) equal the counts and bytes the layout
 //   implies (flat units padded to a multiple of the shard group);
 // - the bytes the engine reports (stateBytes) equal the layout's;
+// - HYBRID_SHARD and HYBRID_SHARD_ZERO2 on 4 ranks as 2 shard groups of 2: the same, plus the replica all-reduces;
 // - FULL_SHARD with overlapComm (asynchronous prefetch and reductions) overlaps a backward all-gather with a
 //   reduce-scatter in every step that prefetches, and gives bitwise the same losses and parameters as without.
 // The test hosts a TCPStore on 127.0.0.1 and starts copies of this executable as the ranks.
@@ -287,23 +288,29 @@ void overlap(Checker& c, fathom::runtime::ProcessGroup& group, const Run& async)
           " steps overlapped collectives");
 }
 
-/// HYBRID_SHARD on 4 ranks as 2 "nodes" of 2: shard within {0,1} and {2,3}, replicate across {0,2} and {1,3}.
-void hybrid(Checker& c, fathom::runtime::ProcessGroup& world, const Run& ref) {
+/// HYBRID_SHARD and HYBRID_SHARD_ZERO2 on 4 ranks as 2 "nodes" of 2: shard within {0,1} and {2,3}, replicate
+/// across {0,2} and {1,3}. HYBRID_SHARD is FULL_SHARD within the node (every unit but the root gathered again in
+/// backward); HYBRID_SHARD_ZERO2 is SHARD_GRAD_OP (gathered once, in forward, and kept until reduced). Both
+/// reduce-scatter within the node and all-reduce the shard gradients across the replicas.
+void hybrid(Checker& c, fathom::runtime::ProcessGroup& world, const Run& ref, FsdpShardingStrategy strategy) {
+  const std::string name(fathom::parallel::fsdpShardingName(strategy));
+  const bool zero2 = strategy == FsdpShardingStrategy::HybridShardZero2;
   const int rank = world.rank();
   const int node = rank / 2;
-  auto shard = world.newGroup({2 * node, 2 * node + 1}, "test.shard." + std::to_string(node));
-  auto replica = world.newGroup({rank % 2, rank % 2 + 2}, "test.replica." + std::to_string(rank % 2));
-  c.check(shard != nullptr && shard->worldSize() == 2 && shard->rank() == rank % 2, "hybrid: shard group");
-  c.check(replica != nullptr && replica->worldSize() == 2 && replica->rank() == node, "hybrid: replica group");
-  FullyShardedConfig config = fsdp(FsdpShardingStrategy::HybridShard);
+  const std::string tag = zero2 ? "test.zero2." : "test.";
+  auto shard = world.newGroup({2 * node, 2 * node + 1}, tag + "shard." + std::to_string(node));
+  auto replica = world.newGroup({rank % 2, rank % 2 + 2}, tag + "replica." + std::to_string(rank % 2));
+  c.check(shard != nullptr && shard->worldSize() == 2 && shard->rank() == rank % 2, name, ": shard group");
+  c.check(replica != nullptr && replica->worldSize() == 2 && replica->rank() == node, name, ": replica group");
+  FullyShardedConfig config = fsdp(strategy);
   const Run run = train(world, &config, Opt::AdamW, 1, shard.get(), replica.get());
   double lossDiff = 0, paramDiff = 0;
   for (int i = 0; i < kSteps; ++i)
     lossDiff = std::max(lossDiff, std::abs(run.losses[i] - ref.losses[i]));
-  for (const auto& [name, t] : ref.finalState)
-    paramDiff = std::max(paramDiff, (run.finalState.at(name) - t).abs().max().item<double>());
-  c.check(lossDiff <= 1e-5, "hybrid_shard: max loss difference to DDP ", lossDiff);
-  c.check(paramDiff <= 1e-4, "hybrid_shard: max parameter difference to DDP ", paramDiff);
+  for (const auto& [label, t] : ref.finalState)
+    paramDiff = std::max(paramDiff, (run.finalState.at(label) - t).abs().max().item<double>());
+  c.check(lossDiff <= 1e-5, name, ": max loss difference to DDP ", lossDiff);
+  c.check(paramDiff <= 1e-4, name, ": max parameter difference to DDP ", paramDiff);
   std::int64_t padded = 0, blocksPadded = 0, shardElems = 0;
   const auto units = static_cast<std::int64_t>(run.units.size());
   for (const auto& [label, n] : run.units) {
@@ -312,23 +319,29 @@ void hybrid(Checker& c, fathom::runtime::ProcessGroup& world, const Run& ref) {
     if (label != "root")
       blocksPadded += fathom::plan::paddedElements(n, 2);
   }
+  const std::int64_t gathers = zero2 ? units : 2 * units - 1;
+  const std::int64_t gatherBytes = 4 * (zero2 ? padded : padded + blocksPadded);
   for (const auto& t : run.totals) {
     if (t.step < 1)
       continue;
     const auto& ag = t.requested(CommKind::AllGather);
     const auto& rs = t.requested(CommKind::ReduceScatter);
     const auto& ar = t.requested(CommKind::AllReduce);
-    c.check(ag.count == 2 * units - 1 && ag.bytes == 4 * (padded + blocksPadded), "hybrid step ", t.step,
-            ": all_gather ", ag.count, " calls ", ag.bytes, " B");
-    c.check(rs.count == units && rs.bytes == 4 * padded, "hybrid step ", t.step, ": reduce_scatter ", rs.count,
+    c.check(ag.count == gathers && ag.bytes == gatherBytes, name, " step ", t.step, ": all_gather ", ag.count,
+            " calls ", ag.bytes, " B, expected ", gathers, " calls ", gatherBytes, " B");
+    c.check(rs.count == units && rs.bytes == 4 * padded, name, " step ", t.step, ": reduce_scatter ", rs.count,
             " calls ", rs.bytes, " B");
-    c.check(ar.count == units && ar.bytes == 4 * shardElems, "hybrid step ", t.step, ": replica all_reduce ", ar.count,
+    c.check(ar.count == units && ar.bytes == 4 * shardElems, name, " step ", t.step, ": replica all_reduce ", ar.count,
             " calls ", ar.bytes, " B, expected ", units, " calls ", 4 * shardElems, " B");
   }
-  c.check(run.bytes.device.parameters == 4 * shardElems, "hybrid: parameters ", run.bytes.device.parameters,
+  c.check(run.bytes.device.parameters == 4 * shardElems, name, ": parameters ", run.bytes.device.parameters,
           ", expected ", 4 * shardElems);
+  // HYBRID_SHARD_ZERO2 holds every unit gathered from its forward to its reduction: at the end of forward, all.
+  if (zero2)
+    c.check(run.bytes.peakGatheredParameters == 4 * padded, name, ": peak gathered ", run.bytes.peakGatheredParameters,
+            " B, expected every unit, ", 4 * padded, " B");
   if (rank == 0)
-    std::cerr << "world 4 hybrid_shard (2 x 2): loss diff " << lossDiff << ", param diff " << paramDiff << std::endl;
+    std::cerr << "world 4 " << name << " (2 x 2): loss diff " << lossDiff << ", param diff " << paramDiff << std::endl;
 }
 
 /// FULL_STATE_DICT and SHARDED_STATE_DICT of a trained FSDP model, written where FATHOM_TEST_OUT points: rank 0
@@ -424,7 +437,8 @@ int runWorker(int rank, int world, int port, int timeoutMs) {
                   << ", units " << run.units.size() << std::endl;
     }
     if (world == 4) {
-      hybrid(c, *group, references.at({Opt::AdamW, 1}));
+      hybrid(c, *group, references.at({Opt::AdamW, 1}), FsdpShardingStrategy::HybridShard);
+      hybrid(c, *group, references.at({Opt::AdamW, 1}), FsdpShardingStrategy::HybridShardZero2);
       stateDicts(c, *group);
     }
   });

@@ -2,9 +2,9 @@
 // fathom::launch option checks, the environment layer, and the variables each worker gets.
 #include <fathom/common/error.h>
 #include <fathom/launch/launch_options.h>
-#include <fathom/launch/rank_output.h>
 #include <fathom/launch/worker_environment.h>
 #include <fathom/launch/worker_process.h>
+#include <launch/rank_output.h>
 
 #include <QFile>
 #include <QTemporaryDir>

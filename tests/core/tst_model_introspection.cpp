@@ -47,8 +47,8 @@ void TestModelIntrospection::gptMatchesPlanner() {
   ModelRequest request;
   request.name = name.toStdString();
   if (nLayer > 0)
-    request.gpt.nLayer = nLayer;
-  request.gpt.bias = bias;
+    request.set(ModelDimension::NLayer, static_cast<double>(nLayer));
+  request.bias = bias;
   const fathom::plan::ModelSpec real = introspectModel(request);
   const fathom::plan::ModelSpec closed = builtinModelSpec(request);
   const GptOptions o = resolveGptOptions(request);
@@ -90,11 +90,12 @@ void TestModelIntrospection::mlpExact() {
   QFETCH(qlonglong, layers);
   ModelRequest request;
   request.name = "mlp";
-  request.mlp = {.hidden = hidden, .layers = layers};
+  request.set(ModelDimension::Hidden, static_cast<double>(hidden))
+      .set(ModelDimension::Layers, static_cast<double>(layers));
   const fathom::plan::ModelSpec spec = introspectModel(request);
   const std::int64_t h = hidden;
   QCOMPARE(spec.totalParams, layers * (h * h + h) + h + 1);
-  QCOMPARE(spec.totalParams, mlpParameterCount(request.mlp));
+  QCOMPARE(spec.totalParams, mlpParameterCount(request.shape().mlp));
   QCOMPARE(spec.totalParams, builtinModelSpec(request).totalParams);
   QCOMPARE(spec.blockParams, h * h + h);
   QCOMPARE(spec.headParams, h + 1);
@@ -137,8 +138,7 @@ void TestModelIntrospection::gptTinyLayoutIsThePlannerFixture() {
   QCOMPARE(real.totalParams, fixture.totalParams);
 
   request.name = "mlp";
-  request.mlp.hidden = 8;
-  request.mlp.layers = 3;
+  request.dimensions = {{ModelDimension::Hidden, 8}, {ModelDimension::Layers, 3}};
   QCOMPARE(introspectModel(request).blockElements, (std::vector<std::int64_t>{72, 72, 72}));
 }
 

@@ -97,12 +97,12 @@ private slots:
     QCOMPARE(countParams(model), gptParameterCount(o));
     QCOMPARE(gptParameterCount(customGpt()) - gptParameterCount(o), 3 * 11 * 48 + 48);
     ModelRequest request{.name = "gpt",
-                         .gpt = {.nLayer = o.nLayer,
-                                 .nHead = o.nHead,
-                                 .nEmbd = o.nEmbd,
-                                 .blockSize = o.blockSize,
-                                 .vocabSize = o.vocabSize,
-                                 .bias = false}};
+                         .dimensions = {{ModelDimension::NLayer, static_cast<double>(o.nLayer)},
+                                        {ModelDimension::NHead, static_cast<double>(o.nHead)},
+                                        {ModelDimension::NEmbd, static_cast<double>(o.nEmbd)},
+                                        {ModelDimension::BlockSize, static_cast<double>(o.blockSize)},
+                                        {ModelDimension::VocabSize, static_cast<double>(o.vocabSize)}},
+                         .bias = false};
     const auto spec = builtinModelSpec(request);
     QCOMPARE(spec.totalParams, countParams(model));
     QCOMPARE(spec.blockParams, countParams(*model.repeatedBlocks().front()));
@@ -124,7 +124,9 @@ private slots:
     Mlp model(o);
     QCOMPARE(countParams(model), expected);
     QCOMPARE(mlpParameterCount(o), expected);
-    const auto spec = builtinModelSpec({.name = "mlp", .mlp = o});
+    const auto spec = builtinModelSpec({.name = "mlp",
+                                        .dimensions = {{ModelDimension::Hidden, static_cast<double>(hidden)},
+                                                       {ModelDimension::Layers, static_cast<double>(layers)}}});
     QCOMPARE(spec.totalParams, expected);
     QCOMPARE(spec.name, std::string("mlp"));
     QCOMPARE(static_cast<qint64>(model.repeatedBlocks().size()), layers);
@@ -289,12 +291,14 @@ private slots:
     const auto unknown = messageOf([] { makeModel({.name = "resnet"}); });
     QVERIFY2(contains(unknown, "'resnet'") && contains(unknown, "gpt, gpt-small, gpt-tiny, mlp"), unknown.c_str());
 
-    auto mlp = std::dynamic_pointer_cast<Mlp>(makeModel({.name = "mlp", .mlp = {.hidden = 8, .layers = 3}}));
+    auto mlp = std::dynamic_pointer_cast<Mlp>(
+        makeModel({.name = "mlp", .dimensions = {{ModelDimension::Hidden, 8}, {ModelDimension::Layers, 3}}}));
     QVERIFY(mlp);
     QCOMPARE(mlp->options().layers, std::int64_t{3});
 
     // A preset gives defaults; explicit flags override them.
-    ModelRequest request{.name = "gpt-small", .gpt = {.nLayer = 2, .blockSize = 32}};
+    ModelRequest request{.name = "gpt-small",
+                         .dimensions = {{ModelDimension::NLayer, 2}, {ModelDimension::BlockSize, 32}}};
     const GptOptions o = resolveGptOptions(request);
     QCOMPARE(o.nLayer, std::int64_t{2});
     QCOMPARE(o.blockSize, std::int64_t{32});
@@ -310,7 +314,10 @@ private slots:
     QCOMPARE(spec.dims.maxPositions, std::int64_t{64});
     QCOMPARE(spec.totalParams, std::int64_t{112'384});
     QVERIFY(contains(messageOf([] { resolveGptOptions({.name = "mlp"}); }), "not a gpt model"));
-    QVERIFY(contains(messageOf([] { makeModel({.name = "gpt", .gpt = {.nHead = 5}}); }), "multiple of n_head (5)"));
+    QVERIFY(contains(messageOf([] {
+                       makeModel({.name = "gpt", .dimensions = {{ModelDimension::NHead, 5}}});
+                     }),
+                     "multiple of n_head (5)"));
   }
 };
 

@@ -114,6 +114,17 @@ private slots:
       }
     }
     QVERIFY(close(interNode, 2 * m * (double(w) / g - 1) / w * e));
+    // HYBRID_SHARD_ZERO2: the same traffic across hosts; inside a host SHARD_GRAD_OP's all-gather and reduce-scatter,
+    // 2M(G-1)/G, instead of FULL_SHARD's 3M(G-1)/G.
+    p.fsdpSharding = FsdpSharding::HybridShardZero2;
+    const auto zero2 = predict(model, hw, p);
+    double zero2InterNode = 0;
+    for (const auto& c : zero2.communication.collectives) {
+      zero2InterNode += c.scope == Scope::InterNode ? c.bytesSentPerRank : 0.0;
+    }
+    QVERIFY(close(zero2InterNode, interNode));
+    QVERIFY(close(zero2.communication.bytesPerRankPerStep - zero2InterNode, 2 * m * (g - 1.0) / g * e));
+    QVERIFY(close(hybrid.communication.bytesPerRankPerStep - interNode, 3 * m * (g - 1.0) / g * e));
   }
 
   void gradientAccumulation() {
@@ -248,6 +259,16 @@ private slots:
         run(p),
         (QStringList{"all_gather parameters (forward): 449536/3 g2", "all_gather parameters (backward): 399872/2 g2",
                      "reduce_scatter gradients: 449536/3 g2", "all_reduce gradient shards (replicas): 224768/3 g2"}));
+    // HYBRID_SHARD_ZERO2: SHARD_GRAD_OP inside each node (no backward gathers), the same replica all-reduces.
+    p.fsdpSharding = FsdpSharding::HybridShardZero2;
+    QCOMPARE(run(p),
+             (QStringList{"all_gather parameters (forward): 449536/3 g2", "reduce_scatter gradients: 449536/3 g2",
+                          "all_reduce gradient shards (replicas): 224768/3 g2"}));
+    // With 2 micro-steps and no_sync: gathered every micro-step, reduced once per step, within and across nodes.
+    p.gradAccum = 2;
+    QCOMPARE(run(p),
+             (QStringList{"all_gather parameters (forward): 899072/6 g2", "reduce_scatter gradients: 449536/3 g2",
+                          "all_reduce gradient shards (replicas): 224768/3 g2"}));
     // ZeRO-3: the root is gathered again in backward; gradients reduced every micro-step.
     p = tinyPlan(Strategy::Zero3, 2);
     QCOMPARE(run(p),

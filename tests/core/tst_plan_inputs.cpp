@@ -43,6 +43,9 @@ private slots:
     QCOMPARE(h100.gpusPerNode, 8);
     QCOMPARE(loadHardware("a100-80gb").peak.bf16, 312e12);
     QCOMPARE(loadHardware("a100-80gb").peak.fp8, 0.0);
+    // A rank of the CPU preset is a process; every other preset is a GPU (the default when `device` is absent).
+    QVERIFY(loadHardware("cpu").device == DeviceKind::Cpu);
+    QVERIFY(h100.device == DeviceKind::Gpu);
   }
 
   void userFilesAndOverride() {
@@ -78,6 +81,7 @@ private slots:
     QVERIFY(message("name: x\nmemory_bytes: 10\npeak_flops: {fp32: 1}\nmemory_bandwidth: 1\ngpus_per_node: 0\n"
                     "intra_node: {bandwidth: 1, latency: 0}\ninter_node: {bandwidth: 1, latency: 0}\n")
                 .find("gpus_per_node must be >= 1, got 0") != std::string::npos);
+    QVERIFY(message("name: x\ndevice: tpu\n").find("'device' must be gpu or cpu, got 'tpu'") != std::string::npos);
   }
 
   void fathomPlanFile() {
@@ -88,6 +92,10 @@ private slots:
     const PlanInputs in = loadPlanFile(file.toStdString());
     QVERIFY(in.plan.strategy == Strategy::Fsdp);
     QVERIFY(in.plan.fsdpSharding == FsdpSharding::ShardGradOp);
+    // Accelerate's spelling of torch's _HYBRID_SHARD_ZERO2 reaches the planner from a plan file too.
+    write(file,
+          "strategy: fsdp\nfsdp_sharding_strategy: HYBRID_SHARD_ZERO2\nnum_gpus: 16\nhf_config: cfg/config.json\n");
+    QVERIFY(loadPlanFile(file.toStdString()).plan.fsdpSharding == FsdpSharding::HybridShardZero2);
     QCOMPARE(in.plan.numGpus, 16);
     QCOMPARE(in.plan.microBatch, 4);
     QVERIFY(in.plan.recompute == Recompute::Selective);

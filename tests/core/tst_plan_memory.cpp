@@ -264,6 +264,18 @@ private slots:
     p.fsdpSharding = FsdpSharding::ShardGradOp;
     const auto sgo = predict(model, plantest::bigDevice(), p);
     QVERIFY(close(sgo.memory.gatheredParameters, 2 * psi + 2 * static_cast<double>(model.largestUnitParams)));
+    // The hybrid strategies shard over a node's 4 ranks (16Ψ/4) and gather as their strategy within the node does:
+    // HYBRID_SHARD as FULL_SHARD, HYBRID_SHARD_ZERO2 as SHARD_GRAD_OP (every unit held from forward to backward).
+    p.gpusPerNode = 4;
+    p.fsdpSharding = FsdpSharding::HybridShard;
+    const auto hybrid = predict(model, plantest::bigDevice(), p);
+    QVERIFY(close(modelStates(hybrid), 16 * psi / 4));
+    QCOMPARE(hybrid.memory.gatheredParameters, r.memory.gatheredParameters);
+    p.fsdpSharding = FsdpSharding::HybridShardZero2;
+    const auto hybridZero2 = predict(model, plantest::bigDevice(), p);
+    QCOMPARE(modelStates(hybridZero2), modelStates(hybrid));
+    QCOMPARE(hybridZero2.memory.gatheredParameters, sgo.memory.gatheredParameters);
+    p.gpusPerNode = 0;
     // Accumulation with no_sync (Accelerate's default for FSDP) keeps unsharded bf16 gradients.
     p.fsdpSharding = FsdpSharding::FullShard;
     p.gradAccum = 4;
@@ -358,6 +370,8 @@ private slots:
         {"fsdp full_shard 3 (padded)", Strategy::Fsdp, FsdpSharding::FullShard, 3, 8, 149'852, 149'852, 299'704},
         {"fsdp shard_grad_op 4", Strategy::Fsdp, FsdpSharding::ShardGradOp, 4, 8, 112'384, 112'384, 224'768},
         {"fsdp hybrid 4 = 2 nodes x 2", Strategy::Fsdp, FsdpSharding::HybridShard, 4, 2, 224'768, 224'768, 449'536},
+        {"fsdp hybrid zero2 4 = 2 nodes x 2", Strategy::Fsdp, FsdpSharding::HybridShardZero2, 4, 2, 224'768, 224'768,
+         449'536},
         {"fsdp no_shard 4", Strategy::Fsdp, FsdpSharding::NoShard, 4, 8, 449'536, 449'536, 899'072},
         {"zero3 2", Strategy::Zero3, FsdpSharding::FullShard, 2, 8, 224'768, 224'768, 449'536},
         {"zero3 4", Strategy::Zero3, FsdpSharding::FullShard, 4, 8, 112'384, 112'384, 224'768},

@@ -172,8 +172,7 @@ void TestProfiler::memoryTimelineOfATrainingStep() {
   train::Accelerator accelerator({}, runtime::ProcessState::fromVariables(noEnv));
   models::ModelRequest request;
   request.name = "mlp";
-  request.mlp.hidden = 64;
-  request.mlp.layers = 2;
+  request.set(models::ModelDimension::Hidden, 64).set(models::ModelDimension::Layers, 2);
   torch::manual_seed(0);
   std::shared_ptr<models::Model> model = models::makeModel(request);
   auto optimizer = std::make_shared<torch::optim::AdamW>(model->parameters(), torch::optim::AdamWOptions(1e-3));
@@ -206,14 +205,14 @@ void TestProfiler::memoryTimelineOfATrainingStep() {
   QVERIFY(cpu != nullptr);
   // Parameters: known before the window (preexisting); gradients and AdamW's two states are allocated in step 1
   // and kept: exactly the bytes the planner counts for them.
-  QCOMPARE(cpu->atEnd[MemoryCategory::Parameter], paramBytes);
-  QCOMPARE(cpu->atEnd[MemoryCategory::Gradient], paramBytes);
-  QCOMPARE(cpu->atEnd[MemoryCategory::OptimizerState], 2 * paramBytes);
+  QCOMPARE(cpu->atEnd[MemoryCategory::Parameters], paramBytes);
+  QCOMPARE(cpu->atEnd[MemoryCategory::Gradients], paramBytes);
+  QCOMPARE(cpu->atEnd[MemoryCategory::OptimizerStates], 2 * paramBytes);
   // Forward keeps the inputs of every layer for backward: at least the 32x64 activations of each block.
-  QVERIFY2(cpu->peak[MemoryCategory::Activation] >= 2 * 32 * 64 * 4,
-           std::to_string(cpu->peak[MemoryCategory::Activation]).c_str());
-  QVERIFY(cpu->peak[MemoryCategory::Temporary] > 0);
-  QCOMPARE(cpu->atEnd[MemoryCategory::Activation], 0);  // backward released them
+  QVERIFY2(cpu->peak[MemoryCategory::Activations] >= 2 * 32 * 64 * 4,
+           std::to_string(cpu->peak[MemoryCategory::Activations]).c_str());
+  QVERIFY(cpu->peak[MemoryCategory::Temporaries] > 0);
+  QCOMPARE(cpu->atEnd[MemoryCategory::Activations], 0);  // backward released them
 }
 
 QTEST_GUILESS_MAIN(TestProfiler)

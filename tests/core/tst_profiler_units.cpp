@@ -162,15 +162,15 @@ void TestProfilerUnits::forwardSurvivorsAreActivations() {
                freeOf(250, 0xA, 1000, 2),  // backward frees the activations
                freeOf(260, 0xC, 500, 2)};
   const MemoryTimeline t = buildMemoryTimeline(in);
-  QCOMPARE(name(t.eventCategories[0]), name(MemoryCategory::Activation));
-  QCOMPARE(name(t.eventCategories[1]), name(MemoryCategory::Temporary));
-  QCOMPARE(name(t.eventCategories[2]), name(MemoryCategory::Temporary));
-  QCOMPARE(name(t.eventCategories[3]), name(MemoryCategory::Activation));
-  QCOMPARE(name(t.eventCategories[4]), name(MemoryCategory::Activation));
+  QCOMPARE(name(t.eventCategories[0]), name(MemoryCategory::Activations));
+  QCOMPARE(name(t.eventCategories[1]), name(MemoryCategory::Temporaries));
+  QCOMPARE(name(t.eventCategories[2]), name(MemoryCategory::Temporaries));
+  QCOMPARE(name(t.eventCategories[3]), name(MemoryCategory::Activations));
+  QCOMPARE(name(t.eventCategories[4]), name(MemoryCategory::Activations));
   const DeviceMemorySeries* s = t.series(kCpu);
   QVERIFY(s != nullptr);
-  QCOMPARE(s->peak[MemoryCategory::Activation], 1500);
-  QCOMPARE(s->peak[MemoryCategory::Temporary], 300);
+  QCOMPARE(s->peak[MemoryCategory::Activations], 1500);
+  QCOMPARE(s->peak[MemoryCategory::Temporaries], 300);
   QCOMPARE(s->peakTotal, 1500);  // A and C alive at 140 (B, 300, was freed at 130)
   QCOMPARE(s->atEnd.total(), 0);
   QCOMPARE(s->points.size(), std::size_t(7));  // the start plus one per event
@@ -186,15 +186,15 @@ void TestProfilerUnits::phasesGiveCategories() {
   in.events = {alloc(10, 1, 8, 1),   alloc(110, 2, 16, 2),  alloc(210, 3, 32, 3),
                alloc(310, 4, 64, 4), alloc(410, 5, 128, 5), alloc(510, 6, 256, 6)};
   const MemoryTimeline t = buildMemoryTimeline(in);
-  const std::vector<MemoryCategory> expected{MemoryCategory::Input,          MemoryCategory::Activation,
-                                             MemoryCategory::Gradient,       MemoryCategory::Other,
-                                             MemoryCategory::OptimizerState, MemoryCategory::Other};
+  const std::vector<MemoryCategory> expected{MemoryCategory::Inputs,          MemoryCategory::Activations,
+                                             MemoryCategory::Gradients,       MemoryCategory::Other,
+                                             MemoryCategory::OptimizerStates, MemoryCategory::Other};
   QVERIFY(t.eventCategories == expected);
   const CategoryBytes& end = t.series(kCpu)->atEnd;
-  QCOMPARE(end[MemoryCategory::Input], 8);
-  QCOMPARE(end[MemoryCategory::Activation], 16);
-  QCOMPARE(end[MemoryCategory::Gradient], 32);
-  QCOMPARE(end[MemoryCategory::OptimizerState], 128);
+  QCOMPARE(end[MemoryCategory::Inputs], 8);
+  QCOMPARE(end[MemoryCategory::Activations], 16);
+  QCOMPARE(end[MemoryCategory::Gradients], 32);
+  QCOMPARE(end[MemoryCategory::OptimizerStates], 128);
   QCOMPARE(end[MemoryCategory::Other], 64 + 256);
 }
 
@@ -202,12 +202,12 @@ void TestProfilerUnits::hintWins() {
   MemoryTimelineInput in;
   in.phases = {{1, Phase::Forward, 0}};
   AllocatorEvent gathered = alloc(10, 7, 4096, 1);
-  gathered.hint = static_cast<std::uint8_t>(MemoryCategory::Parameter);  // FSDP's gathered unit
+  gathered.hint = static_cast<std::uint8_t>(MemoryCategory::Parameters);  // FSDP's gathered unit
   in.events = {gathered, freeOf(20, 7, 4096, 1)};
   const MemoryTimeline t = buildMemoryTimeline(in);
-  QCOMPARE(name(t.eventCategories[0]), name(MemoryCategory::Parameter));  // not temporary, though freed within forward
-  QCOMPARE(t.series(kCpu)->peak[MemoryCategory::Parameter], 4096);
-  QCOMPARE(t.series(kCpu)->peak[MemoryCategory::Temporary], 0);
+  QCOMPARE(name(t.eventCategories[0]), name(MemoryCategory::Parameters));  // not temporary, though freed within forward
+  QCOMPARE(t.series(kCpu)->peak[MemoryCategory::Parameters], 4096);
+  QCOMPARE(t.series(kCpu)->peak[MemoryCategory::Temporaries], 0);
 }
 
 void TestProfilerUnits::classificationMovesAndAddsPreexisting() {
@@ -217,15 +217,15 @@ void TestProfilerUnits::classificationMovesAndAddsPreexisting() {
   in.events = {alloc(10, 0x10, 400, 1)};  // a gradient, by phase
   // At 150 Fathom says 0x10 is a parameter (say, a re-pointed buffer), and names a parameter the allocator never
   // reported (allocated before profiling).
-  in.classifications = {{150, 0x10, 400, MemoryCategory::Parameter, kCpu},
-                        {150, 0x20, 1000, MemoryCategory::Parameter, kCpu},
-                        {160, 0x20, 1000, MemoryCategory::Parameter, kCpu}};  // known, same category: no point
+  in.classifications = {{150, 0x10, 400, MemoryCategory::Parameters, kCpu},
+                        {150, 0x20, 1000, MemoryCategory::Parameters, kCpu},
+                        {160, 0x20, 1000, MemoryCategory::Parameters, kCpu}};  // known, same category: no point
   const MemoryTimeline t = buildMemoryTimeline(in);
   const DeviceMemorySeries* s = t.series(kCpu);
-  QCOMPARE(name(t.eventCategories[0]), name(MemoryCategory::Gradient));
-  QCOMPARE(s->atEnd[MemoryCategory::Gradient], 0);
-  QCOMPARE(s->atEnd[MemoryCategory::Parameter], 1400);
-  QCOMPARE(s->peak[MemoryCategory::Gradient], 400);
+  QCOMPARE(name(t.eventCategories[0]), name(MemoryCategory::Gradients));
+  QCOMPARE(s->atEnd[MemoryCategory::Gradients], 0);
+  QCOMPARE(s->atEnd[MemoryCategory::Parameters], 1400);
+  QCOMPARE(s->peak[MemoryCategory::Gradients], 400);
   QCOMPARE(s->points.size(), std::size_t(4));  // start, alloc, move, preexisting
 }
 
@@ -235,17 +235,17 @@ void TestProfilerUnits::pendingBaselineDecidedInWindow() {
   MemoryTimelineInput in;
   in.startNs = 1000;
   in.phases = {{5, Phase::Forward, 900}, {6, Phase::Backward, 1200}};
-  in.baseline = {{0x1, 64, kCpu, MemoryCategory::Activation, 5},
-                 {0x2, 32, kCpu, MemoryCategory::Activation, 5},
-                 {0x3, 128, kCpu, MemoryCategory::Parameter, 0}};
+  in.baseline = {{0x1, 64, kCpu, MemoryCategory::Activations, 5},
+                 {0x2, 32, kCpu, MemoryCategory::Activations, 5},
+                 {0x3, 128, kCpu, MemoryCategory::Parameters, 0}};
   in.events = {freeOf(1100, 0x1, 64, 5), freeOf(1300, 0x2, 32, 6)};
   const MemoryTimeline t = buildMemoryTimeline(in);
   const DeviceMemorySeries* s = t.series(kCpu);
-  QCOMPARE(s->atStart[MemoryCategory::Temporary], 64);
-  QCOMPARE(s->atStart[MemoryCategory::Activation], 32);
-  QCOMPARE(s->atStart[MemoryCategory::Parameter], 128);
-  QCOMPARE(name(t.eventCategories[0]), name(MemoryCategory::Temporary));
-  QCOMPARE(name(t.eventCategories[1]), name(MemoryCategory::Activation));
+  QCOMPARE(s->atStart[MemoryCategory::Temporaries], 64);
+  QCOMPARE(s->atStart[MemoryCategory::Activations], 32);
+  QCOMPARE(s->atStart[MemoryCategory::Parameters], 128);
+  QCOMPARE(name(t.eventCategories[0]), name(MemoryCategory::Temporaries));
+  QCOMPARE(name(t.eventCategories[1]), name(MemoryCategory::Activations));
   QCOMPARE(s->atEnd.total(), 128);
 }
 
@@ -255,7 +255,7 @@ void TestProfilerUnits::unknownFreesAreCounted() {
   in.events = {freeOf(10, 0x99, 8, 1), alloc(20, 0x98, 8, 1)};
   const MemoryTimeline t = buildMemoryTimeline(in);
   QCOMPARE(t.unknownFrees, 1);
-  QCOMPARE(t.series(kCpu)->atEnd[MemoryCategory::Activation], 8);
+  QCOMPARE(t.series(kCpu)->atEnd[MemoryCategory::Activations], 8);
 }
 
 void TestProfilerUnits::devicesHaveTheirOwnSeries() {
@@ -266,8 +266,8 @@ void TestProfilerUnits::devicesHaveTheirOwnSeries() {
   in.events = {alloc(5, 0x4, 16, 1), gpu};
   const MemoryTimeline t = buildMemoryTimeline(in);
   QCOMPARE(t.devices.size(), std::size_t(2));
-  QCOMPARE(t.series(MemoryDevice{1, 0})->atEnd[MemoryCategory::Activation], 2048);
-  QCOMPARE(t.series(kCpu)->atEnd[MemoryCategory::Activation], 16);
+  QCOMPARE(t.series(MemoryDevice{1, 0})->atEnd[MemoryCategory::Activations], 2048);
+  QCOMPARE(t.series(kCpu)->atEnd[MemoryCategory::Activations], 16);
   QCOMPARE(MemoryDevice(1, 0).name(), std::string("cuda:0"));
   QCOMPARE(kCpu.name(), std::string("cpu"));
 }

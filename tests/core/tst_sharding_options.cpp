@@ -47,15 +47,25 @@ private slots:
     QVERIFY(fp::parseFsdpShardingStrategy("2") == Strategy::ShardGradOp);
     QVERIFY(fp::parseFsdpShardingStrategy("3") == Strategy::NoShard);
     QVERIFY(fp::parseFsdpShardingStrategy("4") == Strategy::HybridShard);
-    const std::string zero2 = messageOf([] { fp::parseFsdpShardingStrategy("5"); });
-    QVERIFY2(contains(zero2, "HYBRID_SHARD_ZERO2") && contains(zero2, "'5'"), zero2.c_str());
+    // torch's _HYBRID_SHARD_ZERO2 = 5; Accelerate spells it HYBRID_SHARD_ZERO2.
+    QVERIFY(fp::parseFsdpShardingStrategy("5") == Strategy::HybridShardZero2);
+    QVERIFY(fp::parseFsdpShardingStrategy("hybrid_shard_zero2") == Strategy::HybridShardZero2);
+    QVERIFY(fp::parseFsdpShardingStrategy("_HYBRID_SHARD_ZERO2") == Strategy::HybridShardZero2);
     const std::string bad = messageOf([] { fp::parseFsdpShardingStrategy("FULL"); });
-    QVERIFY2(contains(bad, "'FULL'") && contains(bad, "SHARD_GRAD_OP"), bad.c_str());
+    QVERIFY2(contains(bad, "'FULL'") && contains(bad, "SHARD_GRAD_OP") && contains(bad, "HYBRID_SHARD_ZERO2"),
+             bad.c_str());
     QVERIFY(contains(messageOf([] { fp::parseFsdpShardingStrategy("0"); }), "'0'"));
-    for (Strategy s : {Strategy::FullShard, Strategy::ShardGradOp, Strategy::NoShard, Strategy::HybridShard}) {
+    QVERIFY(contains(messageOf([] { fp::parseFsdpShardingStrategy("6"); }), "'6'"));
+    for (Strategy s : {Strategy::FullShard, Strategy::ShardGradOp, Strategy::NoShard, Strategy::HybridShard,
+                       Strategy::HybridShardZero2}) {
       QVERIFY(fp::parseFsdpShardingStrategy(fp::fsdpShardingName(s)) == s);
+      // The planner's spelling of the same value parses back to it too (plan::FsdpSharding is the same enum).
+      QVERIFY(fathom::plan::parseFsdpSharding(fathom::plan::toString(s)) == s);
+      QVERIFY(fathom::plan::parseFsdpSharding(fp::fsdpShardingName(s)) == s);
     }
     QCOMPARE(fp::fsdpShardingName(Strategy::ShardGradOp), std::string_view("SHARD_GRAD_OP"));
+    QCOMPARE(fp::fsdpShardingName(Strategy::HybridShardZero2), std::string_view("HYBRID_SHARD_ZERO2"));
+    QVERIFY(fathom::plan::parseFsdpSharding("5") == Strategy::HybridShardZero2);
   }
 
   void wrapPrefetchAndStateDictSpellings() {
@@ -141,9 +151,15 @@ private slots:
     QVERIFY(fp::fsdpOptionsFromEnvironment(
                 envOf({{"FSDP_SHARDING_STRATEGY", "HYBRID_SHARD"}, {"FSDP_RESHARD_AFTER_FORWARD", "NO_SHARD"}}))
                 .shardingStrategy == Strategy::HybridShard);
-    // FSDP2 spelling: false keeps parameters gathered after forward (SHARD_GRAD_OP); true changes nothing.
+    // FSDP2 spelling: false keeps parameters gathered after forward (SHARD_GRAD_OP; HYBRID_SHARD_ZERO2 for a
+    // hybrid run); true changes nothing.
     QVERIFY(fp::fsdpOptionsFromEnvironment(envOf({{"FSDP_RESHARD_AFTER_FORWARD", "false"}})).shardingStrategy ==
             Strategy::ShardGradOp);
+    QVERIFY(fp::fsdpOptionsFromEnvironment(
+                envOf({{"FSDP_SHARDING_STRATEGY", "HYBRID_SHARD"}, {"FSDP_RESHARD_AFTER_FORWARD", "false"}}))
+                .shardingStrategy == Strategy::HybridShardZero2);
+    QVERIFY(fp::fsdpOptionsFromEnvironment(envOf({{"FSDP_SHARDING_STRATEGY", "5"}})).shardingStrategy ==
+            Strategy::HybridShardZero2);
     QVERIFY(fp::fsdpOptionsFromEnvironment(
                 envOf({{"FSDP_SHARDING_STRATEGY", "NO_SHARD"}, {"FSDP_RESHARD_AFTER_FORWARD", "true"}}))
                 .shardingStrategy == Strategy::NoShard);

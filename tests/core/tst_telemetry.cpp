@@ -8,11 +8,11 @@
 #include <fathom/common/error.h>
 #include <fathom/store/workspace.h>
 #include <fathom/telemetry/launch_recorder.h>
-#include <fathom/telemetry/protocol.h>
 #include <fathom/telemetry/sqlite_tracker.h>
 #include <fathom/telemetry/telemetry_collector.h>
 #include <fathom/telemetry/telemetry_sender.h>
 #include <fathom/track/tracker_registry.h>
+#include <telemetry/protocol.h>
 
 #include <nlohmann/json.hpp>
 
@@ -231,6 +231,41 @@ private slots:
     QCOMPARE(stats.connectionsRefused, std::uint64_t{0});
   }
 
+  // A worker may choose its own strategy (`fathom train --strategy zero2` under a launcher that selected nothing):
+  // rank 0's setup report replaces what the launcher recorded; another rank's is read but not applied.
+  void setupFromRankZeroReplacesTheLaunchersStrategy() {
+    store::Workspace ws(file("setup.sqlite"));
+    store::NewRun spec{"setup", "fathom launch fathom train --strategy zero2", "", ""};
+    spec.layout.worldSize = 2;
+    spec.layout.strategy = store::RunStrategy{};
+    spec.layout.mixedPrecision = "no";
+    const auto run = ws.createRun(spec);
+    TelemetryCollector collector(std::move(ws), run);
+    TelemetrySender one(endpointOf(collector, 1));
+    one.sendSetup({store::RunStrategy{plan::Strategy::Zero3, {}}, "fp16"});
+    one.close();
+    TelemetrySender zero(endpointOf(collector, 0));
+    zero.sendSetup({store::RunStrategy{plan::Strategy::Zero2, {}}, "bf16"});
+    zero.close();
+    collector.stop();
+    const store::RunLayout layout = collector.workspace().run(run)->layout;
+    QVERIFY(layout.strategy == (store::RunStrategy{plan::Strategy::Zero2, {}}));
+    QCOMPARE(layout.mixedPrecision, std::string("bf16"));
+    QCOMPARE(layout.worldSize, 2);  // the launcher's, untouched
+
+    // A setup frame naming a strategy this build does not know is a protocol error.
+    std::string bytes;
+    protocol::FrameWriter(bytes).setup(1,
+                                       {store::RunStrategy{plan::Strategy::Fsdp, plan::FsdpSharding::NoShard}, "no"});
+    protocol::BodyReader in(std::string_view(bytes).substr(5 + 8), "setup");  // after length, type and seq
+    const store::RunSetup decoded = protocol::decodeSetup(in);
+    QVERIFY(decoded.strategy == (store::RunStrategy{plan::Strategy::Fsdp, plan::FsdpSharding::NoShard}));
+    std::string bad;
+    protocol::FrameWriter(bad).log(1, 0, LogLevel::Info, "x");  // a body of the wrong shape
+    protocol::BodyReader wrong(std::string_view(bad).substr(5 + 8), "setup");
+    QVERIFY(fathom::test::throwsType<CommError>([&] { protocol::decodeSetup(wrong); }));
+  }
+
   void refusesWrongTokenVersionAndStrangers() {
     auto [ws, run] = freshRun("refuse.sqlite");
     TelemetryCollector collector(std::move(ws), run);
@@ -349,6 +384,7 @@ private slots:
     auto* sqlite = dynamic_cast<SqliteTracker*>(tracker.get());
     QVERIFY(sqlite != nullptr);
     QVERIFY(!sqlite->launched());
+    sqlite->recordSetup({store::RunStrategy{plan::Strategy::Zero1, {}}, "bf16"}, 1);
     tracker->storeInitConfiguration({{"lr", 0.001}, {"model", "mlp"}});
     tracker->log({{"loss", 0.5}, {"tokens", std::int64_t{4096}}, {"phase", std::string("warmup")}}, 3);
     tracker->log({{"loss", 0.25}}, 4);
@@ -367,6 +403,11 @@ private slots:
     QCOMPARE(events.size(), std::size_t{1});
     QCOMPARE(events[0].event.text, std::string("phase = warmup"));
     QCOMPARE(ws.ranks(runs[0].id).size(), std::size_t{1});
+    // The run this process wrote alone records the setup its Accelerator reported, typed.
+    QCOMPARE(runs[0].layout.worldSize, 1);
+    QVERIFY(runs[0].layout.strategy == (store::RunStrategy{plan::Strategy::Zero1, {}}));
+    QCOMPARE(runs[0].layout.mixedPrecision, std::string("bf16"));
+    QCOMPARE(runs[0].layout.hosts, std::vector<std::string>{store::currentHostName()});
   }
 
   void sqliteTrackerSendsUnderTheLauncher() {

@@ -5,10 +5,10 @@
 #include "trace_fixtures.h"
 
 #include <fathom/common/error.h>
-#include <fathom/profile/trace_event_view.h>
-#include <fathom/profile/trace_merge.h>
-#include <fathom/profile/trace_reader.h>
-#include <fathom/profile/trace_validator.h>
+#include <fathom/trace/trace_event_view.h>
+#include <fathom/trace/trace_merge.h>
+#include <fathom/trace/trace_reader.h>
+#include <fathom/trace/trace_validator.h>
 
 #include <nlohmann/json.hpp>
 
@@ -17,7 +17,7 @@
 
 #include <filesystem>
 
-using namespace fathom::profile;
+using namespace fathom::trace;
 namespace fs = std::filesystem;
 using fathom::test::completeEvent;
 using fathom::test::contains;

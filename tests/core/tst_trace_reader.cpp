@@ -6,8 +6,8 @@
 #include "trace_fixtures.h"
 
 #include <fathom/common/error.h>
-#include <fathom/profile/trace_event_view.h>
-#include <fathom/profile/trace_reader.h>
+#include <fathom/trace/trace_event_view.h>
+#include <fathom/trace/trace_reader.h>
 
 #include <nlohmann/json.hpp>
 
@@ -16,7 +16,7 @@
 
 #include <filesystem>
 
-using namespace fathom::profile;
+using namespace fathom::trace;
 namespace fs = std::filesystem;
 using fathom::test::contains;
 using fathom::test::messageOf;
@@ -275,6 +275,36 @@ private slots:
     QVERIFY(!unescapeJsonString("\\x", out));
     QVERIFY(unescapeJsonString("\\/\\b\\f\\n\\r\\t", out));
     QCOMPARE(out, std::string("/\b\f\n\r\t"));
+  }
+
+  void eventViewStrict() {
+    // parseStrict: the same members as parse(), and the whole grammar checked in the same pass.
+    using Strict = TraceEventView::Strict;
+    TraceEventView v;
+    // (Plain literals where a string holds \": moc's tokenizer reads raw strings as ordinary ones.)
+    const std::string event =
+        " {\"ph\":\"X\",\"name\":\"a\\\"b\",\"ts\":1.5e3,\"args\":{\"k\":[true,null,-0.25]},\"id\":\"0x1f\"} ";
+    QCOMPARE(v.parseStrict(event), Strict::Object);
+    QCOMPARE(v.members().size(), std::size_t{5});
+    QCOMPARE(std::string(v.members()[1].key), std::string("name"));
+    QCOMPARE(std::string(v.string("name").value_or("?")), std::string("a\"b"));
+    QCOMPARE(std::string(v.raw("args")), std::string(R"({"k":[true,null,-0.25]})"));
+    QCOMPARE(v.micros("ts").value_or(-1), 1'500'000);
+    QCOMPARE(v.parseStrict("{}"), Strict::Object);
+    QVERIFY(v.members().empty());
+    QCOMPARE(v.parseStrict(" [1,{\"a\":2}] "), Strict::NotAnObject);
+    QVERIFY(v.members().empty());
+    QCOMPARE(v.parseStrict("7"), Strict::NotAnObject);
+    // What parse() lets through (it checks the shape, not the values) but JSON does not allow.
+    for (const char* bad : {R"({"a":01})", R"({"a":tru})", "{\"a\":\"\\x\"}", "{\"a\":\"\x01\"}", "{\"a\":\"\xff\"}",
+                            R"({"a":1.})", R"({"a":[1,]})"}) {
+      QVERIFY2(v.parse(bad), bad);
+      QCOMPARE(v.parseStrict(bad), Strict::NotJson);
+      QVERIFY2(v.members().empty(), bad);  // a malformed text hands out no members
+    }
+    QCOMPARE(v.parseStrict(R"({"a":1,"b":[1 2]})"), Strict::NotJson);
+    QCOMPARE(v.errorOffset(), std::size_t{14});
+    QCOMPARE(std::string(v.error()), std::string("expected ',' or ']' in an array"));
   }
 };
 

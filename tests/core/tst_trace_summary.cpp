@@ -5,14 +5,14 @@
 #include "error_helpers.h"
 #include "trace_fixtures.h"
 
-#include <fathom/profile/trace_summary.h>
+#include <fathom/trace/trace_summary.h>
 
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <filesystem>
 
-using namespace fathom::profile;
+using namespace fathom::trace;
 namespace fs = std::filesystem;
 using fathom::test::completeEvent;
 using fathom::test::contains;
@@ -48,7 +48,7 @@ std::vector<std::string> cpuEvents(bool steps, bool trainingSpans) {
       op("aten::copy_", 5, 90, 100),  // not a training thread: not compute
       R"({"ph":"C","cat":"memory","name":"Memory","pid":1,"tid":0,"ts":5.000,"args":{"parameter":100,"gradient":50}})",
       R"({"ph":"C","cat":"memory","name":"Memory","pid":1,"tid":0,"ts":50.000,)"
-      R"("args":{"parameter":100,"gradient":80,"activation":30}})",
+      R"("args":{"parameters":100,"gradients":80,"activations":30}})",
       R"({"ph":"i","cat":"cpu_instant_event","name":"[memory]","pid":1,"tid":1,"ts":6.000,"s":"t",)"
       R"("args":{"Total Allocated":1000,"Total Reserved":4096,"Bytes":1000}})",
       R"({"ph":"i","cat":"cpu_instant_event","name":"[memory]","pid":1,"tid":1,"ts":7.000,"s":"t",)"
@@ -137,7 +137,9 @@ private slots:
     for (const MemoryPeak& m : s.memory) {
       memory << QString::fromStdString(m.category + "=" + std::to_string(m.peakBytes));
     }
-    QCOMPARE(memory, QStringList({"parameter=100", "gradient=80", "activation=30", "Total Allocated=3000",
+    // The first counter is spelled as releases before the one memory vocabulary wrote it ("parameter"): read under
+    // the current keys, its peaks merge with the second's.
+    QCOMPARE(memory, QStringList({"parameters=100", "gradients=80", "activations=30", "Total Allocated=3000",
                                   "Total Reserved=4096", "total=210"}));
   }
 

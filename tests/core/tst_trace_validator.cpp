@@ -5,8 +5,8 @@
 #include "trace_fixtures.h"
 
 #include <fathom/common/error.h>
-#include <fathom/profile/chrome_trace_writer.h>
-#include <fathom/profile/trace_validator.h>
+#include <fathom/trace/chrome_trace_writer.h>
+#include <fathom/trace/trace_validator.h>
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -15,7 +15,7 @@
 #include <map>
 #include <set>
 
-using namespace fathom::profile;
+using namespace fathom::trace;
 namespace fs = std::filesystem;
 using fathom::test::completeEvent;
 using fathom::test::contains;
@@ -132,7 +132,7 @@ private slots:
       auto at = [&](std::int64_t us) { return h.baseTimeNs + us * 1000; };
       const TraceArg launch[] = {TraceArg::integer("External id", 1), TraceArg::integer("correlation", 5)};
       const TraceArg kernel[] = {TraceArg::integer("stream", 7), TraceArg::integer("correlation", 5)};
-      const TraceArg memory[] = {TraceArg::integer("parameter", 1024), TraceArg::integer("gradient", 512)};
+      const TraceArg memory[] = {TraceArg::integer("parameters", 1024), TraceArg::integer("gradients", 512)};
       w.write({.category = TraceCategory::UserAnnotation,
                .name = "ProfilerStep#1",
                .startNs = at(0),

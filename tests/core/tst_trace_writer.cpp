@@ -4,11 +4,11 @@
 #include "error_helpers.h"
 #include "trace_fixtures.h"
 
+#include "trace/trace_json.h"
 #include <fathom/common/error.h>
-#include <fathom/profile/chrome_trace_writer.h>
-#include <fathom/profile/trace_event_view.h>
-#include <fathom/profile/trace_json.h>
-#include <fathom/profile/trace_reader.h>
+#include <fathom/trace/chrome_trace_writer.h>
+#include <fathom/trace/trace_event_view.h>
+#include <fathom/trace/trace_reader.h>
 
 #include <nlohmann/json.hpp>
 
@@ -19,7 +19,7 @@
 #include <filesystem>
 #include <limits>
 
-using namespace fathom::profile;
+using namespace fathom::trace;
 namespace fs = std::filesystem;
 using fathom::test::contains;
 using fathom::test::messageOf;

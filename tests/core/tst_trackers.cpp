@@ -4,6 +4,7 @@
 // (with an independent, bitwise CRC-32C), MLflow's file store, DVCLive's directory, CSV and JSON Lines.
 #include "error_helpers.h"
 
+#include <fathom/common/clock.h>
 #include <fathom/common/error.h>
 #include <fathom/track/file_trackers.h>
 #include <fathom/track/tracker_registry.h>
@@ -323,7 +324,7 @@ private slots:
 
   void tensorBoardEventFile() {
     QTemporaryDir dir;
-    const double before = unixTimeSeconds();
+    const double before = fathom::unixNowSeconds();
     TensorBoardTracker tb(optionsIn(dir));
     QCOMPARE(tb.name(), std::string("tensorboard"));
     QVERIFY(tb.requiresLoggingDirectory());
@@ -343,7 +344,7 @@ private slots:
     tb.log({{"note", std::string("warmup done")}}, 7);
     const std::map<std::string, double> plain{{"train/loss", 1.5}};
     tb.log(plain, 8);
-    const double after = unixTimeSeconds();
+    const double after = fathom::unixNowSeconds();
 
     // Everything is on disk before finish(): a killed run keeps what it logged.
     const auto bytes = readAll(tb.eventFile());
@@ -463,10 +464,10 @@ private slots:
     QCOMPARE(readAll(runDir / "params" / "optimizer" / "name"), std::string("adamw"));
     QCOMPARE(readAll(runDir / "params" / "optimizer" / "betas"), std::string("[0.9,0.95]"));
 
-    const double before = unixTimeSeconds();
+    const double before = fathom::unixNowSeconds();
     ml.log({{"loss", 0.5}, {"train/acc", std::int64_t{3}}}, 1);
     ml.log({{"loss", 0.25}, {"phase", std::string("eval")}}, 2);
-    const double after = unixTimeSeconds();
+    const double after = fathom::unixNowSeconds();
 
     // metrics/<key>: "<timestamp_ms> <value> <step>" per line, readable before finish().
     const auto lossLines = lines(readAll(runDir / "metrics" / "loss"));
@@ -541,7 +542,7 @@ private slots:
     options.loggingDir = fs::path(dir.path().toStdString()) / "logs";
     CsvTracker csv(options);
     QCOMPARE(csv.file(), options.loggingDir / "proj" / "metrics.csv");
-    const double before = unixTimeSeconds();
+    const double before = fathom::unixNowSeconds();
     csv.log({{"loss", 0.5}, {"a,b", std::int64_t{7}}, {"note", std::string("said \"hi\"\nbye")}}, 3);
     csv.storeInitConfiguration({{"lr", 0.1}});
 
@@ -552,7 +553,7 @@ private slots:
     QCOMPARE(rows[1][2], std::string("a,b"));
     QCOMPARE(rows[1][3], std::string("7"));
     QCOMPARE(rows[2][0], std::string("3"));
-    QVERIFY(std::stod(rows[2][1]) >= before && std::stod(rows[2][1]) <= unixTimeSeconds());
+    QVERIFY(std::stod(rows[2][1]) >= before && std::stod(rows[2][1]) <= fathom::unixNowSeconds());
     QCOMPARE(rows[2][2], std::string("loss"));
     QCOMPARE(std::stod(rows[2][3]), 0.5);
     QCOMPARE(rows[3][3], std::string("said \"hi\"\nbye"));

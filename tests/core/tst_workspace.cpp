@@ -131,17 +131,22 @@ private slots:
       ws.appendMetrics(run, points(10, "loss"));
       ws.finishRun(run, RunStatus::Succeeded, 0);
     }
-    // Make it a version-1 file: what versions 2 and 3 added is not there yet.
+    // Make it a version-1 file: what versions 2, 3 and 4 added is not there yet.
     rawExec(path, "DROP TABLE plans; DROP INDEX metrics_by_run_key; DROP TABLE heartbeats; DROP TABLE trace_chunks; "
-                  "PRAGMA user_version = 1;");
+                  "DROP TABLE run_hosts; ALTER TABLE runs DROP COLUMN world_size; ALTER TABLE runs DROP COLUMN "
+                  "num_machines; ALTER TABLE runs DROP COLUMN strategy; ALTER TABLE runs DROP COLUMN fsdp_sharding; "
+                  "ALTER TABLE runs DROP COLUMN mixed_precision; PRAGMA user_version = 1;");
     QCOMPARE(rawInt(path, "PRAGMA user_version"), 1);
 
     Workspace ws(path);
-    QCOMPARE(ws.schemaVersion(), 3);
-    QCOMPARE(rawInt(path, "PRAGMA user_version"), 3);
+    QCOMPARE(ws.schemaVersion(), Workspace::kSchemaVersion);
+    QCOMPARE(rawInt(path, "PRAGMA user_version"), Workspace::kSchemaVersion);
     QCOMPARE(rawInt(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'metrics_by_run_key'"), 1);
     QCOMPARE(rawInt(path, "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('heartbeats', 'trace_chunks')"), 2);
     QCOMPARE(ws.metricSeries(run, "loss").size(), std::size_t{10});
+    // Version 4 derived the run's layout from what it had: no ranks, no configuration: DDP of unknown size.
+    QCOMPARE(ws.run(run)->layout.worldSize, 0);
+    QVERIFY(ws.run(run)->layout.strategy == RunStrategy{});
     QCOMPARE(name(ws.run(run)->status), name(RunStatus::Succeeded));
     const PlanId plan = ws.savePlan(R"({"model":"gpt2"})", R"({"step_ms":12})");
     QCOMPARE(ws.plans().size(), std::size_t{1});
@@ -332,6 +337,48 @@ private slots:
     ws.deleteRun(b, true);
     QVERIFY(ws.listRuns().empty());
     QVERIFY(fathom::test::throwsType<ConfigError>([&] { ws.deleteRun(b); }));
+  }
+
+  // A run's layout is typed columns plus one row per known host: written by createRun, read back by every reader,
+  // corrected by a setup report, deleted with the run.
+  void runLayoutRoundTrip() {
+    const std::string path = file("layout.sqlite");
+    Workspace ws(path);
+    NewRun spec{"hsdp", "fathom launch ...", "", ""};
+    spec.layout.worldSize = 8;
+    spec.layout.numMachines = 2;
+    spec.layout.strategy = RunStrategy{fathom::plan::Strategy::Fsdp, fathom::plan::FsdpSharding::HybridShard};
+    spec.layout.mixedPrecision = "bf16";
+    spec.layout.hosts = {"", "node1"};  // machine 1's launcher knows only itself
+    const RunId run = ws.createRun(spec);
+    QVERIFY(ws.run(run)->layout == spec.layout);
+    QVERIFY(ws.listRuns().back().layout == spec.layout);
+    QVERIFY(ws.resolveRun("hsdp").layout == spec.layout);
+    QCOMPARE(rawInt(path, "SELECT COUNT(*) FROM run_hosts"), 1);
+
+    // Rank 0's report replaces strategy and precision, nothing else.
+    IngestBatch batch;
+    batch.setup = RunSetup{RunStrategy{fathom::plan::Strategy::Zero3, {}}, "fp16"};
+    ws.append(run, batch);
+    RunLayout expected = spec.layout;
+    expected.strategy = RunStrategy{fathom::plan::Strategy::Zero3, {}};
+    expected.mixedPrecision = "fp16";
+    QVERIFY(ws.run(run)->layout == expected);
+    QCOMPARE(fathom::store::strategyLabel(*expected.strategy), std::string("zero3"));
+
+    // A default name is numbered with the run's id; a layout left empty reads as unknown.
+    NewRun numbered{"train", "", "", ""};
+    numbered.numberName = true;
+    const RunId second = ws.createRun(numbered);
+    QCOMPARE(ws.run(second)->name, "train-" + std::to_string(second.value));
+    QVERIFY(ws.run(second)->layout == RunLayout{});
+    // A strategy this build does not know (a newer writer's) reads as unknown rather than failing.
+    rawExec(path, "UPDATE runs SET strategy = 'pipeline9' WHERE id = " + std::to_string(second.value));
+    QVERIFY(!ws.run(second)->layout.strategy);
+
+    ws.finishRun(run, RunStatus::Succeeded, 0);
+    ws.deleteRun(run);
+    QCOMPARE(rawInt(path, "SELECT COUNT(*) FROM run_hosts"), 0);
   }
 
   void incrementalReads() {

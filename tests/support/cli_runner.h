@@ -4,6 +4,7 @@
 
 #include <QByteArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QString>
@@ -77,6 +78,21 @@ inline QJsonDocument stdoutJson(const CliRun& r) {
     qWarning("%s\n%s\n%s", qPrintable(error.errorString()), r.out.constData(), r.err.constData());
   }
   return doc;
+}
+
+/// The last `{"event":"summary",...}` object in the output of `fathom train --json` (alone, or under `fathom launch`,
+/// whose "[rankN]: " prefix is skipped); an empty object when there is none.
+inline QJsonObject trainSummary(const QByteArray& out) {
+  QJsonObject summary;
+  for (const QByteArray& line : out.split('\n')) {
+    const qsizetype brace = line.indexOf('{');
+    if (brace < 0)
+      continue;
+    const QJsonObject o = QJsonDocument::fromJson(line.mid(brace)).object();
+    if (o.value(QStringLiteral("event")).toString() == QStringLiteral("summary"))
+      summary = o;
+  }
+  return summary;
 }
 
 }  // namespace fathom::test

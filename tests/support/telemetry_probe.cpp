@@ -6,8 +6,10 @@
 // seconds <s>".
 //
 //   telemetry_probe --rate POINTS_PER_SECOND --seconds S [--ack_file PATH] [--batch N]
+#include <fathom/common/clock.h>
 #include <fathom/common/error.h>
 #include <fathom/telemetry/telemetry_sender.h>
+#include <telemetry/protocol.h>
 
 #include <chrono>
 #include <cstdio>
@@ -83,7 +85,7 @@ int main(int argc, char** argv) {
       // Paced in 1 ms slices: every slice sends what the rate owes by now.
       const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
       const auto due = std::min(total, static_cast<std::int64_t>(elapsed * rate) + 1);
-      const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+      const double now = fathom::unixNowSeconds();
       for (; sent < due; ++sent) {
         sender.addMetric(sent, now, "probe/value", static_cast<double>(sent));
       }

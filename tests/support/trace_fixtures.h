@@ -3,8 +3,8 @@
 // event a string, assembled into the object form the way Fathom's writer lays it out, written as .json or .json.gz.
 #pragma once
 
-#include <fathom/profile/trace_file_sink.h>
-#include <fathom/profile/trace_input.h>
+#include <fathom/trace/trace_file_sink.h>
+#include <fathom/trace/trace_input.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -46,7 +46,7 @@ inline std::string objectTrace(const std::vector<std::string>& events, const std
 
 /// Writes `bytes` to `path` through TraceFileSink: gzip-compressed when the name ends with ".gz".
 inline void writeTraceFile(const std::filesystem::path& path, std::string_view bytes) {
-  profile::TraceFileSink sink(path);
+  trace::TraceFileSink sink(path);
   sink.write(bytes);
   sink.finish();
 }
@@ -67,7 +67,7 @@ inline std::string readRaw(const std::filesystem::path& path) {
 
 /// A file's text, gunzipped when it is gzip.
 inline std::string readText(const std::filesystem::path& path) {
-  profile::TraceInput in = profile::TraceInput::openFile(path);
+  trace::TraceInput in = trace::TraceInput::openFile(path);
   std::string out;
   char block[65536];
   while (const std::size_t n = in.read(block, sizeof block)) {

@@ -358,6 +358,8 @@ void addFathom(std::vector<KeySpec>& t) {
   t.push_back(key("fathom", "project_dir", ValueKind::String, "project directory (checkpoints, logs)"));
   t.push_back(key("fathom", "logging_dir", ValueKind::String, "tracker output directory (default project_dir)"));
   t.push_back(key("fathom", "workspace", ValueKind::String, "SQLite workspace file (fathom.sqlite)"));
+  t.push_back(
+      key("fathom", "run_name", ValueKind::String, "name of the run `fathom launch` records (default <program>-<id>)"));
   t.push_back(key("fathom", "hosts", ValueKind::StringList, "machines for a multi-node launch, rank order"));
   t.push_back(key("fathom", "hostfile", ValueKind::String, "file with one host per line"));
   t.push_back(tableKey("fathom", "launcher", kLaunchers, "how agents start on the hosts"));
@@ -379,7 +381,7 @@ void addFathom(std::vector<KeySpec>& t) {
   // --config_file F` reads this section (core/plan/plan_file.cpp); strategy, processes, machines, precision and
   // offload come from the Accelerate keys above.
   const std::string pl = "fathom.planner";
-  t.push_back(key(pl, "model", ValueKind::String, "built-in model to plan for (mlp, gpt, gpt-tiny, gpt-small)"));
+  t.push_back(key(pl, "model", ValueKind::String, "built-in model to plan for (as `fathom plan --model`)"));
   t.push_back(key(pl, "hf_config", ValueKind::String, "Hugging Face config.json (relative to the file)"));
   t.push_back(key(pl, "params", ValueKind::Float, "model size as a bare parameter count (7.5e9)"));
   {

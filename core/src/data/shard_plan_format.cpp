@@ -36,13 +36,16 @@ std::string settingsLine(const ShardPlan& plan) {
   if (r.shuffleSeed) {
     out << ", shuffled (seed " << *r.shuffleSeed << ", epoch " << r.epoch << ")";
   }
-  out << "\ntotal batch size " << s.totalBatchSize() << ", remainder " << plan.remainder;
-  if (plan.remainder == -1) {
-    out << " (drop_last: nothing duplicated)";
+  out << "\ntotal batch size " << s.totalBatchSize();
+  // remainder() is -1 under drop_last, Accelerate's marker (kept in the JSON); people read what it means.
+  if (plan.remainder < 0) {
+    out << ", no remainder (drop_last: an incomplete last batch is dropped, nothing is duplicated)";
   } else if (plan.remainder == 0) {
+    out << ", remainder 0";
     out << " (the data divides evenly)";
   } else {
-    out << " (gather_for_metrics keeps " << plan.remainder << " samples of the last global batch)";
+    out << ", remainder " << plan.remainder << " (gather_for_metrics keeps " << plan.remainder
+        << " samples of the last global batch)";
   }
   out << '\n';
   return out.str();

@@ -4,6 +4,7 @@
 // a byte of tensor data is read.
 #include "fathom/io/safetensors.h"
 
+#include "fathom/common/atomic_file.h"
 #include "fathom/common/error.h"
 #include "fathom/profile/annotations.h"
 
@@ -13,15 +14,11 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
 #include <fstream>
 #include <limits>
 #include <optional>
 #include <set>
 #include <string_view>
-#include <system_error>
 #include <unistd.h>
 
 namespace fathom::io {
@@ -81,59 +78,6 @@ std::string knownDtypes() {
 }
 
 // ---- writing ----------------------------------------------------------------------------------------------------
-
-/// Closes the descriptor and removes the temporary file unless release() was called: the "nothing left behind"
-/// guarantee holds on every exit path, exceptions included.
-class TempFile {
-public:
-  explicit TempFile(std::filesystem::path path) : m_path(std::move(path)) {}
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  ~TempFile() {
-    closeFd();
-    if (m_armed) {
-      std::error_code ec;
-      std::filesystem::remove(m_path, ec);
-    }
-  }
-  void setFd(int fd) { m_fd = fd; }
-  int fd() const { return m_fd; }
-  int closeFd() {
-    int rc = 0;
-    if (m_fd >= 0) {
-      rc = ::close(m_fd);
-      m_fd = -1;
-    }
-    return rc;
-  }
-  void release() { m_armed = false; }
-  const std::filesystem::path& path() const { return m_path; }
-
-private:
-  std::filesystem::path m_path;
-  int m_fd = -1;
-  bool m_armed = true;
-};
-
-[[noreturn]] void throwIo(const std::filesystem::path& path, const char* what, int error) {
-  throw StorageError(detail::concat("cannot write safetensors file ", path, ": ", what, ": ", std::strerror(error)));
-}
-
-void writeAll(int fd, const void* data, std::size_t size, const std::filesystem::path& path) {
-  const auto* p = static_cast<const char*>(data);
-  while (size > 0) {
-    // Linux writes at most ~2 GiB per call; loop for larger tensors and partial writes.
-    const ssize_t n = ::write(fd, p, std::min<std::size_t>(size, std::size_t{1} << 30));
-    if (n < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      throwIo(path, "write failed", errno);
-    }
-    p += n;
-    size -= static_cast<std::size_t>(n);
-  }
-}
 
 // ---- reading ----------------------------------------------------------------------------------------------------
 
@@ -270,35 +214,14 @@ void writeSafetensors(const std::filesystem::path& path, const std::vector<std::
     length[i] = static_cast<unsigned char>((static_cast<std::uint64_t>(json.size()) >> (8 * i)) & 0xff);
   }
 
-  TempFile temp(path.string() + ".tmp-" + std::to_string(::getpid()));
-  const int fd = ::open(temp.path().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    const int error = errno;
-    temp.release();  // we did not create it; never remove a file that may belong to someone else
-    throwIo(path, detail::concat("cannot create ", temp.path()).c_str(), error);
-  }
-  temp.setFd(fd);
-  writeAll(fd, length.data(), length.size(), path);
-  writeAll(fd, json.data(), json.size(), path);
+  // Written atomically: "<path>.tmp-<pid>", synced, renamed; a failure leaves nothing behind.
+  AtomicFile file(path, {.temporarySuffix = ".tmp-" + std::to_string(::getpid()), .what = "safetensors file"});
+  file.write(length.data(), length.size());
+  file.write(json);
   for (const auto& t : prepared) {
-    writeAll(fd, t.data_ptr(), static_cast<std::size_t>(t.numel()) * t.element_size(), path);
+    file.write(t.data_ptr(), static_cast<std::size_t>(t.numel()) * t.element_size());
   }
-  if (::fsync(fd) != 0) {
-    throwIo(path, "fsync failed", errno);
-  }
-  if (temp.closeFd() != 0) {
-    throwIo(path, "close failed", errno);
-  }
-  if (::rename(temp.path().c_str(), path.c_str()) != 0) {
-    throwIo(path, detail::concat("cannot rename ", temp.path(), " to it").c_str(), errno);
-  }
-  temp.release();
-  // Make the rename itself durable; best effort (some file systems refuse to fsync a directory).
-  const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  if (const int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dirFd >= 0) {
-    ::fsync(dirFd);
-    ::close(dirFd);
-  }
+  file.commit();
 }
 
 SafetensorsFile readSafetensors(const std::filesystem::path& path) {

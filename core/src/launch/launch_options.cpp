@@ -38,6 +38,18 @@ std::span<const FsdpFlag> fsdpFlags() {
   return kFsdpFlags;
 }
 
+std::optional<std::string> fsdpValue(const LaunchOptions& options, std::string_view key) {
+  if (const auto given = options.fsdp.find(std::string(key)); given != options.fsdp.end()) {
+    return given->second;
+  }
+  for (const FsdpFlag& flag : kFsdpFlags) {
+    if (flag.key == key && flag.defaultValue != nullptr) {
+      return std::string(flag.defaultValue);
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<MixedPrecision> mixedPrecisionFromString(std::string_view text) {
   return config::kMixedPrecisions.find(text);
 }

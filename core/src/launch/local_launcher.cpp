@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/launch/local_launcher.h>
 
+#include "rank_output.h"
 #include <fathom/common/error.h>
-#include <fathom/launch/rank_output.h>
 #include <fathom/launch/worker_environment.h>
 #include <fathom/runtime/free_port.h>
 
@@ -177,6 +177,9 @@ RankOutput::Options outputOptions(const LaunchOptions& o, int attempt, int rank)
   RankOutput::Options out;
   out.rank = rank;
   out.tailLines = static_cast<std::size_t>(o.tailLines);
+  if (o.workerStdoutToStderr) {
+    out.stdoutFd = STDERR_FILENO;
+  }
   if (!o.logDir.empty()) {
     const auto tee = static_cast<int>(o.tee.value_or(TeeStreams::Both));
     const auto dir = o.logDir / ("attempt_" + std::to_string(attempt)) / ("rank_" + std::to_string(rank));

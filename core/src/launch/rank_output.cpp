@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <fathom/launch/rank_output.h>
+#include "rank_output.h"
 
 #include <fathom/common/error.h>
 

@@ -46,11 +46,11 @@ std::vector<std::pair<std::string, std::string>> workerVariables(const LaunchOpt
   if (o.useFsdp) {
     vars.emplace_back("ACCELERATE_USE_FSDP", "true");
     for (const FsdpFlag& flag : fsdpFlags()) {
-      const auto given = o.fsdp.find(flag.key);
-      if (given == o.fsdp.end() && flag.defaultValue == nullptr) {
+      std::optional<std::string> given = fsdpValue(o, flag.key);
+      if (!given) {
         continue;
       }
-      std::string value = given != o.fsdp.end() ? given->second : flag.defaultValue;
+      std::string value = std::move(*given);
       if (flag.isBool) {
         std::transform(value.begin(), value.end(), value.begin(), [](unsigned char c) { return std::tolower(c); });
       }

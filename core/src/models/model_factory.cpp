@@ -9,58 +9,43 @@
 namespace fathom::models {
 namespace {
 
-std::string joined(const std::vector<std::string>& names) {
+/// "gpt, gpt-small, gpt-tiny": the models the text dataset suits.
+std::string gptModelNames() {
   std::string out;
-  for (const auto& name : names) {
-    out += out.empty() ? name : ", " + name;
+  for (const BuiltinModelInfo& m : builtinModels()) {
+    if (m.family == ModelFamily::Gpt) {
+      out += out.empty() ? std::string(m.name) : ", " + std::string(m.name);
+    }
   }
   return out;
 }
 
-void checkKnownModel(const std::string& name) {
-  const auto names = builtinModelNames();
-  FATHOM_CHECK(std::find(names.begin(), names.end(), name) != names.end(), ConfigError, "unknown model '", name,
-               "' (known: ", joined(names), ")");
-}
-
 }  // namespace
 
-std::vector<std::string> builtinModelNames() {
-  return {"gpt", "gpt-small", "gpt-tiny", "mlp"};
-}
-
-bool isGpt(const ModelRequest& request) {
-  return request.name == "gpt" || request.name == "gpt-tiny" || request.name == "gpt-small";
-}
-
 GptOptions resolveGptOptions(const ModelRequest& request) {
-  checkKnownModel(request.name);
-  FATHOM_CHECK(isGpt(request), ConfigError, "model '", request.name, "' is not a gpt model");
-  GptOptions o = gptPreset(request.name == "gpt" ? "gpt-tiny" : request.name);
-  const GptOverrides& g = request.gpt;
-  o.nLayer = g.nLayer.value_or(o.nLayer);
-  o.nHead = g.nHead.value_or(o.nHead);
-  o.nEmbd = g.nEmbd.value_or(o.nEmbd);
-  o.blockSize = g.blockSize.value_or(o.blockSize);
-  o.vocabSize = g.vocabSize.value_or(o.vocabSize);
-  o.dropout = g.dropout.value_or(o.dropout);
-  o.bias = g.bias.value_or(o.bias);
+  FATHOM_CHECK(request.isGpt(), ConfigError, "model '", request.name, "' is not a gpt model");
+  const GptOptions o = request.shape().gpt;
+  validate(o);
+  return o;
+}
+
+MlpOptions resolveMlpOptions(const ModelRequest& request) {
+  FATHOM_CHECK(!request.isGpt(), ConfigError, "model '", request.name, "' is not the mlp");
+  const MlpOptions o = request.shape().mlp;
   validate(o);
   return o;
 }
 
 std::shared_ptr<Model> makeModel(const ModelRequest& request) {
-  checkKnownModel(request.name);
-  if (isGpt(request)) {
+  if (request.isGpt()) {
     return std::make_shared<Gpt>(resolveGptOptions(request));
   }
-  return std::make_shared<Mlp>(request.mlp);
+  return std::make_shared<Mlp>(resolveMlpOptions(request));
 }
 
 plan::ModelSpec builtinModelSpec(const ModelRequest& request) {
-  checkKnownModel(request.name);
-  if (!isGpt(request)) {
-    return plan::modelFromParams(mlpParameterCount(request.mlp), "mlp");
+  if (!request.isGpt()) {
+    return plan::modelFromParams(mlpParameterCount(resolveMlpOptions(request)), "mlp");
   }
   const GptOptions o = resolveGptOptions(request);
   plan::ModelSpec spec = plan::modelFromDims(toPlanDims(o), request.name);
@@ -84,17 +69,16 @@ std::vector<std::string> builtinDatasetNames() {
 }
 
 std::shared_ptr<data::Dataset> makeDataset(const DatasetRequest& dataset, const ModelRequest& model) {
-  checkKnownModel(model.name);
   if (dataset.name == "regression") {
-    FATHOM_CHECK(!isGpt(model), ConfigError, "dataset 'regression' needs model 'mlp', got '", model.name,
+    FATHOM_CHECK(!model.isGpt(), ConfigError, "dataset 'regression' needs model 'mlp', got '", model.name,
                  "' (use --dataset text with a gpt model)");
-    validate(model.mlp);
+    const MlpOptions mlp = resolveMlpOptions(model);
     return std::make_shared<RegressionDataset>(RegressionDatasetOptions{
-        .numSamples = dataset.numSamples, .dim = model.mlp.hidden, .seed = dataset.seed, .noise = dataset.noise});
+        .numSamples = dataset.numSamples, .dim = mlp.hidden, .seed = dataset.seed, .noise = dataset.noise});
   }
   if (dataset.name == "text") {
-    FATHOM_CHECK(isGpt(model), ConfigError, "dataset 'text' needs a gpt model (",
-                 joined({"gpt", "gpt-small", "gpt-tiny"}), "), got '", model.name, "'");
+    FATHOM_CHECK(model.isGpt(), ConfigError, "dataset 'text' needs a gpt model (", gptModelNames(), "), got '",
+                 model.name, "'");
     const GptOptions o = resolveGptOptions(model);
     auto text =
         std::make_shared<CharTextDataset>(CharTextDatasetOptions{.path = dataset.textPath, .blockSize = o.blockSize});
@@ -102,8 +86,11 @@ std::shared_ptr<data::Dataset> makeDataset(const DatasetRequest& dataset, const 
                  " distinct characters but the model's vocab_size is ", o.vocabSize);
     return text;
   }
-  throw ConfigError(
-      detail::concat("unknown dataset '", dataset.name, "' (known: ", joined(builtinDatasetNames()), ")"));
+  std::string known;
+  for (const std::string& name : builtinDatasetNames()) {
+    known += known.empty() ? name : ", " + name;
+  }
+  throw ConfigError(detail::concat("unknown dataset '", dataset.name, "' (known: ", known, ")"));
 }
 
 }  // namespace fathom::models

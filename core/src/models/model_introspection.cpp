@@ -107,7 +107,7 @@ plan::ModelSpec introspectModel(const ModelRequest& request) {
   model.reset();  // frees the weights before returning
 
   plan::ModelSpec spec;
-  if (isGpt(request)) {
+  if (request.isGpt()) {
     // Dimensions and per-token matmul weights from the options (what activations and FLOPs need).
     const GptOptions o = resolveGptOptions(request);
     spec = builtinModelSpec(request);

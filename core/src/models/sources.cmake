@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # core/models: the built-in models and datasets `fathom train` builds (LibTorch, so the precompiled header).
 target_sources(fathom_core PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/builtin_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/char_text_dataset.cpp
   ${CMAKE_CURRENT_LIST_DIR}/gpt.cpp
   ${CMAKE_CURRENT_LIST_DIR}/gpt_block.cpp

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/parallel/comm.h>
 
+#include "comm_work.h"
+#include "pending_call.h"
 #include "runtime/uneven_gather.h"
 
 #include <fathom/common/error.h>

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/parallel/comm_recorder.h>
 
+#include "pending_call.h"
+
 #include <fathom/common/error.h>
 #include <fathom/profile/annotations.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <fathom/parallel/comm_work.h>
+#include "comm_work.h"
 
 #include <utility>
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/parallel/ddp_reducer.h>
 
+#include "comm_work.h"
+
 #include <fathom/common/error.h>
 #include <fathom/parallel/module_state_sync.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <fathom/parallel/flat_param.h>
+#include "flat_param.h"
 
 #include <fathom/common/error.h>
 #include <fathom/plan/shard_layout.h>

@@ -115,11 +115,14 @@ FsdpOptions fsdpOptionsFromEnvironment(const runtime::EnvLookup& env, FsdpOption
   });
   // FSDP_RESHARD_AFTER_FORWARD is a sharding strategy name for FSDP1 (used when FSDP_SHARDING_STRATEGY is
   // absent, as Accelerate's plugin does) and a bool for FSDP2: false = parameters stay gathered from forward to
-  // backward, which is SHARD_GRAD_OP; true keeps the sharding strategy (`fathom launch` always sets it).
+  // backward, which turns FULL_SHARD into SHARD_GRAD_OP and HYBRID_SHARD into HYBRID_SHARD_ZERO2; true keeps the
+  // sharding strategy (`fathom launch` always sets it).
   fromVariable(env, "FSDP_RESHARD_AFTER_FORWARD", [&](const std::string& v) {
     if (const auto flag = config::parseBool(trimmed(v)); flag && trimmed(v) != "1") {
       if (!*flag && o.shardingStrategy == FsdpShardingStrategy::FullShard) {
         o.shardingStrategy = FsdpShardingStrategy::ShardGradOp;
+      } else if (!*flag && o.shardingStrategy == FsdpShardingStrategy::HybridShard) {
+        o.shardingStrategy = FsdpShardingStrategy::HybridShardZero2;
       }
       return;
     }

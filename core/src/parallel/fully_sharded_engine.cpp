@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/parallel/fully_sharded_engine.h>
 
+#include "comm_work.h"
 #include "fully_sharded_units.h"
 
 #include <fathom/common/error.h>
@@ -31,8 +32,8 @@ FullyShardedConfig FullyShardedConfig::fromFsdp(const FsdpOptions& options) {
   FATHOM_CHECK(!options.mixedPrecision.bufferDtype, ConfigError,
                "FSDP mixed_precision_policy.buffer_dtype is not supported: buffers keep their dtype");
   FATHOM_CHECK(!options.offloadParams || options.shardingStrategy != FsdpShardingStrategy::NoShard, ConfigError,
-               "fsdp_offload_params needs a sharded strategy (FULL_SHARD, SHARD_GRAD_OP or HYBRID_SHARD), not "
-               "NO_SHARD");
+               "fsdp_offload_params needs a sharded strategy (FULL_SHARD, SHARD_GRAD_OP, HYBRID_SHARD or "
+               "HYBRID_SHARD_ZERO2), not NO_SHARD");
   FullyShardedConfig c;
   c.sharding = options.shardingStrategy;
   c.wrapPolicy = options.autoWrapPolicy;
@@ -151,11 +152,11 @@ struct FullyShardedEngine::State {
     gatheredBytes -= u.flat->fullBytes();
   }
 
+  /// FSDP keeps the root gathered from forward to backward; SHARD_GRAD_OP and HYBRID_SHARD_ZERO2 every unit.
   bool freeAfterForward(std::size_t i) const {
     if (units[i].root)
       return config.zero3 && rootScoped;
-    return config.zero3 || config.sharding == FsdpShardingStrategy::FullShard ||
-           config.sharding == FsdpShardingStrategy::HybridShard;
+    return config.zero3 || plan::reshardsAfterForward(config.sharding);
   }
 
   bool freeAfterBackward(std::size_t i) const { return !units[i].root || rootScoped; }

@@ -2,7 +2,8 @@
 // Internal to the fully sharded engine: which modules become units, and one unit's runtime state.
 #pragma once
 
-#include <fathom/parallel/flat_param.h>
+#include "flat_param.h"
+
 #include <fathom/parallel/fully_sharded_engine.h>
 
 #include <torch/csrc/autograd/function.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "pending_call.h"
 #include <fathom/parallel/comm_recorder.h>
-#include <fathom/parallel/pending_call.h>
 #include <fathom/profile/annotations.h>
 
 #include <utility>

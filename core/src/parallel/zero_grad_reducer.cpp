@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "zero_grad_reducer.h"
 
+#include "comm_work.h"
+
 #include <fathom/common/error.h>
 
 #include <ATen/ATen.h>

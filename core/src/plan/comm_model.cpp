@@ -148,7 +148,7 @@ void exactCollectives(const Context& ctx, Builder& b, Scope dpScope) {
     return;
   }
   const int group = ctx.shardGroup;
-  const Scope scope = ctx.isFsdp(FsdpSharding::HybridShard) ? Scope::IntraNode : dpScope;
+  const Scope scope = ctx.isHybridFsdp() ? Scope::IntraNode : dpScope;
   const auto padded = static_cast<double>(paddedSum(l.units, group));
   const char* source = p.strategy == Strategy::Zero3 ? "zero-7" : "fsdp-3.2";
   b.addTotal(CollectiveKind::AllGather, "parameters (forward)", padded * e * m, units * m, group, scope, true, true,
@@ -157,8 +157,9 @@ void exactCollectives(const Context& ctx, Builder& b, Scope dpScope) {
     // DeepSpeed frees every module after forward, the root included, and gathers each again in backward.
     b.addTotal(CollectiveKind::AllGather, "parameters (backward)", padded * e * m, units * m, group, scope, true, true,
                source);
-  } else if (!ctx.isFsdp(FsdpSharding::ShardGradOp)) {
-    // FSDP keeps the root gathered from forward to backward: every other unit is gathered again.
+  } else if (!ctx.keepsUnitsGathered()) {
+    // FSDP keeps the root gathered from forward to backward: every other unit is gathered again (SHARD_GRAD_OP and
+    // HYBRID_SHARD_ZERO2 keep every unit gathered, so backward gathers nothing).
     const double root = l.hasRoot ? static_cast<double>(paddedElements(l.units.front(), group)) : 0.0;
     const double calls = units - (l.hasRoot ? 1.0 : 0.0);
     b.addTotal(CollectiveKind::AllGather, "parameters (backward)", (padded - root) * e * m, calls * m, group, scope,
@@ -166,7 +167,7 @@ void exactCollectives(const Context& ctx, Builder& b, Scope dpScope) {
   }
   b.addTotal(CollectiveKind::ReduceScatter, "gradients", padded * r * syncs, units * syncs, group, scope, true, each,
              source);
-  if (ctx.isFsdp(FsdpSharding::HybridShard) && ctx.replicas > 1) {
+  if (ctx.isHybridFsdp() && ctx.replicas > 1) {
     const auto shard = static_cast<double>(shardSum(l.units, group));
     b.addTotal(CollectiveKind::AllReduce, "gradient shards (replicas)", shard * r * syncs, units * syncs, ctx.replicas,
                Scope::InterNode, true, each, source);
@@ -236,10 +237,10 @@ void approximateCollectives(const Context& ctx, Builder& b, Scope dpScope) {
       break;
     }
     const int group = ctx.shardGroup;
-    const Scope scope = s == FsdpSharding::HybridShard ? Scope::IntraNode : dpScope;
+    const Scope scope = isHybrid(s) ? Scope::IntraNode : dpScope;
     b.add(CollectiveKind::AllGather, "parameters (forward)", paramBuf / units, units * m, group, scope, true, true,
           "fsdp-3.2");
-    if (s != FsdpSharding::ShardGradOp) {
+    if (reshardsAfterForward(s)) {
       // The root unit is not resharded after forward, so backward re-gathers every unit but the root.
       const double backwardParams = psi - ctx.rootParams;
       const double calls = std::max(1.0, units - 1.0);
@@ -248,7 +249,7 @@ void approximateCollectives(const Context& ctx, Builder& b, Scope dpScope) {
     }
     b.add(CollectiveKind::ReduceScatter, "gradients", gradBuf / units, units * syncs, group, scope, true, each,
           "fsdp-3.2");
-    if (s == FsdpSharding::HybridShard && ctx.replicas > 1) {
+    if (isHybrid(s) && ctx.replicas > 1) {
       b.add(CollectiveKind::AllReduce, "gradient shards (replicas)", gradBuf / group / units, units * syncs,
             ctx.replicas, Scope::InterNode, true, each, "fsdp-3.2");
     }

@@ -25,7 +25,7 @@ struct Context {
   int gpusPerNode = 1;        ///< ranks per node
   int nodes = 1;              ///< nodes in the job
   int shardGroup = 1;         ///< ranks a sharded state is split across (dp, or the node's dp ranks for hybrid)
-  int replicas = 1;           ///< dp / shardGroup (hybrid: inter-node replicas)
+  int replicas = 1;           ///< dp / shardGroup (the hybrid strategies: inter-node replicas)
   int microSteps = 1;         ///< gradient accumulation steps
   double seq = 0;             ///< sequence length
   double layersPerStage = 0;  ///< ceil(L / pp) (T5: all layers)
@@ -46,6 +46,13 @@ struct Context {
   bool shardsGradients() const;
   bool shardsParams() const;
   bool isFsdp(FsdpSharding s) const { return plan.strategy == Strategy::Fsdp && plan.fsdpSharding == s; }
+  /// FSDP HYBRID_SHARD or HYBRID_SHARD_ZERO2: sharded within shardGroup, replicated across `replicas`.
+  bool isHybridFsdp() const { return plan.strategy == Strategy::Fsdp && isHybrid(plan.fsdpSharding); }
+  /// FSDP SHARD_GRAD_OP or HYBRID_SHARD_ZERO2: every unit stays gathered from its forward to its reduction.
+  bool keepsUnitsGathered() const {
+    return plan.strategy == Strategy::Fsdp && plan.fsdpSharding != FsdpSharding::NoShard &&
+           !reshardsAfterForward(plan.fsdpSharding);
+  }
 
   /// Records an explanation; the strings are only built when explaining.
   template <typename... Inputs>

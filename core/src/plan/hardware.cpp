@@ -62,7 +62,23 @@ std::vector<std::string> aliasesOf(const std::string& text) {
   return names;
 }
 
+DeviceKind deviceKind(const YAML::Node& node, const std::string& origin) {
+  if (!node || node.IsNull()) {
+    return DeviceKind::Gpu;
+  }
+  const std::string text = node.IsScalar() ? node.Scalar() : std::string();
+  if (text == "gpu") {
+    return DeviceKind::Gpu;
+  }
+  FATHOM_CHECK(text == "cpu", ConfigError, origin, ": 'device' must be gpu or cpu, got '", text, "'");
+  return DeviceKind::Cpu;
+}
+
 }  // namespace
+
+std::string_view toString(DeviceKind kind) {
+  return kind == DeviceKind::Cpu ? "cpu" : "gpu";
+}
 
 std::filesystem::path hardwareDir() {
   if (const char* env = std::getenv("FATHOM_HARDWARE_DIR"); env != nullptr && *env != '\0') {
@@ -117,6 +133,7 @@ HardwareSpec parseHardware(std::string_view text, const std::string& origin) {
   } catch (const YAML::Exception&) {
     throw ConfigError(detail::concat(origin, ": 'name' and 'description' must be strings"));
   }
+  hw.device = deviceKind(root["device"], origin);
   hw.memoryBytes = static_cast<std::int64_t>(number(root["memory_bytes"], "memory_bytes", origin, true));
   const YAML::Node peak = root["peak_flops"];
   FATHOM_CHECK(peak && peak.IsMap(), ConfigError, origin, ": missing 'peak_flops' (a map of dtype: FLOP/s)");

@@ -287,12 +287,12 @@ void predictMemory(const Context& ctx, Prediction& out) {
                 "4 · largest_layer (2 B gathered fp16 params + 2 B fp16 grads)", "deepspeed-est",
                 "largest_layer=", static_cast<double>(ctx.model.largestModuleParams) / p.tp);
   } else if (p.strategy == Strategy::Zero3 || ctx.isFsdp(FsdpSharding::FullShard) ||
-             ctx.isFsdp(FsdpSharding::HybridShard)) {
+             ctx.isFsdp(FsdpSharding::HybridShard)) {  // units freed after forward and after backward
     m.gatheredParameters = (ctx.opt.prefetchUnits * g + g) * u;
     ctx.explain("memory.gathered_parameters", m.gatheredParameters,
                 "(units_in_flight · compute_bytes + compute_bytes) · largest_unit (gathered units + unit gradient)",
                 "fsdp-3.2", "units_in_flight=", ctx.opt.prefetchUnits, ", compute_bytes=", g, ", largest_unit=", u);
-  } else if (ctx.isFsdp(FsdpSharding::ShardGradOp)) {
+  } else if (ctx.keepsUnitsGathered()) {  // SHARD_GRAD_OP, HYBRID_SHARD_ZERO2
     const double gathered = ctx.layout.known ? static_cast<double>(paddedSum(ctx.layout.units, ctx.shardGroup)) : psi;
     m.gatheredParameters = g * gathered + g * u;
     ctx.explain("memory.gathered_parameters", m.gatheredParameters,

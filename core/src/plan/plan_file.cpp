@@ -3,6 +3,9 @@
 
 #include <fathom/common/error.h>
 #include <fathom/config/config_reader.h>
+#include <fathom/plan/plan_json.h>
+
+#include <nlohmann/json.hpp>
 
 #include <yaml-cpp/yaml.h>
 
@@ -10,6 +13,8 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 namespace fathom::plan {
 namespace {
@@ -41,47 +46,38 @@ private:
   const std::string& m_origin;
 };
 
-const char* const kPlanKeys[] = {"params",
-                                 "arch",
-                                 "layers",
-                                 "decoder_layers",
-                                 "hidden",
-                                 "heads",
-                                 "kv_heads",
-                                 "head_dim",
-                                 "ffn_hidden",
-                                 "vocab",
-                                 "max_positions",
-                                 "tied_embeddings",
-                                 "num_experts",
-                                 "experts_per_token",
-                                 "hf_config",
-                                 "model",
-                                 "hardware",
-                                 "num_gpus",
-                                 "num_processes",
-                                 "gpus_per_node",
-                                 "strategy",
-                                 "fsdp_sharding_strategy",
-                                 "offload_optimizer",
-                                 "offload_params",
-                                 "tp",
-                                 "pp",
-                                 "sequence_parallel",
-                                 "micro_batch",
-                                 "gradient_accumulation_steps",
-                                 "seq",
-                                 "precision",
-                                 "mixed_precision",
-                                 "master_weights",
-                                 "optimizer",
-                                 "recompute",
-                                 "flash_attention",
-                                 "bytes_convention",
-                                 "grad_sync",
-                                 "fsdp_auto_wrap_policy",
-                                 "fsdp_min_num_params",
-                                 "zero_bucket_size"};
+/// The keys of a Fathom plan besides the plan's own (planKeys()) and the transformer dimensions (dimsKeys()): where
+/// the model and the device come from.
+constexpr std::string_view kSourceKeys[] = {"params", "hf_config", "model", "hardware"};
+
+/// A YAML map as JSON, every scalar as text (plan_json.h reads numbers and booleans from text as from JSON).
+nlohmann::json yamlToJson(const YAML::Node& node) {
+  switch (node.Type()) {
+  case YAML::NodeType::Map: {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& kv : node) {
+      out[kv.first.as<std::string>()] = yamlToJson(kv.second);
+    }
+    return out;
+  }
+  case YAML::NodeType::Sequence: {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& item : node) {
+      out.push_back(yamlToJson(item));
+    }
+    return out;
+  }
+  case YAML::NodeType::Scalar: return node.Scalar();
+  default: return nullptr;
+  }
+}
+
+bool isKnownKey(const std::string& key) {
+  auto in = [&key](const auto& keys) { return std::find(std::begin(keys), std::end(keys), key) != std::end(keys); };
+  static const std::vector<std::string_view> plan = planKeys();
+  static const std::vector<std::string_view> dims = dimsKeys();
+  return in(kSourceKeys) || in(plan) || in(dims);
+}
 
 /// A parameter count as plan inputs hold it; ConfigError naming `origin` for anything below 1.
 std::int64_t parameterCount(double params, const std::string& origin) {
@@ -108,34 +104,15 @@ void readFathomKeys(const YAML::Node& node, const std::string& origin, const std
   FATHOM_CHECK(node.IsMap(), ConfigError, origin, ": a plan file must be a YAML map");
   for (const auto& kv : node) {
     const std::string key = kv.first.as<std::string>();
-    bool known = false;
-    for (const char* k : kPlanKeys) {
-      known = known || key == k;
-    }
-    FATHOM_CHECK(known, ConfigError, origin, ": unknown key '", key, "'");
+    FATHOM_CHECK(isKnownKey(key), ConfigError, origin, ": unknown key '", key, "'");
   }
   const Fields f(node, origin);
-  Plan& p = in.plan;
   if (double params = 0; f.get("params", params)) {
     in.params = parameterCount(params, origin);
   }
-  if (std::string arch = f.text("arch"); !arch.empty()) {
-    TransformerDims d;
-    d.arch = parseArch(arch);
-    f.get("layers", d.layers);
-    f.get("decoder_layers", d.decoderLayers);
-    f.get("hidden", d.hidden);
-    f.get("heads", d.heads);
-    f.get("kv_heads", d.kvHeads);
-    f.get("head_dim", d.headDim);
-    f.get("ffn_hidden", d.ffnHidden);
-    f.get("vocab", d.vocab);
-    f.get("max_positions", d.maxPositions);
-    d.tiedEmbeddings = d.arch != Arch::Llama;
-    f.get("tied_embeddings", d.tiedEmbeddings);
-    f.get("num_experts", d.numExperts);
-    f.get("experts_per_token", d.expertsPerToken);
-    in.dims = d;
+  const nlohmann::json keys = yamlToJson(node);
+  if (!f.text("arch").empty()) {
+    in.dims = dimsFromJson(keys, origin);
   }
   if (std::string hf = f.text("hf_config"); !hf.empty()) {
     in.hfConfig = fileRelative(hf, baseDir);
@@ -144,50 +121,7 @@ void readFathomKeys(const YAML::Node& node, const std::string& origin, const std
   if (f.get("hardware", in.hardware)) {
     in.hardware = hardwareRelative(in.hardware, baseDir);
   }
-  f.get("num_processes", p.numGpus);
-  f.get("num_gpus", p.numGpus);
-  f.get("gpus_per_node", p.gpusPerNode);
-  if (auto s = f.text("strategy"); !s.empty()) {
-    p.strategy = parseStrategy(s);
-  }
-  if (auto s = f.text("fsdp_sharding_strategy"); !s.empty()) {
-    p.fsdpSharding = parseFsdpSharding(s);
-  }
-  f.get("offload_optimizer", p.offloadOptimizer);
-  f.get("offload_params", p.offloadParams);
-  f.get("tp", p.tp);
-  f.get("pp", p.pp);
-  f.get("sequence_parallel", p.sequenceParallel);
-  f.get("micro_batch", p.microBatch);
-  f.get("gradient_accumulation_steps", p.gradAccum);
-  f.get("seq", p.seqLen);
-  if (auto s = f.text("mixed_precision"); !s.empty()) {
-    p.precision = parsePrecision(s);
-  }
-  if (auto s = f.text("precision"); !s.empty()) {
-    p.precision = parsePrecision(s);
-  }
-  if (auto s = f.text("master_weights"); !s.empty()) {
-    p.masterWeights = parseMasterWeights(s);
-  }
-  if (auto s = f.text("optimizer"); !s.empty()) {
-    p.optimizer = parseOptimizer(s);
-  }
-  if (auto s = f.text("recompute"); !s.empty()) {
-    p.recompute = parseRecompute(s);
-  }
-  f.get("flash_attention", p.flashAttention);
-  if (auto s = f.text("bytes_convention"); !s.empty()) {
-    p.bytes = parseBytesConvention(s);
-  }
-  if (auto s = f.text("grad_sync"); !s.empty()) {
-    p.gradSync = parseGradSync(s);
-  }
-  if (auto s = f.text("fsdp_auto_wrap_policy"); !s.empty()) {
-    p.fsdpWrap = parseFsdpWrap(s);
-  }
-  f.get("fsdp_min_num_params", p.fsdpMinNumParams);
-  f.get("zero_bucket_size", p.zeroBucketElements);
+  in.plan = planFromJson(keys, in.plan, origin);
 }
 
 /// `target` = `value` when the configuration gives one; the plan's default stays otherwise.

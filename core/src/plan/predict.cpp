@@ -93,11 +93,12 @@ Context makeContext(const ModelSpec& model, const HardwareSpec& hw, const Plan& 
   c.microSteps = plan.gradAccum;
   c.seq = static_cast<double>(sequenceLength(model, plan));
   c.shardGroup = c.dp;
-  if (plan.strategy == Strategy::Fsdp && plan.fsdpSharding == FsdpSharding::HybridShard) {
+  if (c.isHybridFsdp()) {
     const int perNode = std::max(1, std::min(c.gpusPerNode, plan.numGpus) / (plan.tp * plan.pp));
     c.shardGroup = std::min(c.dp, perNode);
-    FATHOM_CHECK(c.dp % c.shardGroup == 0, ConfigError, "hybrid_shard needs the data-parallel degree (", c.dp,
-                 ") to be a multiple of the ranks per node (", c.shardGroup, ")");
+    FATHOM_CHECK(c.dp % c.shardGroup == 0, ConfigError, toString(plan.fsdpSharding),
+                 " needs the data-parallel degree (", c.dp, ") to be a multiple of the ranks per node (", c.shardGroup,
+                 ")");
   }
   c.replicas = c.dp / c.shardGroup;
 

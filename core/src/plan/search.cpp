@@ -35,6 +35,7 @@ SearchOutcome search(const ModelSpec& model, const HardwareSpec& hw, const Plan&
       {Strategy::Fsdp, FsdpSharding::FullShard},  {Strategy::Fsdp, FsdpSharding::ShardGradOp}};
   if (multiNode) {
     strategies.push_back({Strategy::Fsdp, FsdpSharding::HybridShard});
+    strategies.push_back({Strategy::Fsdp, FsdpSharding::HybridShardZero2});
   }
   const bool dims = model.hasDims();
   const std::vector<int> tps = dims && options.includeTensorParallel

@@ -7,10 +7,14 @@ set(_fathom_plan_sources
   ${CMAKE_CURRENT_LIST_DIR}/exact_layout.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hardware.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hf_config.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/load_size.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/model_spec.cpp
   ${CMAKE_CURRENT_LIST_DIR}/plan_file.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/plan_json.cpp
   ${CMAKE_CURRENT_LIST_DIR}/predict.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/prediction.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/prediction_json.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/search.cpp
   ${CMAKE_CURRENT_LIST_DIR}/shard_layout.cpp

@@ -6,7 +6,7 @@
 #include "profile/capture_session.h"
 #include "profile/gpu_correlation.h"
 
-#include <fathom/profile/trace_event.h>
+#include <fathom/profile/clock.h>
 
 #include <array>
 

@@ -5,7 +5,7 @@
 #include "profile/gpu_correlation.h"
 #include "profile/op_flops.h"
 
-#include <fathom/profile/trace_event.h>
+#include <fathom/profile/clock.h>
 
 #include <ATen/record_function.h>
 

@@ -4,7 +4,7 @@
 #include "profile/live_memory.h"
 
 #include <fathom/common/error.h>
-#include <fathom/profile/trace_event.h>
+#include <fathom/profile/clock.h>
 
 #include <pthread.h>
 #include <sys/prctl.h>
@@ -30,14 +30,6 @@ struct ThreadSlot {
 };
 thread_local ThreadSlot t_slot;
 
-/// const char* -> (id, the interned text), checked against that text (a pointer can be reused for another string).
-/// The interned strings never move (a deque), so the check needs no lock.
-struct CachedName {
-  std::uint32_t id;
-  const std::string* text;
-};
-thread_local std::unordered_map<const char*, CachedName> t_nameCache;
-
 std::string currentThreadName() {
   char name[32] = {};
   if (prctl(PR_GET_NAME, name, 0, 0, 0) != 0)
@@ -48,43 +40,6 @@ std::string currentThreadName() {
 constexpr std::size_t kReserveEvents = 1 << 14;
 
 }  // namespace
-
-// ---- NameTable ---------------------------------------------------------------------------------------------------
-
-NameTable& NameTable::instance() {
-  static NameTable table;
-  return table;
-}
-
-std::uint32_t NameTable::id(const char* name) {
-  if (name == nullptr)
-    name = "";
-  auto it = t_nameCache.find(name);
-  if (it != t_nameCache.end() && std::strcmp(it->second.text->c_str(), name) == 0)
-    return it->second.id;
-  const auto [id, text] = intern(std::string_view(name));
-  t_nameCache[name] = {id, text};
-  return id;
-}
-
-std::uint32_t NameTable::id(std::string_view name) {
-  return intern(name).first;
-}
-
-std::pair<std::uint32_t, const std::string*> NameTable::intern(std::string_view name) {
-  std::lock_guard lock(m_mutex);
-  if (auto it = m_ids.find(name); it != m_ids.end())
-    return {it->second, &m_names[it->second]};
-  const auto id = static_cast<std::uint32_t>(m_names.size());
-  const std::string& stored = m_names.emplace_back(name);
-  m_ids.emplace(std::string_view(stored), id);
-  return {id, &stored};
-}
-
-std::string_view NameTable::name(std::uint32_t id) const {
-  std::lock_guard lock(m_mutex);
-  return id < m_names.size() ? std::string_view(m_names[id]) : std::string_view();
-}
 
 // ---- CaptureSession ----------------------------------------------------------------------------------------------
 

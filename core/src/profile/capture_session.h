@@ -3,8 +3,10 @@
 // RecordFunction spans, the Comm layer, the allocator) append to while a window records. Private to core/profile.
 #pragma once
 
+#include "profile/name_table.h"
+
+#include <fathom/common/memory_category.h>
 #include <fathom/profile/annotations.h>
-#include <fathom/profile/memory_category.h>
 #include <fathom/profile/memory_timeline.h>
 
 #include <atomic>
@@ -70,25 +72,6 @@ struct ThreadCapture {
   /// Names of the spans open on this thread (with_stack / with_modules).
   std::vector<std::uint32_t> openSpans;
   std::vector<std::string> openModules;
-};
-
-/// Interned names: ids are stable for the life of the process, views into `names` too.
-class NameTable {
-public:
-  /// Id of `name` (interned on first use). Thread-safe; a thread-local pointer cache makes repeats cheap.
-  std::uint32_t id(const char* name);
-  std::uint32_t id(std::string_view name);
-  /// The name of `id`; valid for the life of the process.
-  std::string_view name(std::uint32_t id) const;
-
-  static NameTable& instance();
-
-private:
-  std::pair<std::uint32_t, const std::string*> intern(std::string_view name);
-
-  mutable std::mutex m_mutex;
-  std::deque<std::string> m_names;  ///< deque: references stay valid as it grows
-  std::unordered_map<std::string_view, std::uint32_t> m_ids;
 };
 
 /// The settings the hot paths read (copied from ProfilerOptions when the session starts).

@@ -6,8 +6,8 @@
 #include "profile/window_data.h"
 
 #include <fathom/common/error.h>
-#include <fathom/profile/cupti_tracer.h>
-#include <fathom/profile/gpu_trace_builder.h>
+#include <fathom/profile/cupti/cupti_tracer.h>
+#include <fathom/profile/cupti/gpu_trace_builder.h>
 
 #include <unordered_map>
 
@@ -63,7 +63,7 @@ GpuCapture::GpuCapture(std::string& status) : m_impl(std::make_unique<Impl>()) {
   m_impl->availability = CuptiTracer::probe();
   FATHOM_CHECK(m_impl->availability.available, ProfilerError, "profiler: ", m_impl->availability.reason);
   status = versionText(m_impl->availability.cuptiVersion) + " (" + m_impl->availability.cuptiLibrary + ")";
-  for (const DeviceProperties& d : m_impl->availability.devices)
+  for (const trace::DeviceProperties& d : m_impl->availability.devices)
     status += ", GPU " + std::to_string(d.id) + ": " + d.name;
   setGpuCorrelationHooks(&CuptiTracer::pushExternalId, &CuptiTracer::popExternalId);
 }
@@ -101,7 +101,7 @@ void GpuCapture::finishWindow(WindowData& window) {
   window.header.devices = m_impl->availability.devices;
 
   // One pass for the counts (the window's stats and status line), then the file's pass when it is written.
-  const GpuTraceStats stats = builder->build([](const TraceEvent&) {});
+  const GpuTraceStats stats = builder->build([](const trace::TraceEvent&) {});
   const CuptiTracerStats tracerStats = m_impl->tracer.stats();
   window.stats.gpuActivities = static_cast<std::int64_t>(activities->size());
   window.stats.kernels = static_cast<std::int64_t>(stats.kernels);
@@ -113,7 +113,7 @@ void GpuCapture::finishWindow(WindowData& window) {
       stats.ncclKernelsTagged, " tagged with a collective), CUPTI overhead ", stats.overheadNs / 1000, " us, ",
       tracerStats.recordsDropped, " records dropped, timestamps ",
       tracerStats.timestampCallback ? "from the profiler clock" : "calibrated to the profiler clock");
-  window.emitGpu = [builder, activities, index](const std::function<void(const TraceEvent&)>& emit) {
+  window.emitGpu = [builder, activities, index](const std::function<void(const trace::TraceEvent&)>& emit) {
     builder->build(emit);
   };
 }

@@ -5,7 +5,7 @@
 #include "profile/live_memory.h"
 #include "runtime/torch_compat.h"
 
-#include <fathom/profile/trace_event.h>
+#include <fathom/profile/clock.h>
 
 #include <c10/core/Allocator.h>
 #include <c10/util/ThreadLocalDebugInfo.h>

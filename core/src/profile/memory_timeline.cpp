@@ -25,10 +25,10 @@ const DeviceMemorySeries* MemoryTimeline::series(const MemoryDevice& device) con
 
 MemoryCategory survivorCategory(Phase phase) {
   switch (phase) {
-  case Phase::Forward: return MemoryCategory::Activation;
-  case Phase::Backward: return MemoryCategory::Gradient;
-  case Phase::OptimizerStep: return MemoryCategory::OptimizerState;
-  case Phase::DataLoader: return MemoryCategory::Input;
+  case Phase::Forward: return MemoryCategory::Activations;
+  case Phase::Backward: return MemoryCategory::Gradients;
+  case Phase::OptimizerStep: return MemoryCategory::OptimizerStates;
+  case Phase::DataLoader: return MemoryCategory::Inputs;
   case Phase::None:
   case Phase::Checkpoint: return MemoryCategory::Other;
   }
@@ -149,7 +149,7 @@ MemoryTimeline buildMemoryTimeline(const MemoryTimelineInput& input) {
   auto categoryOfAllocation = [&](const AllocatorEvent& e, std::int64_t freeNs) {
     if (e.hint != AllocatorEvent::kNoHint)
       return static_cast<MemoryCategory>(e.hint);
-    return freeNs < phases.end(e.phaseInstance) ? MemoryCategory::Temporary
+    return freeNs < phases.end(e.phaseInstance) ? MemoryCategory::Temporaries
                                                 : survivorCategory(phases.phase(e.phaseInstance));
   };
 
@@ -164,7 +164,7 @@ MemoryTimeline buildMemoryTimeline(const MemoryTimelineInput& input) {
       const auto it = pendingBaselineFreed.find(b.ptr);
       const std::int64_t freeNs = it == pendingBaselineFreed.end() ? kOpen : it->second;
       if (freeNs < phases.end(b.pendingInstance))
-        category = MemoryCategory::Temporary;
+        category = MemoryCategory::Temporaries;
     }
     live[b.ptr] = {b.bytes, category, b.device};
     builder.series(b.device).atStart[category] += b.bytes;

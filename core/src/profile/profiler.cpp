@@ -8,9 +8,11 @@
 #include "profile/window_data.h"
 #include "profile/window_file.h"
 
+#include <fathom/common/clock.h>
 #include <fathom/common/error.h>
 #include <fathom/common/log.h>
-#include <fathom/profile/trace_event.h>
+#include <fathom/profile/clock.h>
+#include <fathom/trace/trace_file_names.h>
 
 #include <nlohmann/json.hpp>
 
@@ -170,8 +172,15 @@ struct Profiler::Impl {
   std::filesystem::path windowDirectory(int window) const {
     return oneWindow() ? options.outputTraceDir : options.outputTraceDir / ("window_" + std::to_string(window));
   }
-  std::string traceFileName(int rank) const {
-    return "profile_" + std::to_string(rank) + (options.gzip ? ".json.gz" : ".json");
+  /// The workspace's name of a file of `window`: its path relative to outputTraceDir.
+  std::string storedName(int window, const std::string& fileName) const {
+    return (oneWindow() ? std::string() : "window_" + std::to_string(window) + "/") + fileName;
+  }
+  /// Streams a file's bytes to the workspace as they are written (nothing without a workspace).
+  std::function<void(std::string_view)> streamTo(const std::string& storedName) const {
+    if (!context.traceChunk)
+      return {};
+    return [this, storedName](std::string_view bytes) { context.traceChunk(storedName, bytes); };
   }
 
   void finishWindow(std::int64_t lastStep) {
@@ -198,14 +207,10 @@ struct Profiler::Impl {
       gpu->finishWindow(*data);
     if (!options.outputTraceDir.empty()) {
       const std::filesystem::path dir = windowDirectory(data->index);
-      const std::string name = traceFileName(context.rank);
+      const std::string name = trace::rankTraceFileName(context.rank, options.gzip);
       data->traceFile = dir / name;
-      const std::string chunkName =
-          (oneWindow() ? std::string() : "window_" + std::to_string(data->index) + "/") + name;
-      std::function<void(std::string_view)> onChunk;
-      if (context.traceChunk)
-        onChunk = [this, chunkName](std::string_view bytes) { context.traceChunk(chunkName, bytes); };
-      const std::int64_t bytes = detail::writeWindowFile(*data, data->traceFile, onChunk);
+      const std::int64_t bytes =
+          detail::writeWindowFile(*data, data->traceFile, streamTo(storedName(data->index, name)));
       traceFiles.push_back(data->traceFile);
       windowsWritten.push_back(data->index);
       if (context.traceWritten)
@@ -262,10 +267,11 @@ struct Profiler::Impl {
       const std::filesystem::path dir = windowDirectory(window);
       std::vector<std::filesystem::path> inputs;
       for (int r = 0; r < context.worldSize; ++r)
-        inputs.push_back(dir / traceFileName(r));
-      const std::filesystem::path out =
-          dir / "merged" / (options.gzip ? "profile_merged.json.gz" : "profile_merged.json");
-      detail::mergeWindowFiles(inputs, out);
+        inputs.push_back(dir / trace::rankTraceFileName(r, options.gzip));
+      // Stored in the workspace too, so `fathom trace export --run` finds every rank in one file.
+      const std::string name = trace::mergedTraceFileName(options.gzip);
+      const std::filesystem::path out = dir / name;
+      detail::mergeWindowFiles(inputs, out, streamTo(storedName(window, name)));
       mergedFiles.push_back(out);
       log(LogLevel::Info, fathom::detail::concat("profiler: merged ", inputs.size(), " ranks into ", out.string()));
     }

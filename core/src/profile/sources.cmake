@@ -1,8 +1,24 @@
 # SPDX-License-Identifier: Apache-2.0
-# core/profile: the profiler. Three parts, each listing its own sources:
-#   sources_cpu.cmake    the Profiler (schedule, ATen op spans, Fathom's spans, memory timeline)
-#   sources_trace.cmake  Chrome/Kineto trace files: streaming writer, reader, merge, validate, summary
-#   sources_gpu.cmake    CUPTI through dlopen: activity buffers, record decoding, CPU <-> GPU linking
-include(${CMAKE_CURRENT_LIST_DIR}/sources_cpu.cmake)
-include(${CMAKE_CURRENT_LIST_DIR}/sources_trace.cmake)
-include(${CMAKE_CURRENT_LIST_DIR}/sources_gpu.cmake)
+# core/profile: recording. The Profiler, its schedule and clock, ATen op spans (RecordFunction), Fathom's spans, memory,
+# the windows it writes as trace files (through core/trace), and the glue to GPU capture. docs/profiler.md.
+# Its GPU side is cupti/ (cupti/sources.cmake). Only the files that include LibTorch keep the precompiled header.
+set(_fathom_profile_plain_sources
+  ${CMAKE_CURRENT_LIST_DIR}/annotations.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/capture_session.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/clock.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/gpu_capture.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/gpu_correlation.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/live_memory.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/memory_timeline.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/name_table.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/op_flops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/profiler.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/profiler_options.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/window_events.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/window_file.cpp)
+include(${CMAKE_CURRENT_LIST_DIR}/cupti/sources.cmake)  # appends the GPU side to the list
+target_sources(fathom_core PRIVATE ${_fathom_profile_plain_sources})
+set_source_files_properties(${_fathom_profile_plain_sources} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+target_sources(fathom_core PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/aten_observer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/memory_reporter.cpp)

@@ -6,7 +6,7 @@
 
 #include <fathom/profile/memory_timeline.h>
 #include <fathom/profile/profiler.h>
-#include <fathom/profile/trace_event.h>
+#include <fathom/trace/trace_event.h>
 
 #include <cstdint>
 #include <functional>
@@ -28,13 +28,13 @@ struct WindowData {
   std::vector<AllocatorEvent> memoryEvents;
   std::vector<std::uint64_t> memoryEventTids;
   std::optional<MemoryTimeline> memory;
-  TraceHeader header;
+  trace::TraceHeader header;
   std::uint32_t pid = 0;
   std::uint64_t mainTid = 0;  ///< the thread that created the profiler (named "main")
   std::string processName;
   std::string gpuStatus;
   /// Appends the GPU rows (kernels, copies, runtime calls, ac2g flows, their metadata); empty without GPU tracing.
-  std::function<void(const std::function<void(const TraceEvent&)>&)> emitGpu;
+  std::function<void(const std::function<void(const trace::TraceEvent&)>&)> emitGpu;
 };
 
 namespace detail {
@@ -49,7 +49,7 @@ void buildWindowMemory(WindowData& window);
 
 /// Calls `emit` for every event of the window, metadata rows first. Events are not sorted (the format does not
 /// need it); each event's views stay valid until `emit` returns.
-void emitWindowEvents(const WindowData& window, const std::function<void(const TraceEvent&)>& emit);
+void emitWindowEvents(const WindowData& window, const std::function<void(const trace::TraceEvent&)>& emit);
 
 }  // namespace detail
 }  // namespace fathom::profile

@@ -13,16 +13,17 @@ namespace fathom::profile::detail {
 
 namespace {
 
-using Emit = std::function<void(const TraceEvent&)>;
+using Emit = std::function<void(const trace::TraceEvent&)>;
 
-void metadata(const Emit& emit, std::string_view name, std::uint32_t pid, std::uint64_t tid, const TraceArg& arg) {
-  TraceEvent e;
-  e.phase = TracePhase::Metadata;
-  e.category = TraceCategory::Trace;
+void metadata(const Emit& emit, std::string_view name, std::uint32_t pid, std::uint64_t tid,
+              const trace::TraceArg& arg) {
+  trace::TraceEvent e;
+  e.phase = trace::TracePhase::Metadata;
+  e.category = trace::TraceCategory::Trace;
   e.name = name;
   e.pid = pid;
   e.tid = tid;
-  e.args = std::span<const TraceArg>(&arg, 1);
+  e.args = std::span<const trace::TraceArg>(&arg, 1);
   emit(e);
 }
 
@@ -79,11 +80,11 @@ std::pair<std::int64_t, std::int64_t> messageElements(const CollectiveRecord& c)
 void emitThread(const WindowData& window, const ThreadCapture& thread, const std::vector<std::uint32_t>& lanes,
                 const Emit& emit) {
   NameTable& names = NameTable::instance();
-  std::array<TraceArg, 16> args;
+  std::array<trace::TraceArg, 16> args;
   std::string flopsText;
   for (std::size_t i = 0; i < thread.events.size(); ++i) {
     const CpuEvent& ev = thread.events[i];
-    TraceEvent e;
+    trace::TraceEvent e;
     e.name = names.name(ev.nameId);
     e.startNs = ev.startNs;
     e.durationNs = std::max<std::int64_t>(0, ev.endNs - ev.startNs);
@@ -92,55 +93,55 @@ void emitThread(const WindowData& window, const ThreadCapture& thread, const std
     std::size_t n = 0;
     switch (ev.kind) {
     case CpuEventKind::Op: {
-      e.category = TraceCategory::CpuOp;
-      args[n++] = TraceArg::integer("External id", static_cast<std::int64_t>(ev.externalId));
+      e.category = trace::TraceCategory::CpuOp;
+      args[n++] = trace::TraceArg::integer("External id", static_cast<std::int64_t>(ev.externalId));
       if (ev.sequenceNr >= 0)
-        args[n++] = TraceArg::integer("Sequence number", ev.sequenceNr);
+        args[n++] = trace::TraceArg::integer("Sequence number", ev.sequenceNr);
       if (ev.extra > 0 && ev.extra <= thread.extras.size()) {
         const OpExtras& x = thread.extras[ev.extra - 1];
         if (!x.inputDims.empty())
-          args[n++] = TraceArg::json("Input Dims", x.inputDims);
+          args[n++] = trace::TraceArg::json("Input Dims", x.inputDims);
         if (!x.inputTypes.empty())
-          args[n++] = TraceArg::json("Input type", x.inputTypes);
+          args[n++] = trace::TraceArg::json("Input type", x.inputTypes);
         if (!x.callStack.empty())
-          args[n++] = TraceArg::string("Call stack", x.callStack);
+          args[n++] = trace::TraceArg::string("Call stack", x.callStack);
         if (!x.moduleHierarchy.empty())
-          args[n++] = TraceArg::string("Module Hierarchy", x.moduleHierarchy);
+          args[n++] = trace::TraceArg::string("Module Hierarchy", x.moduleHierarchy);
         if (x.flops >= 0)
-          args[n++] = TraceArg::integer("flops", static_cast<std::int64_t>(x.flops));
+          args[n++] = trace::TraceArg::integer("flops", static_cast<std::int64_t>(x.flops));
       }
       break;
     }
     case CpuEventKind::Annotation:
-    case CpuEventKind::Step: e.category = TraceCategory::UserAnnotation; break;
+    case CpuEventKind::Step: e.category = trace::TraceCategory::UserAnnotation; break;
     case CpuEventKind::Collective: {
-      e.category = TraceCategory::UserAnnotation;
+      e.category = trace::TraceCategory::UserAnnotation;
       e.tid = kCollectiveLaneTid + lanes[i];
       if (ev.extra == 0 || ev.extra > thread.collectives.size())
         break;
       const CollectiveRecord& c = thread.collectives[ev.extra - 1];
       const auto [in, out] = messageElements(c);
-      args[n++] = TraceArg::string("Collective name", c.requested);
-      args[n++] = TraceArg::string("kind", c.kind);
-      args[n++] = TraceArg::integer("bytes", c.bytes);
-      args[n++] = TraceArg::integer("In msg nelems", in);
-      args[n++] = TraceArg::integer("Out msg nelems", out);
-      args[n++] = TraceArg::integer("Group size", c.groupSize);
-      args[n++] = TraceArg::integer("Rank", c.rank);
-      args[n++] = TraceArg::string("dtype", c.dtype);
-      args[n++] = TraceArg::string("backend", c.backend);
+      args[n++] = trace::TraceArg::string("Collective name", c.requested);
+      args[n++] = trace::TraceArg::string("kind", c.kind);
+      args[n++] = trace::TraceArg::integer("bytes", c.bytes);
+      args[n++] = trace::TraceArg::integer("In msg nelems", in);
+      args[n++] = trace::TraceArg::integer("Out msg nelems", out);
+      args[n++] = trace::TraceArg::integer("Group size", c.groupSize);
+      args[n++] = trace::TraceArg::integer("Rank", c.rank);
+      args[n++] = trace::TraceArg::string("dtype", c.dtype);
+      args[n++] = trace::TraceArg::string("backend", c.backend);
       if (!c.op.empty())
-        args[n++] = TraceArg::string("op", c.op);
+        args[n++] = trace::TraceArg::string("op", c.op);
       if (!c.label.empty())
-        args[n++] = TraceArg::string("label", c.label);
-      args[n++] = TraceArg::integer("sequence", static_cast<std::int64_t>(c.sequence));
-      args[n++] = TraceArg::integer("step", c.step);
+        args[n++] = trace::TraceArg::string("label", c.label);
+      args[n++] = trace::TraceArg::integer("sequence", static_cast<std::int64_t>(c.sequence));
+      args[n++] = trace::TraceArg::integer("step", c.step);
       if (ev.externalId != 0)
-        args[n++] = TraceArg::integer("External id", static_cast<std::int64_t>(ev.externalId));
+        args[n++] = trace::TraceArg::integer("External id", static_cast<std::int64_t>(ev.externalId));
       break;
     }
     }
-    e.args = std::span<const TraceArg>(args.data(), n);
+    e.args = std::span<const trace::TraceArg>(args.data(), n);
     emit(e);
   }
 }
@@ -149,37 +150,39 @@ void emitMemory(const WindowData& window, const Emit& emit) {
   if (!window.memory)
     return;
   const MemoryTimeline& timeline = *window.memory;
-  std::array<TraceArg, 7> args;
+  std::array<trace::TraceArg, 7> args;
   for (std::size_t i = 0; i < window.memoryEvents.size(); ++i) {
     const AllocatorEvent& a = window.memoryEvents[i];
-    TraceEvent e;
-    e.phase = TracePhase::Instant;
-    e.category = TraceCategory::CpuInstantEvent;
+    trace::TraceEvent e;
+    e.phase = trace::TracePhase::Instant;
+    e.category = trace::TraceCategory::CpuInstantEvent;
     e.scope = 't';
     e.name = "[memory]";
     e.startNs = a.ns;
     e.pid = window.pid;
     e.tid = window.memoryEventTids[i];
-    args[0] = TraceArg::integer("Total Reserved", a.totalReserved);
-    args[1] = TraceArg::integer("Total Allocated", a.totalAllocated);
-    args[2] = TraceArg::integer("Bytes", a.bytes);
-    args[3] = TraceArg::integer("Addr", static_cast<std::int64_t>(a.ptr));
-    args[4] = TraceArg::integer("Device Id", a.device.index);
-    args[5] = TraceArg::integer("Device Type", a.device.type);
-    args[6] = TraceArg::string("Category", toString(timeline.eventCategories[i]));
+    args[0] = trace::TraceArg::integer("Total Reserved", a.totalReserved);
+    args[1] = trace::TraceArg::integer("Total Allocated", a.totalAllocated);
+    args[2] = trace::TraceArg::integer("Bytes", a.bytes);
+    args[3] = trace::TraceArg::integer("Addr", static_cast<std::int64_t>(a.ptr));
+    args[4] = trace::TraceArg::integer("Device Id", a.device.index);
+    args[5] = trace::TraceArg::integer("Device Type", a.device.type);
+    args[6] = trace::TraceArg::string("Category", toString(timeline.eventCategories[i]));
     e.args = args;
     emit(e);
   }
-  std::array<TraceArg, kMemoryCategoryCount> series;
+  std::array<trace::TraceArg, kProfiledMemoryCategories.size()> series;
   for (const DeviceMemorySeries& device : timeline.devices) {
-    // One counter track per device: "Memory" for the CPU, "Memory (cuda:0)" for a GPU. Each category is a series.
+    // One counter track per device: "Memory" for the CPU, "Memory (cuda:0)" for a GPU. Each category the timeline
+    // sorts allocations into is a series, named by its key (common/memory_category.h).
     const std::string name = device.device.type == 0 ? "Memory" : "Memory (" + device.device.name() + ")";
     for (const MemorySeriesPoint& point : device.points) {
-      for (std::size_t c = 0; c < kMemoryCategoryCount; ++c)
-        series[c] = TraceArg::integer(toString(static_cast<MemoryCategory>(c)), point.bytes.bytes[c]);
-      TraceEvent e;
-      e.phase = TracePhase::Counter;
-      e.category = TraceCategory::Memory;
+      for (std::size_t c = 0; c < series.size(); ++c)
+        series[c] = trace::TraceArg::integer(toString(kProfiledMemoryCategories[c]),
+                                             point.bytes[kProfiledMemoryCategories[c]]);
+      trace::TraceEvent e;
+      e.phase = trace::TracePhase::Counter;
+      e.category = trace::TraceCategory::Memory;
       e.name = name;
       e.startNs = point.ns;
       e.pid = window.pid;
@@ -226,23 +229,24 @@ void emitWindowEvents(const WindowData& window, const Emit& emit) {
   const Lanes lanes = assignLanes(capture);
 
   // Rows: the process, its threads, the collective lanes.
-  metadata(emit, "process_name", window.pid, 0, TraceArg::string("name", window.processName));
-  metadata(emit, "process_labels", window.pid, 0, TraceArg::string("labels", "CPU"));
-  metadata(emit, "process_sort_index", window.pid, 0, TraceArg::integer("sort_index", 0));
+  metadata(emit, "process_name", window.pid, 0, trace::TraceArg::string("name", window.processName));
+  metadata(emit, "process_labels", window.pid, 0, trace::TraceArg::string("labels", "CPU"));
+  metadata(emit, "process_sort_index", window.pid, 0, trace::TraceArg::integer("sort_index", 0));
   std::string label;
   for (const auto& thread : capture.threads) {
     const bool main = thread->osTid == window.mainTid;
     label = main ? "main thread" : (thread->threadName.empty() ? "thread" : thread->threadName);
     label += " (" + std::to_string(thread->osTid) + ")";
-    metadata(emit, "thread_name", window.pid, thread->osTid, TraceArg::string("name", label));
-    metadata(emit, "thread_sort_index", window.pid, thread->osTid,
-             TraceArg::integer("sort_index", main ? 0 : static_cast<std::int64_t>(thread->osTid % 1'000'000) + 1));
+    metadata(emit, "thread_name", window.pid, thread->osTid, trace::TraceArg::string("name", label));
+    metadata(
+        emit, "thread_sort_index", window.pid, thread->osTid,
+        trace::TraceArg::integer("sort_index", main ? 0 : static_cast<std::int64_t>(thread->osTid % 1'000'000) + 1));
   }
   for (std::uint32_t lane = 0; lane < lanes.count; ++lane) {
     label = "collectives (" + window.header.distributed.backend + ") #" + std::to_string(lane);
-    metadata(emit, "thread_name", window.pid, kCollectiveLaneTid + lane, TraceArg::string("name", label));
+    metadata(emit, "thread_name", window.pid, kCollectiveLaneTid + lane, trace::TraceArg::string("name", label));
     metadata(emit, "thread_sort_index", window.pid, kCollectiveLaneTid + lane,
-             TraceArg::integer("sort_index", 2'000'000 + lane));
+             trace::TraceArg::integer("sort_index", 2'000'000 + lane));
   }
 
   for (std::size_t t = 0; t < capture.threads.size(); ++t)

@@ -4,8 +4,8 @@
 #include "profile/window_data.h"
 
 #include <fathom/common/error.h>
-#include <fathom/profile/chrome_trace_writer.h>
-#include <fathom/profile/trace_merge.h>
+#include <fathom/trace/chrome_trace_writer.h>
+#include <fathom/trace/trace_merge.h>
 
 #include <system_error>
 
@@ -25,19 +25,22 @@ void createParent(const std::filesystem::path& path) {
 std::int64_t writeWindowFile(const WindowData& window, const std::filesystem::path& path,
                              const std::function<void(std::string_view)>& onChunk) {
   createParent(path);
-  TraceHeader header = window.header;
+  trace::TraceHeader header = window.header;
   header.traceName = path.string();
-  TraceFileOptions options;
+  trace::TraceFileOptions options;
   options.onChunk = onChunk;
-  ChromeTraceWriter writer(path, header, options);
-  emitWindowEvents(window, [&writer](const TraceEvent& event) { writer.write(event); });
+  trace::ChromeTraceWriter writer(path, header, options);
+  emitWindowEvents(window, [&writer](const trace::TraceEvent& event) { writer.write(event); });
   writer.finish();
   return static_cast<std::int64_t>(writer.sink().bytesOut());
 }
 
-void mergeWindowFiles(const std::vector<std::filesystem::path>& inputs, const std::filesystem::path& output) {
+void mergeWindowFiles(const std::vector<std::filesystem::path>& inputs, const std::filesystem::path& output,
+                      const std::function<void(std::string_view)>& onChunk) {
   createParent(output);
-  mergeTraces(inputs, output);
+  trace::TraceMergeOptions options;
+  options.file.onChunk = onChunk;
+  trace::mergeTraces(inputs, output, options);
 }
 
 }  // namespace fathom::profile::detail

@@ -20,7 +20,8 @@ namespace fathom::profile::detail {
 std::int64_t writeWindowFile(const WindowData& window, const std::filesystem::path& path,
                              const std::function<void(std::string_view)>& onChunk);
 
-/// Merges one trace per rank into `output` (created with its directory).
-void mergeWindowFiles(const std::vector<std::filesystem::path>& inputs, const std::filesystem::path& output);
+/// Merges one trace per rank into `output` (created with its directory); `onChunk` as for writeWindowFile.
+void mergeWindowFiles(const std::vector<std::filesystem::path>& inputs, const std::filesystem::path& output,
+                      const std::function<void(std::string_view)>& onChunk);
 
 }  // namespace fathom::profile::detail

@@ -86,4 +86,40 @@ Liveness liveness(const ProcessIdentity& who) {
   return Liveness::Alive;
 }
 
+std::vector<std::string> currentArguments() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  const std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < raw.size()) {
+    const auto end = raw.find('\0', start);
+    out.push_back(raw.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) {
+      break;
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string shellCommandLine(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& word : words) {
+    if (!out.empty()) {
+      out += ' ';
+    }
+    const bool plain = !word.empty() && word.find_first_of(" \t\n'\"\\$`;&|<>()*?[]#~") == std::string::npos;
+    if (plain) {
+      out += word;
+      continue;
+    }
+    out += '\'';
+    for (char c : word) {
+      out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    }
+    out += '\'';
+  }
+  return out;
+}
+
 }  // namespace fathom::store

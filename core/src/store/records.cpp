@@ -55,4 +55,20 @@ std::optional<ArtifactKind> parseArtifactKind(std::string_view text) {
   return valueOf(kArtifactKindNames, text);
 }
 
+RunStrategy zeroStageStrategy(int stage) {
+  RunStrategy out;
+  out.strategy = stage == 1   ? plan::Strategy::Zero1
+                 : stage == 2 ? plan::Strategy::Zero2
+                 : stage == 3 ? plan::Strategy::Zero3
+                              : plan::Strategy::Ddp;
+  return out;
+}
+
+std::string strategyLabel(const RunStrategy& strategy) {
+  plan::Plan p;
+  p.strategy = strategy.strategy;
+  p.fsdpSharding = strategy.fsdpSharding;
+  return plan::strategyLabel(p);
+}
+
 }  // namespace fathom::store

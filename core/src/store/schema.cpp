@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "schema.h"
 
+#include "metric_key_migration.h"
+#include "run_layout_migration.h"
+
 #include <array>
 
 namespace fathom::store::schema {
@@ -110,10 +113,33 @@ CREATE TABLE trace_chunks (
 CREATE INDEX trace_chunks_by_run ON trace_chunks (run_id, name, rank, id);
 )sql";
 
-constexpr std::array<Migration, 3> kMigrations{{
+// Version 4: a run's shape as typed columns (docs/workspace.md, "Run layout"), recorded when the run is created, so
+// no reader parses configuration text or a command line to learn it. Strategy and sharding are the planner's names
+// (plan::toString); '' and 0 mean unknown. Rows of older versions get them derived once, by upgrade().
+constexpr std::string_view kVersion4 = R"sql(
+ALTER TABLE runs ADD COLUMN world_size INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN num_machines INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN strategy TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN fsdp_sharding TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN mixed_precision TEXT NOT NULL DEFAULT '';
+
+CREATE TABLE run_hosts (
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  machine_rank INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  PRIMARY KEY (run_id, machine_rank)
+) WITHOUT ROWID;
+)sql";
+// Version 5: memory metric keys as the one memory-category vocabulary spells them (docs/workspace.md, "Memory metric
+// keys"). No table changes; renameLegacyMemoryMetricKeys() renames the keys older versions stored.
+constexpr std::string_view kVersion5 = "";
+
+constexpr std::array<Migration, 5> kMigrations{{
     {1, "runs, ranks, metrics, events, artifacts", kVersion1},
     {2, "metric-series index, plans", kVersion2},
     {3, "heartbeats, trace chunks", kVersion3},
+    {4, "typed run layout: world size, machines, strategy, precision, hosts", kVersion4, &deriveRunLayouts},
+    {5, "memory metric keys named by the memory-category table", kVersion5, &renameLegacyMemoryMetricKeys},
 }};
 
 }  // namespace

@@ -6,12 +6,18 @@
 #include <span>
 #include <string_view>
 
+namespace fathom::store::sql {
+class Db;
+}
+
 namespace fathom::store::schema {
 
 struct Migration {
   int toVersion;
   std::string_view description;
   std::string_view sql;
+  /// Runs after `sql`, in the same transaction: fills what SQL alone cannot derive from older rows (nullptr: none).
+  void (*upgrade)(sql::Db& db) = nullptr;
 };
 
 std::span<const Migration> migrations();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <fathom/common/clock.h>
 #include <fathom/store/workspace.h>
 
+#include "run_layout_rows.h"
 #include "schema.h"
 #include "sqlite_db.h"
 
@@ -9,7 +11,6 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -19,10 +20,6 @@
 namespace fathom::store {
 namespace {
 
-double nowSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 /// One row of `artifacts`, stamped now (inside the caller's transaction, if any).
 void insertArtifact(sql::Db& db, RunId run, const Artifact& artifact) {
   sql::Statement s(db, "INSERT INTO artifacts (run_id, kind, path, bytes, created_at) VALUES (?, ?, ?, ?, ?)");
@@ -30,7 +27,7 @@ void insertArtifact(sql::Db& db, RunId run, const Artifact& artifact) {
       .bind(2, toString(artifact.kind))
       .bind(3, std::string_view(artifact.path))
       .bind(4, artifact.bytes)
-      .bind(5, nowSeconds());
+      .bind(5, unixNowSeconds());
   s.run();
 }
 
@@ -107,6 +104,11 @@ constexpr std::string_view kRunColumns =
     "id, name, status, created_at, started_at, ended_at, exit_code, command_line, host, launcher_pid, "
     "launcher_start_time, config_format, config_text";
 
+/// "SELECT <every column readRun() reads> FROM runs <tail>".
+std::string selectRuns(std::string_view tail) {
+  return "SELECT " + std::string(kRunColumns) + ", " + std::string(kLayoutColumns) + " FROM runs " + std::string(tail);
+}
+
 RunInfo readRun(const sql::Statement& s) {
   RunInfo r;
   r.id = RunId{s.int64(0)};
@@ -124,6 +126,7 @@ RunInfo readRun(const sql::Statement& s) {
   r.launcherStartTime = static_cast<std::uint64_t>(s.int64(10));
   r.configFormat = s.text(11);
   r.configText = s.text(12);
+  r.layout = readLayoutColumns(s, 13);  // selectRuns() puts kLayoutColumns last; the hosts are read separately
   return r;
 }
 
@@ -269,6 +272,9 @@ void Workspace::Impl::migrate() {
     }
     db.exec(step.sql, "migrating the schema to version " + std::to_string(step.toVersion) + " (" +
                           std::string(step.description) + ")");
+    if (step.upgrade != nullptr) {
+      step.upgrade(db);
+    }
     version = step.toVersion;
   }
   db.exec("PRAGMA user_version = " + std::to_string(version), "setting the schema version");
@@ -323,7 +329,8 @@ int Workspace::schemaVersion() const {
 }
 
 RunId Workspace::createRun(const NewRun& run, const ProcessIdentity& launcher) {
-  const double now = nowSeconds();
+  const double now = unixNowSeconds();
+  sql::Transaction tx(m_impl->db);
   sql::Statement s(m_impl->db, "INSERT INTO runs (name, status, created_at, started_at, command_line, host, "
                                "launcher_pid, launcher_start_time, config_format, config_text) "
                                "VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -337,13 +344,20 @@ RunId Workspace::createRun(const NewRun& run, const ProcessIdentity& launcher) {
       .bind(8, std::string_view(run.configFormat))
       .bind(9, std::string_view(run.configText));
   s.run();
-  return RunId{sqlite3_last_insert_rowid(m_impl->db.handle())};
+  const RunId id{sqlite3_last_insert_rowid(m_impl->db.handle())};
+  if (run.numberName) {
+    sql::Statement rename(m_impl->db, "UPDATE runs SET name = ? WHERE id = ?");
+    rename.bind(1, run.name + "-" + std::to_string(id.value)).bind(2, id.value).run();
+  }
+  writeRunLayout(m_impl->db, id.value, run.layout);
+  tx.commit();
+  return id;
 }
 
 void Workspace::finishRun(RunId run, RunStatus status, std::optional<int> exitCode) {
   FATHOM_CHECK(status != RunStatus::Running, ConfigError, "finishRun needs a final status, not \"running\"");
   sql::Statement s(m_impl->db, "UPDATE runs SET status = ?, exit_code = ?, ended_at = ? WHERE id = ?");
-  s.bind(1, toString(status)).bind(2, exitCode).bind(3, nowSeconds()).bind(4, run.value);
+  s.bind(1, toString(status)).bind(2, exitCode).bind(3, unixNowSeconds()).bind(4, run.value);
   s.run();
   FATHOM_CHECK(sqlite3_changes(m_impl->db.handle()) == 1, ConfigError, m_impl->path.string(), ": no run with id ",
                run.value);
@@ -410,6 +424,9 @@ void Workspace::append(RunId run, const IngestBatch& batch) {
     }
     for (const Artifact& a : batch.artifacts)
       insertArtifact(impl.db, run, a);
+    if (batch.setup) {
+      writeRunSetup(impl.db, run.value, *batch.setup);
+    }
     tx.commit();
   } catch (...) {
     impl.keyIds.clear();  // keys interned in this transaction were rolled back with it
@@ -424,7 +441,7 @@ ArtifactId Workspace::addArtifact(RunId run, const Artifact& artifact) {
 
 PlanId Workspace::savePlan(std::string_view inputJson, std::string_view predictionJson) {
   sql::Statement s(m_impl->db, "INSERT INTO plans (created_at, input_json, prediction_json) VALUES (?, ?, ?)");
-  s.bind(1, nowSeconds()).bind(2, inputJson).bind(3, predictionJson);
+  s.bind(1, unixNowSeconds()).bind(2, inputJson).bind(3, predictionJson);
   s.run();
   return PlanId{sqlite3_last_insert_rowid(m_impl->db.handle())};
 }
@@ -460,7 +477,7 @@ std::vector<RunId> Workspace::reconcile() {
   }
   sql::Transaction tx(impl.db);
   sql::Statement mark(impl.db, "UPDATE runs SET status = 'lost', ended_at = ? WHERE id = ? AND status = 'running'");
-  const double now = nowSeconds();
+  const double now = unixNowSeconds();
   for (const RunId id : lost) {
     mark.bind(1, now).bind(2, id.value);
     mark.run();
@@ -470,21 +487,29 @@ std::vector<RunId> Workspace::reconcile() {
 }
 
 std::vector<RunInfo> Workspace::listRuns() const {
-  sql::Statement s(m_impl->db, "SELECT " + std::string(kRunColumns) + " FROM runs ORDER BY id");
+  sql::Statement s(m_impl->db, selectRuns("ORDER BY id"));
   std::vector<RunInfo> out;
   while (s.step()) {
     out.push_back(readRun(s));
+  }
+  auto hosts = readRunHosts(m_impl->db);
+  for (RunInfo& r : out) {
+    if (auto found = hosts.find(r.id.value); found != hosts.end()) {
+      r.layout.hosts = std::move(found->second);
+    }
   }
   return out;
 }
 
 std::optional<RunInfo> Workspace::run(RunId id) const {
-  sql::Statement s(m_impl->db, "SELECT " + std::string(kRunColumns) + " FROM runs WHERE id = ?");
+  sql::Statement s(m_impl->db, selectRuns("WHERE id = ?"));
   s.bind(1, id.value);
   if (!s.step()) {
     return std::nullopt;
   }
-  return readRun(s);
+  RunInfo r = readRun(s);
+  r.layout.hosts = readRunHosts(m_impl->db, r.id.value);
+  return r;
 }
 
 RunInfo Workspace::resolveRun(std::string_view idOrName) const {
@@ -496,12 +521,13 @@ RunInfo Workspace::resolveRun(std::string_view idOrName) const {
       return *found;
     }
   }
-  sql::Statement s(m_impl->db,
-                   "SELECT " + std::string(kRunColumns) + " FROM runs WHERE name = ? ORDER BY id DESC LIMIT 1");
+  sql::Statement s(m_impl->db, selectRuns("WHERE name = ? ORDER BY id DESC LIMIT 1"));
   s.bind(1, idOrName);
   FATHOM_CHECK(s.step(), ConfigError, "no run \"", idOrName, "\" in ", m_impl->path.string(),
                " (give a run id or name; `fathom runs list` shows them)");
-  return readRun(s);
+  RunInfo r = readRun(s);
+  r.layout.hosts = readRunHosts(m_impl->db, r.id.value);
+  return r;
 }
 
 std::vector<RankInfo> Workspace::ranks(RunId run) const {

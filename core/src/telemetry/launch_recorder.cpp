@@ -1,48 +1,64 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <fathom/common/clock.h>
 #include <fathom/telemetry/launch_recorder.h>
 
 #include <fathom/common/error.h>
 #include <fathom/common/log.h>
 #include <fathom/launch/worker_environment.h>
+#include <fathom/store/process_identity.h>
 #include <fathom/store/workspace.h>
 
 #include <nlohmann/json.hpp>
 
-#include <chrono>
-
 namespace fathom::telemetry {
 namespace {
 
-double unixNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+/// "train" for `fathom train ...`, else the program's file name: the stem of a run's default name.
+std::string programLabel(const std::vector<std::string>& command) {
+  const std::string program = std::filesystem::path(command.front()).filename().string();
+  if (program == "fathom" && command.size() > 1 && !command[1].empty() && command[1][0] != '-') {
+    return command[1];
+  }
+  return program;
 }
 
-/// The launch as a shell would show it: `fathom launch` plus the worker command (quoted where needed).
-std::string commandLine(const std::vector<std::string>& command) {
-  std::string out = "fathom launch";
-  for (const auto& arg : command) {
-    const bool plain = !arg.empty() && arg.find_first_of(" \t\n'\"\\$`") == std::string::npos;
-    out += " ";
-    if (plain) {
-      out += arg;
-    } else {
-      out += "'";
-      for (char c : arg) {
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-      }
-      out += "'";
-    }
+/// The strategy the launcher selects (Accelerate's variables): FSDP with its sharding strategy, DeepSpeed's ZeRO
+/// stage (Accelerate's default 2; stage 0 is plain data parallelism), else DDP. A worker may still choose its own
+/// (`fathom train --strategy`); its report replaces this one.
+store::RunStrategy launchStrategy(const launch::LaunchOptions& o) {
+  store::RunStrategy out;
+  if (o.useFsdp) {
+    out.strategy = plan::Strategy::Fsdp;
+    out.fsdpSharding = plan::parseFsdpSharding(launch::fsdpValue(o, "fsdp_sharding_strategy").value_or("FULL_SHARD"));
+  } else if (o.useDeepSpeed) {
+    out = store::zeroStageStrategy(o.zeroStage.value_or(2));
   }
   return out;
 }
 
-/// "train" for `fathom train ...`, else the program's file name.
-std::string runName(const std::vector<std::string>& command) {
-  const std::string program = std::filesystem::path(command.front()).filename().string();
-  if (command.size() > 1 && !command[1].empty() && command[1][0] != '-') {
-    return program + " " + command[1];
+store::NewRun newRun(const launch::LaunchOptions& o, const RunRecordOptions& record, nlohmann::json config) {
+  store::NewRun run;
+  FATHOM_CHECK(record.name.find_first_of("\n\r") == std::string::npos, ConfigError, "the run name '", record.name,
+               "' holds a line break");
+  FATHOM_CHECK(record.name.empty() || record.name.find_first_not_of(" \t") != std::string::npos, ConfigError,
+               "the run name must not be blank");
+  run.name = record.name.empty() ? programLabel(o.command) : record.name;
+  run.numberName = record.name.empty();
+  std::vector<std::string> words = record.launcherArguments;
+  if (words.empty()) {
+    words = {"fathom", "launch"};
+    words.insert(words.end(), o.command.begin(), o.command.end());
   }
-  return program;
+  run.commandLine = store::shellCommandLine(words);
+  run.configFormat = "json";
+  run.configText = config.dump(2);
+  run.layout.worldSize = o.numProcesses;
+  run.layout.numMachines = o.numMachines;
+  run.layout.strategy = launchStrategy(o);
+  run.layout.mixedPrecision = launch::toString(o.mixedPrecision);
+  run.layout.hosts.resize(static_cast<std::size_t>(o.machineRank) + 1);
+  run.layout.hosts.back() = store::currentHostName();
+  return run;
 }
 
 nlohmann::json launchConfig(const launch::LaunchOptions& o) {
@@ -56,17 +72,10 @@ nlohmann::json launchConfig(const launch::LaunchOptions& o) {
                       {"use_deepspeed", o.useDeepSpeed},
                       {"max_restarts", o.maxRestarts},
                       {"command", o.command}};
-  // The sharding the workers are told to use (the values of the variables the launcher sets), so a reader can
-  // name the strategy: FSDP's sharding strategy, DeepSpeed's ZeRO stage (Accelerate's default 2).
+  // The sharding the workers are told to use (the values of the variables the launcher sets): FSDP's sharding
+  // strategy, DeepSpeed's ZeRO stage (Accelerate's default 2). The typed layout columns say the same for readers.
   if (o.useFsdp) {
-    const auto given = o.fsdp.find("fsdp_sharding_strategy");
-    std::string strategy;
-    for (const launch::FsdpFlag& flag : launch::fsdpFlags()) {
-      if (std::string_view(flag.key) == "fsdp_sharding_strategy" && flag.defaultValue != nullptr) {
-        strategy = flag.defaultValue;
-      }
-    }
-    j["fsdp_sharding_strategy"] = given != o.fsdp.end() ? given->second : strategy;
+    j["fsdp_sharding_strategy"] = launch::fsdpValue(o, "fsdp_sharding_strategy").value_or("");
   }
   if (o.useDeepSpeed) {
     j["zero_stage"] = o.zeroStage.value_or(2);
@@ -77,10 +86,12 @@ nlohmann::json launchConfig(const launch::LaunchOptions& o) {
 }  // namespace
 
 LaunchRecorder::LaunchRecorder(const std::filesystem::path& workspace, const launch::LaunchOptions& options,
-                               CollectorOptions collector) {
+                               RunRecordOptions record, CollectorOptions collector) {
   FATHOM_CHECK(!options.command.empty(), ConfigError, "LaunchRecorder: the launch has no command");
+  const store::NewRun run = newRun(options, record, launchConfig(options));
   store::Workspace ws(workspace);
-  m_run = ws.createRun({runName(options.command), commandLine(options.command), "json", launchConfig(options).dump(2)});
+  m_run = ws.createRun(run);
+  m_name = ws.run(m_run)->name;
   m_host = store::currentHostName();
   try {
     m_collector = std::make_unique<TelemetryCollector>(std::move(ws), m_run, std::move(collector));
@@ -110,7 +121,7 @@ void LaunchRecorder::workerStarted(const launch::WorkerEvent& worker) {
   try {
     m_collector->recordRank({worker.rank, m_host, worker.pid, "", std::nullopt});
     if (worker.attempt > 0) {
-      m_collector->recordEvent({-1, unixNow(), LogLevel::Warning,
+      m_collector->recordEvent({-1, unixNowSeconds(), LogLevel::Warning,
                                 "restart " + std::to_string(worker.attempt) + ": rank " + std::to_string(worker.rank) +
                                     " is pid " + std::to_string(worker.pid)});
     }
@@ -123,7 +134,7 @@ void LaunchRecorder::workerEnded(const launch::WorkerEvent& worker, const launch
   try {
     m_collector->recordRank({worker.rank, m_host, worker.pid, "", status.shellCode()});
     if (!status.success()) {
-      m_collector->recordEvent({-1, unixNow(), LogLevel::Error,
+      m_collector->recordEvent({-1, unixNowSeconds(), LogLevel::Error,
                                 "rank " + std::to_string(worker.rank) + " (pid " + std::to_string(worker.pid) +
                                     ") ended with " + status.describe()});
     }

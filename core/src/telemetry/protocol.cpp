@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Encoding and decoding of the telemetry frames (docs/workspace.md, "Telemetry"). Integers and doubles are copied
 // as little-endian bytes (protocol.h asserts the host is little-endian).
-#include <fathom/telemetry/protocol.h>
+#include "protocol.h"
 
 #include <fathom/common/error.h>
+#include <fathom/telemetry/telemetry_sender.h>
 
 #include <cstring>
 #include <limits>
@@ -42,6 +43,7 @@ const char* frameName(FrameType type) {
   case FrameType::Heartbeat: return "heartbeat";
   case FrameType::Trace: return "trace";
   case FrameType::Artifact: return "artifact";
+  case FrameType::Setup: return "setup";
   case FrameType::Bye: return "bye";
   case FrameType::Welcome: return "welcome";
   case FrameType::Refused: return "refused";
@@ -149,6 +151,16 @@ void FrameWriter::artifact(std::uint64_t seq, double time, const store::Artifact
   end(start);
 }
 
+void FrameWriter::setup(std::uint64_t seq, const store::RunSetup& setup) {
+  const auto start = begin(FrameType::Setup);
+  put(m_out, seq);
+  const bool fsdp = setup.strategy.strategy == plan::Strategy::Fsdp;
+  putShort(m_out, plan::toString(setup.strategy.strategy), "the strategy");
+  putShort(m_out, fsdp ? plan::toString(setup.strategy.fsdpSharding) : std::string_view(), "the FSDP sharding");
+  putShort(m_out, setup.mixedPrecision, "the mixed precision");
+  end(start);
+}
+
 void FrameWriter::metrics(std::uint64_t seq, std::uint32_t count, std::string_view encodedPoints) {
   const auto start = begin(FrameType::Metrics);
   put(m_out, seq);
@@ -236,6 +248,23 @@ void decodeMetrics(BodyReader& in, int rank, std::vector<store::MetricPoint>& ou
     out.push_back(std::move(p));
   }
   in.finish();
+}
+
+store::RunSetup decodeSetup(BodyReader& in) {
+  store::RunSetup setup;
+  const std::string strategy(in.shortString());
+  const std::string sharding(in.shortString());
+  setup.mixedPrecision = std::string(in.shortString());
+  in.finish();
+  try {
+    setup.strategy.strategy = plan::parseStrategy(strategy);
+    if (!sharding.empty()) {
+      setup.strategy.fsdpSharding = plan::parseFsdpSharding(sharding);
+    }
+  } catch (const ConfigError& e) {
+    throw CommError(std::string("telemetry: malformed setup frame: ") + e.what());
+  }
+  return setup;
 }
 
 }  // namespace fathom::telemetry::protocol

@@ -2,7 +2,7 @@
 // POSIX TCP sockets for the telemetry link (Linux): an owning descriptor and the blocking helpers both ends share.
 #pragma once
 
-#include <fathom/telemetry/protocol.h>
+#include "protocol.h"
 
 #include <chrono>
 #include <cstdint>

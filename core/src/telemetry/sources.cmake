@@ -2,6 +2,7 @@
 # core/telemetry: live telemetry from the workers to the launcher (wire protocol, collector, sender), the
 # launcher's run recorder and the built-in `sqlite` tracker. No LibTorch: the sources skip the precompiled header.
 set(_fathom_telemetry_sources
+  ${CMAKE_CURRENT_LIST_DIR}/launch_events.cpp
   ${CMAKE_CURRENT_LIST_DIR}/launch_recorder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/process_memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/protocol.cpp

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/telemetry/sqlite_tracker.h>
 
+#include <fathom/common/clock.h>
 #include <fathom/common/error.h>
+#include <fathom/store/process_identity.h>
 #include <fathom/store/workspace.h>
 #include <fathom/telemetry/telemetry_sender.h>
 #include <fathom/track/tracker_registry.h>
@@ -16,21 +18,6 @@
 
 namespace fathom::telemetry {
 namespace {
-
-/// This process's command line from /proc/self/cmdline, arguments joined by spaces.
-std::string ownCommandLine() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  while (!raw.empty() && raw.back() == '\0') {
-    raw.pop_back();
-  }
-  for (char& c : raw) {
-    if (c == '\0') {
-      c = ' ';
-    }
-  }
-  return raw;
-}
 
 int rankFromEnvironment() {
   const char* rank = std::getenv("RANK");
@@ -66,7 +53,8 @@ void SqliteTracker::ensureRun(const std::string& configText) {
   }
   store::NewRun run;
   run.name = m_options.runName.empty() ? m_options.projectName : m_options.runName;
-  run.commandLine = ownCommandLine();
+  run.commandLine = store::shellCommandLine(store::currentArguments());
+  run.layout = m_layout;
   if (!configText.empty()) {
     run.configFormat = "json";
     run.configText = configText;
@@ -78,7 +66,7 @@ void SqliteTracker::ensureRun(const std::string& configText) {
 void SqliteTracker::doStoreInitConfiguration(const nlohmann::json& config) {
   if (m_sender) {
     if (m_rank == 0) {
-      m_sender->sendLog(LogLevel::Info, "hparams " + config.dump(), track::unixTimeSeconds());
+      m_sender->sendLog(LogLevel::Info, "hparams " + config.dump(), unixNowSeconds());
     }
     return;
   }
@@ -145,6 +133,28 @@ void SqliteTracker::artifact(const store::Artifact& artifact, double time) {
   }
   ensureRun({});
   m_workspace->addArtifact(m_run, artifact);
+}
+
+void SqliteTracker::recordSetup(const store::RunSetup& setup, int worldSize) {
+  FATHOM_CHECK(!finished(), ConfigError, "SqliteTracker::recordSetup() after finish()");
+  if (m_sender) {
+    if (m_rank == 0) {
+      m_sender->sendSetup(setup);
+    }
+    return;
+  }
+  m_layout.worldSize = worldSize;
+  m_layout.strategy = setup.strategy;
+  m_layout.mixedPrecision = setup.mixedPrecision;
+  if (worldSize == 1) {
+    m_layout.numMachines = 1;  // a process of its own: this machine is the run's only one
+    m_layout.hosts = {store::currentHostName()};
+  }
+  if (m_run.value != 0) {
+    store::IngestBatch batch;
+    batch.setup = setup;
+    m_workspace->append(m_run, batch);
+  }
 }
 
 void SqliteTracker::doFinish() {

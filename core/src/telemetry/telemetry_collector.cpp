@@ -6,13 +6,15 @@
 //    highest sequence number of a connection in a committed transaction acknowledges everything before it too.
 //  - An ack is queued for sending only after Workspace::append returned (commit, then ack).
 //  - A full queue blocks the readers, never drops: TCP then blocks the senders.
+#include <fathom/common/clock.h>
 #include <fathom/telemetry/telemetry_collector.h>
 
 #include "socket.h"
 
+#include "protocol.h"
 #include <fathom/common/error.h>
 #include <fathom/common/log.h>
-#include <fathom/telemetry/protocol.h>
+#include <fathom/common/memory_metric_keys.h>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -34,10 +36,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using protocol::FrameType;
-
-double nowSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 bool sameToken(std::string_view a, std::string_view b) {
   // Compares every byte whatever the first difference, so timing does not reveal a prefix of the token.
@@ -90,9 +88,9 @@ void decodeDataFrame(FrameType type, protocol::BodyReader& in, int rank, Item& i
     const double reserved = static_cast<double>(in.i64());
     const double peak = static_cast<double>(in.i64());
     in.finish();
-    item.part.metrics = {{rank, step, time, "memory/allocated_bytes", allocated},
-                         {rank, step, time, "memory/reserved_bytes", reserved},
-                         {rank, step, time, "memory/peak_allocated_bytes", peak}};
+    item.part.metrics = {{rank, step, time, std::string(kAllocatedBytesKey), allocated},
+                         {rank, step, time, std::string(kReservedBytesKey), reserved},
+                         {rank, step, time, std::string(kPeakAllocatedBytesKey), peak}};
     item.weight = 3;
     break;
   }
@@ -132,6 +130,14 @@ void decodeDataFrame(FrameType type, protocol::BodyReader& in, int rank, Item& i
     item.part.artifacts.push_back(std::move(artifact));
     break;
   }
+  case FrameType::Setup:
+    // Rank 0 speaks for the run; another rank's report is read (it must be well formed) but not applied.
+    if (rank == 0) {
+      item.part.setup = protocol::decodeSetup(in);
+    } else {
+      protocol::decodeSetup(in);
+    }
+    break;
   case FrameType::Bye: in.finish(); break;
   default: throw CommError(detail::concat("telemetry: unexpected frame type ", int(type), " from a sender"));
   }
@@ -245,7 +251,7 @@ void TelemetryCollector::Impl::push(Item item) {
 void TelemetryCollector::Impl::recordWarning(const std::string& text) {
   log(LogLevel::Warning, text);
   Item item;
-  item.part.events.push_back({-1, nowSeconds(), LogLevel::Warning, text});
+  item.part.events.push_back({-1, unixNowSeconds(), LogLevel::Warning, text});
   try {
     push(std::move(item));
   } catch (const Error&) {
@@ -430,6 +436,9 @@ void TelemetryCollector::Impl::writerLoop() {
         move(batch.heartbeats, part.heartbeats);
         move(batch.traces, part.traces);
         move(batch.artifacts, part.artifacts);
+        if (part.setup) {
+          batch.setup = std::move(part.setup);  // the latest report wins
+        }
         if (item.connection) {
           highest[item.connection.get()] = item.seq;
           ++frames;

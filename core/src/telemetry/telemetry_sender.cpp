@@ -5,6 +5,7 @@
 //  - The points of a sent frame stay in m_unacked until an ack covers its sequence number.
 //  - Callers block only on a full queue (backpressure) or in flush()/close(); the I/O thread never blocks on the
 //    socket (non-blocking, poll()).
+#include <fathom/common/clock.h>
 #include <fathom/telemetry/telemetry_sender.h>
 
 #include "socket.h"
@@ -40,10 +41,6 @@ struct QueuedFrame {
   std::uint64_t points = 0;
   std::string bytes;
 };
-
-double unixNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 }  // namespace
 
@@ -337,7 +334,7 @@ public:
             now - m_lastSend >= m_options.heartbeatInterval) {
           QueuedFrame frame;
           frame.seq = ++m_nextSeq;
-          FrameWriter(frame.bytes).heartbeat(frame.seq, unixNow(), m_step);
+          FrameWriter(frame.bytes).heartbeat(frame.seq, unixNowSeconds(), m_step);
           enqueueUnboundedLocked(std::move(frame));
         }
         if (out.empty() && !m_queue.empty()) {
@@ -433,7 +430,7 @@ void TelemetrySender::addMetric(std::int64_t step, double wallTime, std::string_
   m_impl->addMetric(step, wallTime, key, value);
 }
 
-void TelemetrySender::sendMemory(const protocol::MemorySample& sample) {
+void TelemetrySender::sendMemory(const MemorySample& sample) {
   m_impl->sendFrame(3, [&](FrameWriter w, std::uint64_t seq) { w.memory(seq, sample); });
 }
 
@@ -447,6 +444,10 @@ void TelemetrySender::sendTrace(std::string_view name, std::string_view bytes, d
 
 void TelemetrySender::sendArtifact(const store::Artifact& artifact, double time) {
   m_impl->sendFrame(0, [&](FrameWriter w, std::uint64_t seq) { w.artifact(seq, time, artifact); });
+}
+
+void TelemetrySender::sendSetup(const store::RunSetup& setup) {
+  m_impl->sendFrame(0, [&](FrameWriter w, std::uint64_t seq) { w.setup(seq, setup); });
 }
 
 void TelemetrySender::setStep(std::int64_t step) {

@@ -13,6 +13,7 @@
 // Experiment 0 ("Default") is created when missing, as FileStore does on first use.
 #include "track/track_util.h"
 
+#include <fathom/common/clock.h>
 #include <fathom/common/error.h>
 #include <fathom/track/file_trackers.h>
 
@@ -49,7 +50,7 @@ std::string fileUri(const std::filesystem::path& p) {
 }
 
 std::int64_t nowMs() {
-  return static_cast<std::int64_t>(std::llround(unixTimeSeconds() * 1000.0));
+  return static_cast<std::int64_t>(std::llround(unixNowSeconds() * 1000.0));
 }
 
 std::string userName() {

@@ -10,6 +10,7 @@
 #include "track/crc32c.h"
 #include "track/track_util.h"
 
+#include <fathom/common/clock.h>
 #include <fathom/common/error.h>
 #include <fathom/track/file_trackers.h>
 
@@ -104,7 +105,7 @@ std::string eventFileName(double now) {
 TensorBoardTracker::TensorBoardTracker(const TrackerOptions& options)
     : m_logDir(options.effectiveLoggingDir() / options.projectName) {
   detail::createDirectories(m_logDir);
-  const double now = unixTimeSeconds();
+  const double now = unixNowSeconds();
   m_file = std::make_unique<detail::AppendFile>(m_logDir / eventFileName(now), /*truncate=*/true);
   ProtoWriter header = eventHeader(now, 0);
   header.bytesField(3, "brain.Event:2");
@@ -138,7 +139,7 @@ void TensorBoardTracker::doStoreInitConfiguration(const nlohmann::json& config) 
   }
   ProtoWriter summary;
   summary.messageField(1, textValue("hparams/text_summary", table));
-  ProtoWriter event = eventHeader(unixTimeSeconds(), 0);
+  ProtoWriter event = eventHeader(unixNowSeconds(), 0);
   event.messageField(5, summary);
   writeRecord(event.bytes());
   m_file->flush();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Tracker base class, the registry of tracker factories, TrackerGroup, and the file helpers the built-in
 // trackers share.
+#include <fathom/common/clock.h>
 #include <fathom/common/error.h>
 #include <fathom/track/file_trackers.h>
 #include <fathom/track/tracker_registry.h>
@@ -9,7 +10,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -17,11 +17,6 @@
 #include <unistd.h>
 
 namespace fathom::track {
-
-double unixTimeSeconds() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
-}
 
 // --- Tracker -----------------------------------------------------------------------------------------------
 
@@ -38,7 +33,7 @@ void Tracker::log(const LogValues& values, std::optional<std::int64_t> step) {
   checkOpen("log");
   const std::int64_t resolved = step ? *step : m_lastStep.value_or(0);
   m_lastStep = resolved;
-  doLog(values, resolved, unixTimeSeconds());
+  doLog(values, resolved, unixNowSeconds());
 }
 
 void Tracker::finish() {

@@ -24,6 +24,19 @@ namespace fathom::train {
 
 namespace {
 
+/// The setup this process trains with, in the workspace's vocabulary (what the `sqlite` tracker records).
+store::RunSetup runSetup(const ResolvedAcceleratorOptions& options, precision::MixedPrecision mixedPrecision) {
+  store::RunSetup setup;
+  if (options.fsdp) {
+    setup.strategy.strategy = plan::Strategy::Fsdp;
+    setup.strategy.fsdpSharding = options.fsdp->shardingStrategy;
+  } else if (options.zero) {
+    setup.strategy = store::zeroStageStrategy(options.zero->stage);
+  }
+  setup.mixedPrecision = precision::toString(mixedPrecision);
+  return setup;
+}
+
 std::optional<std::string> processEnv(const std::string& name) {
   const char* value = std::getenv(name.c_str());
   if (value == nullptr)
@@ -69,7 +82,7 @@ Accelerator::Accelerator(AcceleratorOptions options, runtime::ProcessState state
   if (m_state.useDistributed()) {
     m_group = m_state.joinProcessGroup(options.processGroup);
     m_comm = std::make_unique<parallel::Comm>(*m_group);
-    if (m_options.fsdp && m_options.fsdp->shardingStrategy == parallel::FsdpShardingStrategy::HybridShard)
+    if (m_options.fsdp && plan::isHybrid(m_options.fsdp->shardingStrategy))
       joinHybridGroups();
   }
   if (m_options.mixedPrecision == precision::MixedPrecision::Fp16) {
@@ -85,10 +98,11 @@ Accelerator::Accelerator(AcceleratorOptions options, runtime::ProcessState state
 }
 
 void Accelerator::joinHybridGroups() {
-  // HYBRID_SHARD: parameters are sharded within a node (consecutive ranks) and replicated across nodes.
+  // HYBRID_SHARD(_ZERO2): parameters are sharded within a node (consecutive ranks) and replicated across nodes.
   const int world = numProcesses();
   const int size = m_options.fsdp->shardGroupSize > 0 ? m_options.fsdp->shardGroupSize : m_state.localNumProcesses();
-  FATHOM_CHECK(size >= 1 && world % size == 0, ConfigError, "HYBRID_SHARD: the shard group size (", size,
+  FATHOM_CHECK(size >= 1 && world % size == 0, ConfigError,
+               parallel::fsdpShardingName(m_options.fsdp->shardingStrategy), ": the shard group size (", size,
                ", fsdp_hybrid_group_size or the ranks per machine) must divide the number of processes (", world, ")");
   const int rank = processIndex();
   const int node = rank / size;
@@ -275,10 +289,8 @@ parallel::ModelStateBytes Accelerator::modelStateBytes() const {
   }
   parallel::ModelStateBytes total;
   auto add = [](parallel::StateCategoryBytes& to, const parallel::StateCategoryBytes& from) {
-    to.parameters += from.parameters;
-    to.gradients += from.gradients;
-    to.optimizerStates += from.optimizerStates;
-    to.masterWeights += from.masterWeights;
+    for (const auto& field : parallel::kStateCategoryFields)
+      to.*field.member += from.*field.member;
   };
   for (const auto& engine : m_engines) {
     const parallel::ModelStateBytes b = engine->stateBytes(optimizers);
@@ -401,15 +413,24 @@ void Accelerator::initTrackers(const std::string& projectName, const nlohmann::j
   options.loggingDir = m_options.raw.loggingDir;
   options.runName = runName;
   options.workspace = m_options.workspace;
-  // The workspace's sqlite tracker is always on (docs/trackers.md), on every process.
+  // The workspace's sqlite tracker is always on (docs/trackers.md), on every process; the Accelerator keeps a typed
+  // handle to it for what only it takes (this process's setup, memory samples, log lines, traces).
+  auto workspace = std::make_unique<telemetry::SqliteTracker>(options);
+  telemetry::SqliteTracker* handle = workspace.get();
+  handle->recordSetup(runSetup(m_options, mixedPrecision()), numProcesses());
+  track::TrackerGroup trackers({}, options, isMainProcess());
+  trackers.add(std::move(workspace));
   std::vector<std::string> names{telemetry::registerSqliteTracker()};
   for (const std::string& entry : m_options.raw.logWith) {
     for (std::string& name : track::parseLogWith(entry)) {
-      if (std::find(names.begin(), names.end(), name) == names.end())
+      if (std::find(names.begin(), names.end(), name) == names.end()) {
+        trackers.add(track::makeTracker(name, options));
         names.push_back(std::move(name));
+      }
     }
   }
-  m_trackers = track::TrackerGroup(names, options, isMainProcess());
+  m_trackers = std::move(trackers);
+  m_workspace = handle;
   if (!config.is_null())
     m_trackers.storeInitConfiguration(config);
 }

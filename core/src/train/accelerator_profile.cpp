@@ -3,6 +3,8 @@
 // states for its memory categories, and the workspace its traces stream to. docs/profiler.md.
 #include <fathom/train/accelerator.h>
 
+#include <fathom/common/clock.h>
+#include <fathom/common/memory_metric_keys.h>
 #include <fathom/parallel/module_state_sync.h>
 #include <fathom/profile/annotations.h>
 #include <fathom/runtime/process_group.h>
@@ -22,7 +24,7 @@ profile::MemoryDevice memoryDevice(const at::Tensor& t) {
 
 /// Adds `t`'s storage once (several tensors may share one: DDP's gradient bucket views, FSDP's flat parameter).
 void addStorage(std::vector<profile::StorageRef>& out, std::unordered_set<const void*>& seen, const at::Tensor& t,
-                profile::MemoryCategory category) {
+                MemoryCategory category) {
   if (!t.defined() || !t.has_storage())
     return;
   const void* ptr = t.storage().data();
@@ -39,11 +41,11 @@ std::vector<profile::StorageRef> Accelerator::modelStateStorages() const {
   std::unordered_set<const void*> seen;
   for (const auto& engine : m_engines) {
     for (const at::Tensor& p : engine->module()->parameters(/*recurse=*/true))
-      addStorage(out, seen, p, profile::MemoryCategory::Parameter);
+      addStorage(out, seen, p, MemoryCategory::Parameters);
   }
   for (const auto& engine : m_engines) {
     for (const at::Tensor& p : engine->module()->parameters(/*recurse=*/true))
-      addStorage(out, seen, p.grad(), profile::MemoryCategory::Gradient);
+      addStorage(out, seen, p.grad(), MemoryCategory::Gradients);
   }
   for (const auto& weak : m_optimizers) {
     const std::shared_ptr<AcceleratedOptimizer> optimizer = weak.lock();
@@ -52,14 +54,14 @@ std::vector<profile::StorageRef> Accelerator::modelStateStorages() const {
     for (const auto& group : optimizer->optimizer().param_groups()) {
       for (const at::Tensor& p : group.params()) {
         // Parameters the engines replaced by shards (FSDP/ZeRO) are only in the optimizer: they are parameters too.
-        addStorage(out, seen, p, profile::MemoryCategory::Parameter);
-        addStorage(out, seen, p.grad(), profile::MemoryCategory::Gradient);
+        addStorage(out, seen, p, MemoryCategory::Parameters);
+        addStorage(out, seen, p.grad(), MemoryCategory::Gradients);
       }
     }
     for (const auto& [key, state] : optimizer->optimizer().state()) {
       if (state)
         parallel::forEachStateTensor(
-            *state, [&](const at::Tensor& t) { addStorage(out, seen, t, profile::MemoryCategory::OptimizerState); });
+            *state, [&](const at::Tensor& t) { addStorage(out, seen, t, MemoryCategory::OptimizerStates); });
     }
   }
   return out;
@@ -74,16 +76,16 @@ profile::Profiler Accelerator::profile(profile::ProfilerOptions options) {
   context.modelStates = [this] { return modelStateStorages(); };
   if (numProcesses() > 1)
     context.barrier = [this] { waitForEveryone(); };
-  if (auto* workspace = dynamic_cast<telemetry::SqliteTracker*>(getTracker("sqlite"))) {
+  if (workspaceTracker() != nullptr) {
     // Traces go to the run's workspace as they are written (through the launcher's collector when launched).
-    context.traceChunk = [workspace](std::string_view name, std::string_view chunk) {
-      if (!workspace->finished())
-        workspace->traceChunk(name, chunk, track::unixTimeSeconds());
+    context.traceChunk = [this](std::string_view name, std::string_view chunk) {
+      if (telemetry::SqliteTracker* workspace = workspaceTracker())
+        workspace->traceChunk(name, chunk, unixNowSeconds());
     };
-    context.traceWritten = [workspace](const std::filesystem::path& path, std::int64_t bytes) {
-      if (!workspace->finished())
+    context.traceWritten = [this](const std::filesystem::path& path, std::int64_t bytes) {
+      if (telemetry::SqliteTracker* workspace = workspaceTracker())
         workspace->artifact({store::ArtifactKind::Trace, std::filesystem::absolute(path).string(), bytes},
-                            track::unixTimeSeconds());
+                            unixNowSeconds());
     };
   }
   context.metadataJson = nlohmann::json{{"fathom",
@@ -98,13 +100,12 @@ profile::Profiler Accelerator::profile(profile::ProfilerOptions options) {
     if (const profile::MemoryTimeline* memory = window.memory(); memory != nullptr) {
       track::LogValues values;
       for (const profile::DeviceMemorySeries& series : memory->devices) {
-        const std::string prefix = "profile/memory/" + series.device.name() + "/peak_";
-        for (std::size_t c = 0; c < profile::kMemoryCategoryCount; ++c)
-          values[prefix + std::string(profile::toString(static_cast<profile::MemoryCategory>(c))) + "_bytes"] =
-              series.peak.bytes[c];
-        values[prefix + "total_bytes"] = series.peakTotal;
+        const std::string device = series.device.name();
+        for (const MemoryCategory category : kProfiledMemoryCategories)
+          values[profiledPeakMetricKey(device, category)] = series.peak[category];
+        values[profiledPeakTotalMetricKey(device)] = series.peakTotal;
       }
-      if (track::Tracker* workspace = getTracker("sqlite"); workspace != nullptr && !workspace->finished())
+      if (telemetry::SqliteTracker* workspace = workspaceTracker())
         workspace->log(values, window.lastStep());
     }
     if (userCallback)

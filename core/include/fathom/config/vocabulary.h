@@ -82,11 +82,10 @@ inline constexpr NameTable kFsdpShardingStrategies{
                                          "FULL_SHARD within a node, replicated across nodes",
                                          true,
                                          {"4"}},
-        // supported turns true with the engine's and the planner's HYBRID_SHARD_ZERO2 (issue 17, helper "hsdp").
         NamedValue<FsdpShardingStrategy>{FsdpShardingStrategy::HybridShardZero2,
                                          "HYBRID_SHARD_ZERO2",
                                          "SHARD_GRAD_OP within a node, replicated across nodes",
-                                         false,
+                                         true,
                                          {"5", "_HYBRID_SHARD_ZERO2"}},
     }};
 

@@ -86,6 +86,9 @@ struct LaunchOptions {
   std::filesystem::path logDir;
   /// Only the failure line, no launcher notes and no log tail.
   bool quiet = false;
+  /// The workers' stdout lines go to the launcher's stderr too, leaving its stdout to a program that reads it
+  /// (`fathom launch --json` writes its JSON lines there).
+  bool workerStdoutToStderr = false;
   /// ACCELERATE_DEBUG_MODE=true in the workers, and the launcher says what it sets and sends.
   bool debug = false;
   /// --gpu_ids / gpu_ids: CUDA_VISIBLE_DEVICES for every worker ("0,1"), as Accelerate's launcher sets it. Empty =
@@ -99,6 +102,10 @@ struct LaunchOptions {
   /// How many of a failed rank's last output lines the failure report shows.
   int tailLines = 20;
 };
+
+/// What the workers are told for the --fsdp_* flag `key` under --use_fsdp: the value given, else Accelerate's
+/// default; nothing when neither (or `key` is not such a flag).
+std::optional<std::string> fsdpValue(const LaunchOptions& options, std::string_view key);
 
 /// Throws ConfigError naming the first invalid field and its value (the flag spelling, e.g. "--num_processes").
 void validate(const LaunchOptions& options);

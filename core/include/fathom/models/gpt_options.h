@@ -19,6 +19,7 @@ struct GptOptions {
   std::int64_t vocabSize = 128;  ///< token ids are 0..vocabSize-1; must be >= 1
   double dropout = 0.0;          ///< embedding, attention and residual dropout; must be in [0, 1)
   bool bias = true;              ///< biases in Linear and LayerNorm (GPT-2: true)
+  bool operator==(const GptOptions&) const = default;
 };
 
 /// Throws fathom::ConfigError naming the offending value.

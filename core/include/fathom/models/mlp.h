@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "fathom/models/mlp_options.h"
 #include "fathom/models/model.h"
 
 #include <torch/nn/modules/container/modulelist.h>
@@ -9,18 +10,6 @@
 #include <cstdint>
 
 namespace fathom::models {
-
-/// Shape of the built-in regression MLP (`fathom train --model mlp --hidden H --layers L`).
-struct MlpOptions {
-  std::int64_t hidden = 256;  ///< input and block width; must be >= 1
-  std::int64_t layers = 2;    ///< number of MlpBlocks; must be >= 1
-};
-
-/// Throws fathom::ConfigError naming the offending value.
-void validate(const MlpOptions& options);
-
-/// Exact parameter count of Mlp(options): layers·(h² + h) + (h + 1).
-std::int64_t mlpParameterCount(const MlpOptions& options);
 
 /// One repeated unit of the MLP: Linear(hidden, hidden) followed by ReLU. Parameters: `linear.weight`,
 /// `linear.bias`.

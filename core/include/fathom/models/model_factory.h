@@ -2,6 +2,7 @@
 #pragma once
 
 #include "fathom/data/dataset.h"
+#include "fathom/models/builtin_model.h"
 #include "fathom/models/char_text_dataset.h"
 #include "fathom/models/gpt_options.h"
 #include "fathom/models/mlp.h"
@@ -18,34 +19,11 @@
 
 namespace fathom::models {
 
-/// GPT flags given on the command line; each set field overrides the preset's value.
-struct GptOverrides {
-  std::optional<std::int64_t> nLayer;     ///< --n_layer
-  std::optional<std::int64_t> nHead;      ///< --n_head
-  std::optional<std::int64_t> nEmbd;      ///< --n_embd
-  std::optional<std::int64_t> blockSize;  ///< --block_size
-  std::optional<std::int64_t> vocabSize;  ///< --vocab_size
-  std::optional<double> dropout;          ///< --dropout
-  std::optional<bool> bias;               ///< false: no Linear/LayerNorm biases (nanoGPT bias=False)
-};
-
-/// What `fathom train --model NAME ...` asks for.
-///   --model mlp       [--hidden H] [--layers L]            → Mlp(mlp)
-///   --model gpt       [--n_layer ...]                      → Gpt(gpt-tiny overridden by `gpt`)
-///   --model gpt-tiny | gpt-small  [--n_layer ...]          → Gpt(that preset overridden by `gpt`)
-struct ModelRequest {
-  std::string name = "mlp";  ///< one of builtinModelNames()
-  MlpOptions mlp;            ///< used when name == "mlp"
-  GptOverrides gpt;          ///< used for the gpt names
-};
-
-/// "gpt", "gpt-small", "gpt-tiny", "mlp".
-std::vector<std::string> builtinModelNames();
-/// True for the gpt names.
-bool isGpt(const ModelRequest& request);
-/// The GptOptions a gpt request resolves to (preset, then overrides), validated. Throws fathom::ConfigError for a
-/// non-gpt name or a bad value.
+/// The GptOptions a gpt request resolves to (preset, then the dimensions given), validated. Throws
+/// fathom::ConfigError for a non-gpt name or a bad value.
 GptOptions resolveGptOptions(const ModelRequest& request);
+/// The MlpOptions an mlp request resolves to, validated. Throws fathom::ConfigError for a gpt name or a bad value.
+MlpOptions resolveMlpOptions(const ModelRequest& request);
 
 /// Builds the model (weights from LibTorch's default generator: call torch::manual_seed first for identical
 /// weights in every process). Throws fathom::ConfigError for an unknown name, listing the known ones, or a bad

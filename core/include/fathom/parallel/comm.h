@@ -3,7 +3,6 @@
 
 #include <fathom/parallel/comm_record.h>
 #include <fathom/parallel/comm_recorder.h>
-#include <fathom/parallel/comm_work.h>
 #include <fathom/runtime/process_group.h>
 
 #include <ATen/core/Tensor.h>
@@ -15,6 +14,11 @@
 #include <vector>
 
 namespace fathom::parallel {
+
+/// An issued asynchronous collective (core/src/parallel/comm_work.h). Overlapping communication with computation
+/// is the engines' business: the *Async calls are used inside core/parallel (and by its white-box tests, which
+/// include that header); other code calls the synchronous collectives.
+class CommWork;
 
 /// The one layer every collective Fathom issues goes through. It runs the call on a runtime::ProcessGroup and
 /// records what actually ran (kind, whole-buffer bytes as the planner defines them, elements, dtype, group size,

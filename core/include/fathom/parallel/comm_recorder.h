@@ -2,7 +2,6 @@
 #pragma once
 
 #include <fathom/parallel/comm_record.h>
-#include <fathom/parallel/pending_call.h>
 
 #include <atomic>
 #include <chrono>
@@ -14,6 +13,10 @@
 #include <vector>
 
 namespace fathom::parallel {
+
+/// The handle of a begun call (core/src/parallel/pending_call.h): internal to the Comm layer, which begins and
+/// finishes every call itself; only its white-box test includes the definition.
+class PendingCall;
 
 /// Capacities of a CommRecorder.
 struct CommRecorderOptions {
@@ -34,7 +37,8 @@ public:
 
   /// Nanoseconds since the epoch on the steady clock.
   CommNanos now() const;
-  /// Starts a call: stamps `draft` with a sequence number, the current step and the start time.
+  /// Starts a call: stamps `draft` with a sequence number, the current step and the start time. Internal to
+  /// core/parallel (the handle's type is defined in core/src/parallel/pending_call.h); others append().
   PendingCall begin(CommRecord draft);
   /// Stores a finished record as is, except for `sequence` and `step`, which the recorder assigns.
   void append(CommRecord record);

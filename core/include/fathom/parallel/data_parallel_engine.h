@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <fathom/common/memory_category.h>
+
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/optim/optimizer.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -22,6 +25,15 @@ struct StateCategoryBytes {
   std::int64_t masterWeights = 0;    ///< a separate fp32 copy of the parameters (0 when the stepped tensors are them)
   bool operator==(const StateCategoryBytes&) const = default;
 };
+
+/// StateCategoryBytes' fields by memory category (the model states, as plan::kOffloadedFields): metric keys,
+/// --stats_json and sums iterate this instead of naming the fields.
+inline constexpr std::array<MemoryCategoryField<StateCategoryBytes, std::int64_t>, 4> kStateCategoryFields{{
+    {MemoryCategory::Parameters, &StateCategoryBytes::parameters},
+    {MemoryCategory::Gradients, &StateCategoryBytes::gradients},
+    {MemoryCategory::OptimizerStates, &StateCategoryBytes::optimizerStates},
+    {MemoryCategory::MasterWeights, &StateCategoryBytes::masterWeights},
+}};
 
 /// What one rank holds for a prepared model, as a strategy accounts it: `device` on the compute device (the
 /// planner's MemoryBreakdown categories), `host` what offloading keeps in host memory instead (the planner's

@@ -48,7 +48,8 @@ struct FsdpOptions {
   bool offloadParams = false;         ///< fsdp_offload_params: shards, gradients and the step on the CPU
   bool syncModuleStates = true;       ///< fsdp_sync_module_states: broadcast rank 0's state first
   FsdpStateDictType stateDictType = FsdpStateDictType::FullStateDict;  ///< fsdp_state_dict_type
-  /// HYBRID_SHARD: ranks per shard group ("node"); 0 = LOCAL_WORLD_SIZE (the launcher's ranks per machine).
+  /// HYBRID_SHARD, HYBRID_SHARD_ZERO2: ranks per shard group ("node"); 0 = LOCAL_WORLD_SIZE (the launcher's ranks
+  /// per machine).
   int shardGroupSize = 0;
 };
 

@@ -47,19 +47,20 @@ struct FullyShardedConfig {
 };
 
 /// Fully sharded data parallelism on c10d collectives: FSDP FULL_SHARD / SHARD_GRAD_OP / HYBRID_SHARD /
-/// NO_SHARD and DeepSpeed ZeRO-3, for one module. See docs/sharding.md.
+/// HYBRID_SHARD_ZERO2 / NO_SHARD and DeepSpeed ZeRO-3, for one module. See docs/sharding.md.
 ///
 /// - Units: the modules of the wrap policy (outermost matches, registration order) each become a unit; every
 ///   other parameter belongs to the root unit. Each unit's parameters become one FlatParam sharded across the
 ///   shard group. Units must open a UnitScope in their forward (the built-in models' blocks do); see
 ///   unit_scope.h.
 /// - Forward: a unit is all-gathered when its scope opens ("fsdp.forward.<unit>") and, for FULL_SHARD /
-///   HYBRID_SHARD / ZeRO-3, freed when it closes; the root stays gathered through backward under FSDP.
+///   HYBRID_SHARD / ZeRO-3, freed when it closes; the root stays gathered through backward under FSDP, and every
+///   unit under SHARD_GRAD_OP / HYBRID_SHARD_ZERO2 (so backward gathers nothing).
 /// - Backward: a hook on each unit output gathers the unit again before its gradients are computed
 ///   ("fsdp.backward.<unit>"), prefetching the next unit per backwardPrefetch; once every parameter of a unit
 ///   has its gradient, the flat gradient is reduce-scattered (average; "fsdp.reduce_scatter.<unit>") into the
 ///   shard's gradient, the parameters' gradients are dropped and the unit is freed. NO_SHARD all-reduces
-///   ("fsdp.all_reduce.<unit>"). HYBRID_SHARD then all-reduces the shard gradient across replicas.
+///   ("fsdp.all_reduce.<unit>"). The hybrid strategies then all-reduce the shard gradient across replicas.
 /// - Overlap (overlapComm): prefetches are asynchronous all-gathers, waited for by whoever needs the unit next;
 ///   reductions are asynchronous and complete, in issue order, in the end-of-backward callback, so the shard
 ///   gradients are final when backward() returns. Every collective is still issued at the same point, in the
@@ -69,8 +70,9 @@ struct FullyShardedConfig {
 /// - The optimizer steps on the shards (bindOptimizer). Construction broadcasts rank 0's state (syncModuleStates;
 ///   "fsdp.init") and shards.
 ///
-/// `shardComm` is the group parameters are sharded over (the world; one node's ranks for HYBRID_SHARD) and may
-/// be null for a single process; `replicaComm` (HYBRID_SHARD only) joins the ranks holding the same shard.
+/// `shardComm` is the group parameters are sharded over (the world; one node's ranks for the hybrid strategies)
+/// and may be null for a single process; `replicaComm` (hybrid strategies only) joins the ranks holding the same
+/// shard.
 /// Both must outlive the engine. Collectives run on the thread that runs forward and backward (CPU autograd
 /// runs backward on the calling thread; CUDA's device threads are serialized by an internal mutex).
 class FullyShardedEngine : public DataParallelEngine {

@@ -25,11 +25,18 @@ struct PeakFlops {
   double int8 = 0.0;  ///< int8 tensor ops
 };
 
+/// What one rank runs on: an accelerator, or a CPU process (Gloo ranks on a host, e.g. the cpu-host preset).
+enum class DeviceKind { Gpu, Cpu };
+
+/// "gpu", "cpu": the preset's `device` key.
+std::string_view toString(DeviceKind kind);
+
 /// One accelerator (and the node it sits in), as the planner sees it. Loaded from a preset in
 /// resources/hardware/ or a user's YAML/JSON file with the same keys; every value is validated on load.
 struct HardwareSpec {
   std::string name;                         ///< preset name ("h100-sxm-80gb")
   std::string description;                  ///< human-readable model and form factor
+  DeviceKind device = DeviceKind::Gpu;      ///< `device: gpu|cpu` (gpu when absent); a CPU rank is a process
   std::int64_t memoryBytes = 0;             ///< device memory as the driver reports it
   PeakFlops peak;                           ///< dense peak per dtype
   double memoryBandwidth = 0.0;             ///< device memory bandwidth, bytes/s

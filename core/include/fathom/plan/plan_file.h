@@ -18,7 +18,7 @@ struct PlanInputs {
   std::int64_t params = 0;              ///< `params:` a bare parameter count (0 = not given)
   std::optional<TransformerDims> dims;  ///< `arch:` + dimensions, when given
   std::string hfConfig;                 ///< `hf_config:` path (made absolute relative to the file)
-  std::string model;                    ///< `model:` a built-in model name (mlp, gpt, gpt-tiny, gpt-small)
+  std::string model;                    ///< `model:` a built-in model name (models::builtinModelNames())
   std::string hardware;                 ///< `hardware:` preset name, or a file path made absolute like hf_config
 };
 

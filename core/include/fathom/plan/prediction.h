@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <fathom/common/memory_category.h>
+
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,6 +32,25 @@ struct MemoryBreakdown {
   double frameworkOverhead = 0.0;   ///< CUDA context, library workspaces (hardware preset)
   double total = 0.0;               ///< sum of the above
 };
+
+/// MemoryBreakdown's fields by category, in the order reports and charts list them: the categories the planner
+/// predicts. The JSON form, the Studio's charts and plan-vs-actual read the breakdown through this list, so a field is
+/// named once, by its category's key.
+inline constexpr std::array<MemoryCategoryField<MemoryBreakdown, double>, 8> kMemoryBreakdownFields{{
+    {MemoryCategory::Parameters, &MemoryBreakdown::parameters},
+    {MemoryCategory::Gradients, &MemoryBreakdown::gradients},
+    {MemoryCategory::OptimizerStates, &MemoryBreakdown::optimizerStates},
+    {MemoryCategory::MasterWeights, &MemoryBreakdown::masterWeights},
+    {MemoryCategory::Activations, &MemoryBreakdown::activations},
+    {MemoryCategory::GatheredParameters, &MemoryBreakdown::gatheredParameters},
+    {MemoryCategory::CommBuffers, &MemoryBreakdown::commBuffers},
+    {MemoryCategory::FrameworkOverhead, &MemoryBreakdown::frameworkOverhead},
+}};
+
+/// The bytes of `category` in `memory`; 0 for a category the planner does not predict (temporaries, inputs, other).
+double bytesOf(const MemoryBreakdown& memory, MemoryCategory category);
+/// The key predict() explains a memory category's number under ("memory.optimizer_states"; see `--explain`).
+std::string explanationKey(MemoryCategory category);
 
 /// The kind of a collective, named as the Comm layer records it.
 enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, Broadcast, SendRecv };
@@ -92,7 +114,7 @@ struct Prediction {
     double optimizerStates = 0.0;
     double masterWeights = 0.0;
     double total() const { return parameters + gradients + optimizerStates + masterWeights; }
-  } offloaded;
+  } offloaded;                            // kOffloadedFields lists the fields by category
   double cpuBytesPerNode = 0.0;           ///< host RAM per node for offloaded states (0 without offload)
   double deviceMemoryBytes = 0.0;         ///< the device's memory
   bool fits = false;                      ///< memory.total <= deviceMemoryBytes (and host RAM suffices)
@@ -102,6 +124,14 @@ struct Prediction {
   std::vector<std::string> notes;         ///< caveats that apply to this prediction (e.g. activations unknown)
   std::vector<Explanation> explanations;  ///< filled when PredictOptions::explain is set
 };
+
+/// Prediction::Offloaded's fields by category (the model states, as parallel::kStateCategoryFields).
+inline constexpr std::array<MemoryCategoryField<Prediction::Offloaded, double>, 4> kOffloadedFields{{
+    {MemoryCategory::Parameters, &Prediction::Offloaded::parameters},
+    {MemoryCategory::Gradients, &Prediction::Offloaded::gradients},
+    {MemoryCategory::OptimizerStates, &Prediction::Offloaded::optimizerStates},
+    {MemoryCategory::MasterWeights, &Prediction::Offloaded::masterWeights},
+}};
 
 /// Stable names used in JSON and tables.
 const char* toString(CollectiveKind kind);

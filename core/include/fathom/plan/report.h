@@ -15,6 +15,11 @@ namespace fathom::plan {
 /// "31.41 GB (29.25 GiB)": decimal and binary units side by side, since the sources mix them.
 std::string formatBytes(double bytes);
 
+/// "4 GPUs", "1 GPU", or for a CPU preset "2 CPU processes", "1 CPU process": `count` ranks on `hw`.
+std::string formatRanks(const HardwareSpec& hw, int count);
+/// What one rank is on `hw`, for "per ..." phrases: "GPU", or "process" for a CPU preset.
+std::string_view rankNoun(const HardwareSpec& hw);
+
 /// One JSON object (the `fathom plan --json` contract): model {total_params, largest_unit_params, ...},
 /// memory {per_rank_bytes {parameters, gradients, optimizer_states, master_weights, activations,
 /// gathered_parameters, comm_buffers, framework_overhead, total}, cpu_bytes_per_node, fits, headroom_bytes},

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <fathom/profile/memory_category.h>
+#include <fathom/common/memory_category.h>
 
 #include <cstdint>
 #include <string_view>

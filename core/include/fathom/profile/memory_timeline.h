@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <fathom/common/memory_category.h>
 #include <fathom/profile/annotations.h>
-#include <fathom/profile/memory_category.h>
 
 #include <cstdint>
 #include <string>

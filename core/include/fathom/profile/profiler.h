@@ -35,8 +35,9 @@ struct ProfilerContext {
   std::function<std::vector<StorageRef>()> modelStates;
   /// A barrier over every rank (before the main process merges the ranks' traces); none in one process.
   std::function<void()> barrier;
-  /// Receives every block of a trace file's bytes as it is written (the trace name, e.g. "profile_0.json", and
-  /// the bytes): Accelerator streams them to the run's workspace through telemetry.
+  /// Receives every block of a trace file's bytes as it is written (the file's name relative to outputTraceDir,
+  /// trace/trace_file_names.h: "profile_0.json", on the main process also "merged/profile_merged.json"; and the
+  /// bytes): Accelerator streams them to the run's workspace through telemetry.
   std::function<void(std::string_view traceName, std::string_view chunk)> traceChunk;
   /// Called once a trace file is complete (path, bytes), e.g. to record it as an artifact of the run.
   std::function<void(const std::filesystem::path& path, std::int64_t bytes)> traceWritten;

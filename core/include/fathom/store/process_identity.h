@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace fathom::store {
 
@@ -20,6 +21,13 @@ struct ProcessIdentity {
 
 /// This machine's host name (gethostname).
 std::string currentHostName();
+
+/// This process's arguments as it was started (argv, from /proc/self/cmdline); empty when unreadable.
+std::vector<std::string> currentArguments();
+
+/// `words` as one line a POSIX shell reads back into the same words: plain words as they are, the others in single
+/// quotes. What a run records as its command line.
+std::string shellCommandLine(const std::vector<std::string>& words);
 
 /// The start time of `pid` from /proc, or nothing when no such process exists.
 std::optional<std::uint64_t> processStartTime(std::int64_t pid);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <fathom/common/log.h>
+#include <fathom/plan/training_plan.h>
 #include <fathom/store/ids.h>
 
 #include <cstdint>
@@ -24,12 +25,56 @@ enum class ArtifactKind { Checkpoint, Trace, Export };
 std::string_view toString(ArtifactKind kind);
 std::optional<ArtifactKind> parseArtifactKind(std::string_view text);
 
+/// The data-parallel strategy a run trains with, in the planner's vocabulary (plan and actual use the same names).
+struct RunStrategy {
+  plan::Strategy strategy = plan::Strategy::Ddp;
+  plan::FsdpSharding fsdpSharding = plan::FsdpSharding::FullShard;  ///< meaningful for Strategy::Fsdp only
+
+  bool operator==(const RunStrategy& other) const {
+    return strategy == other.strategy && (strategy != plan::Strategy::Fsdp || fsdpSharding == other.fsdpSharding);
+  }
+};
+
+/// DeepSpeed's ZeRO stage as a strategy: Zero1-Zero3 for stages 1-3; stage 0 (no partitioning) is plain DDP.
+RunStrategy zeroStageStrategy(int stage);
+
+/// "ddp", "fsdp/full_shard", "zero2": the strategy as one label (plan::strategyLabel), as `fathom runs` prints it.
+std::string strategyLabel(const RunStrategy& strategy);
+
+/// What rank 0 of a run reports of the setup it trains with (its Accelerator's options). It replaces what the
+/// launcher recorded, which knows only what the launcher selected: `fathom train --strategy zero2` decides in the
+/// worker.
+struct RunSetup {
+  RunStrategy strategy;
+  std::string mixedPrecision;  ///< Accelerate's spelling: "no", "fp16", "bf16", "fp8"
+};
+
+/// The shape of a run as typed columns of its row, recorded when the run is created (the launcher's selection, or
+/// the process's own setup for a run written without a launcher) and corrected by rank 0's RunSetup, so no reader
+/// re-derives it from configuration text or a command line. Runs of schema versions before 4 had these derived
+/// once, when the workspace was migrated (docs/workspace.md).
+struct RunLayout {
+  int worldSize = 0;                    ///< processes over all machines; 0 = unknown
+  int numMachines = 0;                  ///< machines in the run; 0 = unknown
+  std::optional<RunStrategy> strategy;  ///< empty = unknown
+  std::string mixedPrecision;           ///< "no", "fp16", "bf16", "fp8"; empty = unknown
+  /// The machines by machine rank, as far as the creator of the record knows them (each machine's launcher
+  /// records its own); "" for a machine it does not know.
+  std::vector<std::string> hosts;
+
+  bool operator==(const RunLayout& other) const = default;
+};
+
 /// What createRun needs. The launcher defaults to the calling process.
 struct NewRun {
   std::string name;
   std::string commandLine;
   std::string configFormat;  ///< "yaml", "json" or empty
   std::string configText;    ///< the effective configuration, as the run saw it
+  RunLayout layout;          ///< the run's shape, as far as its creator knows it
+  /// Appends "-<run id>" to `name` in the same transaction: `fathom launch`'s default names ("train-12"), unique in
+  /// the workspace.
+  bool numberName = false;
 };
 
 /// One row of `runs`. Times are seconds since the Unix epoch.
@@ -47,6 +92,7 @@ struct RunInfo {
   std::uint64_t launcherStartTime = 0;
   std::string configFormat;
   std::string configText;
+  RunLayout layout;
 };
 
 /// One process of a run.
@@ -145,10 +191,11 @@ struct IngestBatch {
   std::vector<Heartbeat> heartbeats;  ///< the newest per rank wins
   std::vector<TraceChunk> traces;
   std::vector<Artifact> artifacts;
+  std::optional<RunSetup> setup;  ///< rank 0's report of its setup: replaces the run's strategy and precision
 
   bool empty() const {
     return ranks.empty() && metrics.empty() && events.empty() && heartbeats.empty() && traces.empty() &&
-           artifacts.empty();
+           artifacts.empty() && !setup;
   }
 };
 

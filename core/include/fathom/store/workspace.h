@@ -25,7 +25,7 @@ namespace fathom::store {
 class Workspace {
 public:
   /// The schema this build writes; files from older builds are migrated on open, newer ones refused.
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 5;
   /// `PRAGMA application_id` of every workspace: "FTHM".
   static constexpr std::int32_t kApplicationId = 0x4654484D;
 
@@ -52,7 +52,8 @@ public:
 
   // --- writing -------------------------------------------------------------------------------------------------
 
-  /// A new run in status "running", launched by `launcher` (by default this process).
+  /// A new run in status "running", launched by `launcher` (by default this process), with its layout (one
+  /// transaction).
   RunId createRun(const NewRun& run, const ProcessIdentity& launcher = ProcessIdentity::current());
   /// Sets the final status (not Running), the exit code and the end time.
   void finishRun(RunId run, RunStatus status, std::optional<int> exitCode);
@@ -61,7 +62,8 @@ public:
   /// Appends points in one transaction (all or nothing).
   void appendMetrics(RunId run, std::span<const MetricPoint> points);
   void appendEvents(RunId run, std::span<const EventRecord> events);
-  /// Writes everything in `batch` in one transaction (all or nothing): the telemetry collector's commit.
+  /// Writes everything in `batch` in one transaction (all or nothing): the telemetry collector's commit. A setup
+  /// in it replaces the run's strategy and precision.
   void append(RunId run, const IngestBatch& batch);
   ArtifactId addArtifact(RunId run, const Artifact& artifact);
   PlanId savePlan(std::string_view inputJson, std::string_view predictionJson);

@@ -14,10 +14,22 @@
 
 namespace fathom::telemetry {
 
-/// What `fathom launch` records of a run in the workspace (docs/workspace.md): the run row (name, command line,
-/// host, launcher pid, the launch configuration as JSON with the world size), a collector the workers send their
-/// telemetry to, each rank's host, pid and exit code, and the final status. While the run lives the collector is
-/// the only writer of the workspace; the final status is written after it stopped.
+/// What the launcher's caller adds to a run's record beyond the launch options.
+struct RunRecordOptions {
+  /// The run's name (`fathom launch --run_name`); empty: "<program>-<run id>", where <program> is the subcommand
+  /// of `fathom SUBCOMMAND` ("train-12") and the program's file name otherwise ("my_trainer-13").
+  std::string name;
+  /// The launcher's own arguments as it was started (`fathom launch --num_processes 2 ... PROGRAM ARGS`), recorded
+  /// as the run's command line; empty: "fathom launch" followed by the worker command.
+  std::vector<std::string> launcherArguments;
+};
+
+/// What `fathom launch` records of a run in the workspace (docs/workspace.md): the run row (name, the launcher's
+/// command line, host, launcher pid, the launch configuration as JSON, and the run's layout as typed columns:
+/// world size, machines, this machine's host, the strategy the launcher selected, the precision), a collector the
+/// workers send their telemetry to (rank 0's report of its own setup corrects the strategy), each rank's host, pid
+/// and exit code, and the final status. While the run lives the collector is the only writer of the workspace;
+/// the final status is written after it stopped.
 ///
 /// Use: construct (creates the run, starts the collector), pass as the LaunchObserver of LocalLauncher::run(),
 /// then finish() with the launch's exit code. A recorder destroyed without finish() (an exception) stops the
@@ -25,14 +37,17 @@ namespace fathom::telemetry {
 class LaunchRecorder : public launch::LaunchObserver {
 public:
   /// Opens (creating when missing) the workspace at `workspace` and creates the run for `options` (validated).
-  /// StorageError for a workspace that cannot be opened, CommError when the collector cannot listen.
+  /// StorageError for a workspace that cannot be opened, CommError when the collector cannot listen, ConfigError
+  /// for a run name that is blank or holds a line break.
   LaunchRecorder(const std::filesystem::path& workspace, const launch::LaunchOptions& options,
-                 CollectorOptions collector = {});
+                 RunRecordOptions record = {}, CollectorOptions collector = {});
   ~LaunchRecorder() override;
   LaunchRecorder(const LaunchRecorder&) = delete;
   LaunchRecorder& operator=(const LaunchRecorder&) = delete;
 
   store::RunId run() const { return m_run; }
+  /// The run's name as recorded.
+  const std::string& runName() const { return m_name; }
   const TelemetryCollector& collector() const { return *m_collector; }
 
   std::vector<std::pair<std::string, std::string>> workerEnvironment() override;
@@ -45,6 +60,7 @@ public:
 
 private:
   store::RunId m_run;
+  std::string m_name;
   std::string m_host;
   std::unique_ptr<TelemetryCollector> m_collector;
   bool m_finished = false;

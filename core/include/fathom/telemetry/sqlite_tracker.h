@@ -53,6 +53,11 @@ public:
   void traceChunk(std::string_view name, std::string_view bytes, double time);
   /// A file the run produced (a trace, a checkpoint), stored as an artifact of the run. ConfigError after finish().
   void artifact(const store::Artifact& artifact, double time);
+  /// The setup this process trains with, of a group of `worldSize` processes (the Accelerator reports it when it
+  /// creates its trackers). Launched: rank 0 sends it to the collector, which replaces the strategy and precision
+  /// the launcher recorded (a worker may choose its own strategy). Direct: the run this tracker creates records
+  /// it as its layout (or is updated, when it exists already).
+  void recordSetup(const store::RunSetup& setup, int worldSize);
 
 protected:
   void doStoreInitConfiguration(const nlohmann::json& config) override;
@@ -67,6 +72,7 @@ private:
   std::unique_ptr<TelemetrySender> m_sender;
   std::unique_ptr<store::Workspace> m_workspace;
   store::RunId m_run;
+  store::RunLayout m_layout;  ///< direct: the layout of the run ensureRun() creates
 };
 
 /// Registers the `sqlite` tracker as a built-in (registerBuiltinTracker) once per process and returns its name.

@@ -2,7 +2,7 @@
 #pragma once
 
 #include <fathom/common/log.h>
-#include <fathom/telemetry/protocol.h>
+#include <fathom/store/records.h>
 
 #include <chrono>
 #include <cstddef>
@@ -14,6 +14,16 @@
 #include <string_view>
 
 namespace fathom::telemetry {
+
+/// One memory reading of a rank, stored as the metrics memory/allocated_bytes, memory/reserved_bytes and
+/// memory/peak_allocated_bytes.
+struct MemorySample {
+  double wallTime = 0;
+  std::int64_t step = 0;
+  std::int64_t allocatedBytes = 0;
+  std::int64_t reservedBytes = 0;
+  std::int64_t peakAllocatedBytes = 0;
+};
 
 /// Where a sender connects and who it is.
 struct TelemetryEndpoint {
@@ -71,12 +81,14 @@ public:
 
   /// Adds one point to the current metrics frame (sealed at batchPoints or flushInterval).
   void addMetric(std::int64_t step, double wallTime, std::string_view key, double value);
-  void sendMemory(const protocol::MemorySample& sample);
+  void sendMemory(const MemorySample& sample);
   void sendLog(LogLevel level, std::string_view text, double time);
   /// One chunk of the trace `name`; chunks of a name are stored in the order sent.
   void sendTrace(std::string_view name, std::string_view bytes, double time);
   /// A file the run produced (stored as an artifact of the run).
   void sendArtifact(const store::Artifact& artifact, double time);
+  /// The setup this process trains with (rank 0's replaces the strategy and precision the launcher recorded).
+  void sendSetup(const store::RunSetup& setup);
   /// The step heartbeats report (the latest step the trainer logged, by default).
   void setStep(std::int64_t step);
 

@@ -89,7 +89,4 @@ private:
   bool m_finished = false;
 };
 
-/// Seconds since the Unix epoch, with sub-second resolution.
-double unixTimeSeconds();
-
 }  // namespace fathom::track

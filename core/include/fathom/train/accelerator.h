@@ -42,6 +42,9 @@ class ProcessGroup;
 namespace fathom::precision {
 class GradScaler;
 }
+namespace fathom::telemetry {
+class SqliteTracker;
+}
 
 namespace fathom::train {
 
@@ -311,8 +314,8 @@ public:
   /// Records a memory sample of this process in the workspace through the `sqlite` tracker (every process, at
   /// `step`): the resident set size (memory/rss_bytes, memory/peak_rss_bytes) and modelStateBytes() by category
   /// (memory/device/<category>_bytes, memory/host/<category>_bytes for parameters, gradients, optimizer_states,
-  /// master_weights; memory/peak_gathered_parameters_bytes). Not collective. Nothing before initTrackers() or
-  /// after endTraining(). docs/trackers.md.
+  /// master_weights; memory/device/peak_gathered_parameters_bytes: common/memory_metric_keys.h). Not collective.
+  /// Nothing before initTrackers() or after endTraining(). docs/workspace.md, "Memory metric keys".
   void logMemory(std::int64_t step);
   /// Sends `text` to the workspace as a log line of this process with `level` (the `sqlite` tracker; every
   /// process). Nothing before initTrackers() or after endTraining().
@@ -416,7 +419,7 @@ private:
   SyncPause accumulateModules(const std::vector<const torch::nn::Module*>& modules);
   SyncPause pauseModules(const std::vector<const torch::nn::Module*>& modules);
   void onOptimizerStep();
-  /// HYBRID_SHARD: joins this rank's shard group (its node) and replica group.
+  /// HYBRID_SHARD and HYBRID_SHARD_ZERO2: joins this rank's shard group (its node) and replica group.
   void joinHybridGroups();
   /// Runs the before/after-step hooks of the engines bound to `optimizer`.
   void runStepHooks(const torch::optim::Optimizer& optimizer, bool after);
@@ -426,6 +429,8 @@ private:
   /// Builds the engine of the strategy in force for `module`.
   std::unique_ptr<parallel::DataParallelEngine> makeEngine(const std::shared_ptr<torch::nn::Module>& module);
   ShardContext shardContext();
+  /// The workspace's `sqlite` tracker while it takes data (initTrackers() ran, endTraining() did not); else nullptr.
+  telemetry::SqliteTracker* workspaceTracker() const;
 
   runtime::ProcessState m_state;
   ResolvedAcceleratorOptions m_options;
@@ -434,7 +439,7 @@ private:
   std::unique_ptr<parallel::Comm> m_comm;
   std::unique_ptr<precision::GradScaler> m_scaler;
   GradientState m_gradientState;
-  /// HYBRID_SHARD's groups: this rank's shard group (its "node") and its replica group.
+  /// The hybrid strategies' groups: this rank's shard group (its "node") and its replica group.
   std::unique_ptr<runtime::ProcessGroup> m_shardGroup;
   std::unique_ptr<runtime::ProcessGroup> m_replicaGroup;
   std::unique_ptr<parallel::Comm> m_shardComm;
@@ -447,6 +452,8 @@ private:
   bool m_stepOpen = false;  ///< a backward has run since the last optimizer step
   bool m_trigger = false;
   track::TrackerGroup m_trackers;
+  /// The workspace's `sqlite` tracker, owned by m_trackers (set by initTrackers(), which always creates it).
+  telemetry::SqliteTracker* m_workspace = nullptr;
 };
 
 }  // namespace fathom::train

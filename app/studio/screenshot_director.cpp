@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "screenshot_director.h"
+
+#include "environment_controller.h"
+#include "main_window.h"
+#include "settings_dialog.h"
+#include "workspace_controller.h"
+
+#include "planner/planner_panel.h"
+#include "planner/what_if_view.h"
+#include "runs/run_details_page.h"
+#include "runs/runs_browser.h"
+#include "runs/runs_model.h"
+#include "wizard/config_wizard.h"
+
+#include <QApplication>
+#include <QPixmap>
+#include <QScreen>
+#include <QTabWidget>
+#include <QTableView>
+#include <QWindow>
+
+using namespace Qt::StringLiterals;
+
+namespace fathom::studio {
+
+ScreenshotDirector::ScreenshotDirector(MainWindow* window, QString target, QString file, bool waitForWorkspace)
+    : QObject(window), m_window(window), m_target(std::move(target)), m_file(std::move(file)),
+      m_waitForWorkspace(waitForWorkspace) {
+  m_timer.setInterval(100);
+  connect(&m_timer, &QTimer::timeout, this, &ScreenshotDirector::poll);
+  connect(window->workspace(), &WorkspaceController::runsLoaded, this, [this] { m_workspaceLoaded = true; });
+}
+
+bool ScreenshotDirector::start() {
+  MainWindow* w = m_window;
+  if (m_target == u"main"_s) {
+    m_ready = [w]() -> QWidget* { return w; };
+  } else if (m_target.startsWith(u"planner"_s)) {
+    const int tab = m_target.contains(u':') ? m_target.section(u':', 1).toInt() : 0;
+    m_ready = [w, tab]() -> QWidget* {
+      views::WhatIfView* view = w->whatIfView();
+      if (view == nullptr || !view->comparison()) {
+        return nullptr;
+      }
+      if (auto* tabs = view->findChild<QTabWidget*>(u"whatIfTabs"_s)) {
+        tabs->setCurrentIndex(tab);
+      }
+      return w;
+    };
+  } else if (m_target.startsWith(u"run:"_s)) {
+    const qint64 id = m_target.mid(4).toLongLong();
+    m_ready = [w, id]() -> QWidget* { return w->runPage(id) && w->runPage(id)->runId() == id ? w : nullptr; };
+  } else if (m_target.startsWith(u"wizard"_s)) {
+    const int page = m_target.contains(u':') ? m_target.section(u':', 1).toInt() : 0;
+    if (page < 0 || page > views::ConfigWizard::ReviewPageId) {
+      return false;
+    }
+    m_ready = [w, page]() -> QWidget* {
+      views::ConfigWizard* wizard = w->wizard();
+      if (wizard == nullptr) {
+        return nullptr;
+      }
+      while (wizard->currentId() < page) {
+        wizard->next();
+      }
+      const views::PlanSnapshot& s = wizard->plannerPanel()->snapshot();
+      return (!s.model.name.empty() || !s.error.isEmpty()) ? wizard : nullptr;
+    };
+  } else if (m_target == u"settings"_s) {
+    m_ready = [w]() -> QWidget* { return w->findChild<SettingsDialog*>(); };
+  } else {
+    return false;
+  }
+  m_timer.start();
+  return true;
+}
+
+void ScreenshotDirector::poll() {
+  if (++m_polls > kTimeoutS * 10) {
+    qCritical("screenshot: %s did not become ready within %d s", qPrintable(m_target), kTimeoutS);
+    QApplication::exit(1);
+    return;
+  }
+  if (!m_window->environment()->hasReport() || (m_waitForWorkspace && !m_workspaceLoaded)) {
+    return;
+  }
+  if (!m_opened) {
+    m_opened = true;
+    if (m_target.startsWith(u"planner"_s)) {
+      m_window->showPlanner();
+    } else if (m_target.startsWith(u"run:"_s)) {
+      m_window->openRun(m_target.mid(4).toLongLong());
+    } else if (m_target.startsWith(u"wizard"_s)) {
+      m_window->newConfiguration();
+    } else if (m_target == u"settings"_s) {
+      m_window->showSettings();
+    } else if (m_target == u"main"_s && m_window->runsModel()->rowCount() > 0) {
+      m_window->runsBrowser()->selectRun(m_window->runsModel()->runs().last().info.id.value);
+    }
+    return;
+  }
+  if (QWidget* widget = m_ready()) {
+    m_timer.stop();
+    QTimer::singleShot(600, this, [this, widget] { grab(widget); });  // let charts and layouts settle
+  }
+}
+
+void ScreenshotDirector::grab(QWidget* widget) {
+  QWidget* top = widget->window();
+  QScreen* screen = top->screen();
+  // What the window system shows (a frame, when a window manager draws one); the widget itself otherwise.
+  QPixmap pixmap = screen != nullptr ? screen->grabWindow(top->winId()) : QPixmap();
+  if (pixmap.isNull()) {
+    pixmap = top->grab();
+  }
+  const bool ok = pixmap.save(m_file, "PNG");
+  if (!ok) {
+    qCritical("screenshot: could not write %s", qPrintable(m_file));
+  }
+  QApplication::exit(ok ? 0 : 1);
+}
+
+}  // namespace fathom::studio

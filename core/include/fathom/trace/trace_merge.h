@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "fathom/trace/trace_file_sink.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fathom::trace {
+
+/// Rows of rank R get pids R * kMergedPidStride + i (i = the pid's first-seen index within that rank's file), so
+/// "2003" reads as rank 2, row 3.
+inline constexpr std::uint32_t kMergedPidStride = 1000;
+/// Merged process_sort_index values are R * kMergedSortStride + (the file's own index, or the first-seen index):
+/// rank 0's rows above rank 1's, each rank's own order kept inside its block.
+inline constexpr std::int64_t kMergedSortStride = 1'000'000;
+
+/// How mergeTraces writes its output.
+struct TraceMergeOptions {
+  /// The output file (gzip when its name ends with ".gz", unless `file.gzip` says otherwise).
+  TraceFileOptions file;
+  /// `traceName` of the merged file; empty: the output's file name.
+  std::string traceName;
+  /// Called every `progressEvery` events written (and once at the end) with the count so far.
+  std::function<void(std::uint64_t)> onProgress;
+  std::uint64_t progressEvery = 10'000'000;  ///< >= 1
+};
+
+/// What happened to one input.
+struct TraceMergeInput {
+  std::filesystem::path path;   ///< the input file
+  int rank = 0;                 ///< its distributedInfo.rank
+  std::int64_t baseTimeNs = 0;  ///< its baseTimeNanoseconds (0 when no input has one)
+  std::int64_t shiftNs = 0;     ///< added to each of its timestamps: baseTimeNs - the merged base
+  std::uint64_t events = 0;     ///< events copied from it
+  /// Its pids (as written in the file: `4242`, `"Spans"`) and the merged pids they became, in first-seen order.
+  std::vector<std::pair<std::string, std::uint32_t>> pids;
+};
+
+/// What mergeTraces wrote.
+struct TraceMergeResult {
+  std::vector<TraceMergeInput> inputs;  ///< sorted by rank
+  std::uint64_t events = 0;             ///< events written (the inputs' plus the synthesized row names)
+  std::int64_t baseTimeNs = 0;          ///< the merged baseTimeNanoseconds: the earliest input's
+  int worldSize = 1;                    ///< max(world_size of the inputs, highest rank + 1)
+};
+
+/// Merges one trace per rank into one multi-rank file for Perfetto and chrome://tracing, streaming in constant
+/// memory (one input open at a time; events are copied member by member, `args` byte for byte where nothing in
+/// them changes). Rules (docs/traces.md, "Merge"):
+///
+/// - Every input needs an integer distributedInfo.rank >= 0; ranks must be unique.
+/// - Wall-clock alignment: the merged baseTimeNanoseconds is the earliest input's; each rank's `ts` is shifted by
+///   (its base - merged base), in integer nanoseconds parsed exactly from the 3-decimal microsecond text. Either all
+///   inputs carry baseTimeNanoseconds or none does (then timestamps are taken as already comparable).
+/// - pids: R * kMergedPidStride + first-seen index; `process_name` becomes "rank R · <name>",
+///   `process_sort_index` R * kMergedSortStride + index, and pids the file never named get both.
+/// - Flow `id`s and the correlation-like args `correlation`, `External id` and
+///   `wait_on_cuda_event_record_corr_id` become id * worldSize + R, so flows and CPU-GPU links stay unique across
+///   ranks. Hex-string ids (which Perfetto accepts) are remapped too and written as numbers.
+/// - distributedInfo of the merged file: {"backend", "rank": the lowest rank, "world_size", "ranks": [...]}. Tools
+///   that need an int rank still load it, but Holistic Trace Analysis wants one file per rank: feed it the inputs.
+/// - After traceEvents, "fathomMerge" records each input's file, rank, base, shift, pid map, deviceProperties and
+///   other top-level keys.
+///
+/// Throws ConfigError for unusable inputs (no rank, duplicate ranks, mixed base times, no inputs) and StorageError
+/// for unreadable or malformed files and I/O errors; the output is then not created.
+TraceMergeResult mergeTraces(std::span<const std::filesystem::path> inputs, const std::filesystem::path& output,
+                             const TraceMergeOptions& options = {});
+
+}  // namespace fathom::trace

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <fathom/telemetry/launch_events.h>
+
+#include <nlohmann/json.hpp>
+
+namespace fathom::telemetry {
+namespace {
+
+using nlohmann::json;
+
+template <typename T> json optional(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+template <typename T> std::optional<T> optionalField(const json& j, const char* key) {
+  const auto found = j.find(key);
+  return found == j.end() || found->is_null() ? std::nullopt : std::optional<T>(found->get<T>());
+}
+
+json toJson(const RunCreated& e) {
+  return {{"event", "run"},           {"version", kLaunchEventVersion}, {"run_id", e.runId}, {"name", e.name},
+          {"workspace", e.workspace}, {"world_size", e.worldSize},      {"ranks", e.ranks}};
+}
+
+json toJson(const RankStarted& e) {
+  return {
+      {"event", "rank_started"}, {"rank", e.rank}, {"local_rank", e.localRank}, {"attempt", e.attempt}, {"pid", e.pid}};
+}
+
+json toJson(const RankEnded& e) {
+  return {{"event", "rank_ended"}, {"rank", e.rank},          {"local_rank", e.localRank},   {"attempt", e.attempt},
+          {"pid", e.pid},          {"exit_code", e.exitCode}, {"signal", optional(e.signal)}};
+}
+
+json toJson(const LaunchFinished& e) {
+  return {{"event", "finished"},
+          {"run_id", e.runId},
+          {"status", store::toString(e.status)},
+          {"exit_code", e.exitCode},
+          {"attempts", e.attempts},
+          {"failed_rank", optional(e.failedRank)},
+          {"interrupted_by", optional(e.interruptedBy)}};
+}
+
+json toJson(const LaunchError& e) {
+  return {{"event", "error"}, {"message", e.message}};
+}
+
+LaunchEvent fromJson(const json& j, const std::string& kind) {
+  if (kind == "run") {
+    return RunCreated{j.at("run_id").get<std::int64_t>(), j.at("name").get<std::string>(),
+                      j.at("workspace").get<std::string>(), j.at("world_size").get<int>(),
+                      j.at("ranks").get<std::vector<int>>()};
+  }
+  if (kind == "rank_started") {
+    return RankStarted{j.at("rank").get<int>(), j.at("local_rank").get<int>(), j.at("attempt").get<int>(),
+                       j.at("pid").get<std::int64_t>()};
+  }
+  if (kind == "rank_ended") {
+    return RankEnded{j.at("rank").get<int>(),         j.at("local_rank").get<int>(), j.at("attempt").get<int>(),
+                     j.at("pid").get<std::int64_t>(), j.at("exit_code").get<int>(),  optionalField<int>(j, "signal")};
+  }
+  if (kind == "finished") {
+    return LaunchFinished{j.at("run_id").get<std::int64_t>(),
+                          store::parseRunStatus(j.at("status").get<std::string>()).value_or(store::RunStatus::Failed),
+                          j.at("exit_code").get<int>(),
+                          j.at("attempts").get<int>(),
+                          optionalField<int>(j, "failed_rank"),
+                          optionalField<int>(j, "interrupted_by")};
+  }
+  return LaunchError{j.at("message").get<std::string>()};
+}
+
+}  // namespace
+
+std::string toJsonLine(const LaunchEvent& event) {
+  return std::visit([](const auto& e) { return toJson(e).dump(); }, event);
+}
+
+std::optional<LaunchEvent> parseLaunchEvent(std::string_view line) {
+  const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) {
+    return std::nullopt;
+  }
+  const auto kind = j.find("event");
+  if (kind == j.end() || !kind->is_string()) {
+    return std::nullopt;
+  }
+  const std::string name = kind->get<std::string>();
+  if (name != "run" && name != "rank_started" && name != "rank_ended" && name != "finished" && name != "error") {
+    return std::nullopt;
+  }
+  try {
+    return fromJson(j, name);
+  } catch (const json::exception&) {
+    return std::nullopt;  // a known kind with a field missing or of the wrong type
+  }
+}
+
+}  // namespace fathom::telemetry

@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: Apache-2.0
+# core/trace: fathom_trace, Chrome/Kineto trace files (docs/traces.md). Depends on core/common, zlib and nlohmann_json
+# only: no LibTorch, nothing from core/profile (tests/core/tst_trace_dependencies).
+#   trace_event                                         the vocabulary: categories, phases, events, a file's header
+#   trace_file_names                                    the names of a profiled run's files (per rank, merged)
+#   trace_json, trace_file_sink, chrome_trace_writer   writing (text rules, atomic gzip files, the Kineto layout)
+#   trace_input, trace_reader, trace_event_view         reading (gunzip, the chunked scanner, one event's members)
+#   trace_merge, trace_validator, trace_summary         tools over files (slice_timeline, intervals: their helpers)
+#   json_scan.h, json_strict, utf8.h                    JSON text scanning (bracket matching; strict RFC 8259)
+target_sources(fathom_trace PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/trace_event.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/trace_json.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/trace_file_names.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/trace_file_sink.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/chrome_trace_writer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/trace_input.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/trace_reader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/trace_event_view.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/trace_merge.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/trace_validator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/json_strict.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/slice_timeline.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/trace_summary.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/intervals.cpp)

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: Apache-2.0
+// The main window, offscreen: create and open workspaces (and the error a bad one gives), the runs browser over a
+// workspace written through core/store (filter with Ctrl+F, sort by a header click, double-click opens the run with
+// its real ranks, metrics and log), saved plans, recent workspaces, the selected run's properties shown whole at
+// 1600×1000, and the dock layout saved and restored.
+#include "main_window.h"
+#include "model_dump.h"
+#include "studio_settings.h"
+#include "studio_test_mode.h"
+#include "workspace_controller.h"
+
+#include "planner/saved_plans_model.h"
+#include "runs/event_log_model.h"
+#include "runs/metric_summary_model.h"
+#include "runs/ranks_model.h"
+#include "runs/run_details_page.h"
+#include "runs/runs_browser.h"
+#include "runs/runs_model.h"
+
+#include <fathom/store/workspace.h>
+
+#include <QCommandLinkButton>
+#include <QDockWidget>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using namespace fathom;
+using studio::MainWindow;
+
+namespace {
+
+/// Three finished runs, as `fathom launch` records them: DDP on 2 ranks, FSDP on 4 (failed), ZeRO-3 on 2; the first
+/// named by its user (`--run_name`), the others by default.
+void writeFixture(const QString& path) {
+  store::Workspace ws(path.toStdString());
+  struct Run {
+    const char* name;
+    const char* program;
+    store::RunStrategy strategy;
+    int ranks;
+    double finalLoss;
+    store::RunStatus status;
+  };
+  const Run runs[] = {
+      {"baseline", "fathom train", {}, 2, 2.5, store::RunStatus::Succeeded},
+      {"train-2",
+       "fathom train",
+       {plan::Strategy::Fsdp, plan::FsdpSharding::FullShard},
+       4,
+       1.25,
+       store::RunStatus::Failed},
+      {"my_program-3", "my_program", {plan::Strategy::Zero3, {}}, 2, 3.75, store::RunStatus::Succeeded},
+  };
+  for (const Run& r : runs) {
+    store::NewRun spec{r.name, std::string("fathom launch ") + r.program, "", ""};
+    spec.layout.worldSize = r.ranks;
+    spec.layout.numMachines = 1;
+    spec.layout.strategy = r.strategy;
+    spec.layout.hosts = {"node1"};
+    const store::RunId id = ws.createRun(spec);
+    std::vector<store::MetricPoint> points;
+    for (int rank = 0; rank < r.ranks; ++rank) {
+      ws.upsertRank(id, {rank, "node1", 1000 + rank, "cpu", r.status == store::RunStatus::Failed && rank == 1 ? 3 : 0});
+      for (int step = 10; step <= 50; step += 10) {
+        points.push_back({rank, step, 1700000000.0 + step, "loss", r.finalLoss + (50 - step) / 10.0});
+      }
+      points.push_back({rank, 50, 1700000050.0, "final_loss", r.finalLoss});
+    }
+    ws.appendMetrics(id, points);
+    const std::vector<store::EventRecord> events{{0, 1700000001.0, LogLevel::Info, "starting"},
+                                                 {0, 1700000050.0, LogLevel::Info, "done"}};
+    ws.appendEvents(id, events);
+    ws.finishRun(id, r.status, r.status == store::RunStatus::Failed ? std::optional<int>(3) : std::optional<int>(0));
+  }
+  ws.savePlan(R"({"model":"gpt2"})", R"({"strategies":[]})");
+}
+
+}  // namespace
+
+class TestMainWindow : public QObject {
+  Q_OBJECT
+
+private slots:
+  void initTestCase() { fathom::test::enterStudioTestMode(); }
+  void cleanupTestCase() { fathom::test::leaveStudioTestMode(); }
+
+  void createsAndOpensWorkspaces() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(u"new.sqlite"_s);
+    MainWindow window;
+    window.show();
+    QCOMPARE(window.runsBrowser()->findChild<QLabel*>(u"runsEmpty"_s)->text(), u"No workspace open."_s);
+    window.openWorkspace(path, /*create=*/true);
+    QTRY_COMPARE(window.workspace()->path(), path);
+    QVERIFY(QFile::exists(path));
+    QTRY_VERIFY(window.runsBrowser()->findChild<QLabel*>(u"runsEmpty"_s)->text().startsWith(u"No runs yet"_s));
+    QCOMPARE(studio::settings::recentWorkspaces().value(0), path);
+    window.closeWorkspace();
+    QVERIFY(!window.workspace()->isOpen());
+    QCOMPARE(window.runsBrowser()->findChild<QLabel*>(u"runsEmpty"_s)->text(), u"No workspace open."_s);
+  }
+
+  // The home page's links and its recent-workspaces list act like the menu entries they stand for.
+  void homePageLinksAct() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(u"recent.sqlite"_s);
+    {
+      MainWindow first;
+      first.openWorkspace(path, /*create=*/true);
+      QTRY_COMPARE(first.workspace()->path(), path);
+    }
+    MainWindow window;
+    window.show();
+    auto* home = window.findChild<QWidget*>(u"homePage"_s);
+    QVERIFY(home != nullptr);
+    const int tabs = window.documents()->count();
+    QTest::mouseClick(home->findChild<QCommandLinkButton*>(u"homePlanner"_s), Qt::LeftButton);
+    QTRY_COMPARE(window.documents()->count(), tabs + 1);
+    QCOMPARE(window.documents()->currentWidget()->objectName(), u"whatIfView"_s);
+
+    auto* recent = home->findChild<QListWidget*>(u"recentWorkspaces"_s);
+    QVERIFY(recent != nullptr);
+    QTRY_VERIFY(recent->count() >= 1);
+    QCOMPARE(recent->item(0)->data(Qt::UserRole).toString(), path);
+    emit recent->itemActivated(recent->item(0));
+    QTRY_COMPARE(window.workspace()->path(), path);
+  }
+
+  void aBadWorkspaceIsAnErrorWithTheCoreMessage() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(u"not-a-workspace.sqlite"_s);
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("this is not an SQLite file, it only has the name of one\n");
+    f.close();
+    MainWindow window;
+    window.show();
+    window.openWorkspace(path);
+    QMessageBox* box = nullptr;
+    QTRY_VERIFY((box = window.findChild<QMessageBox*>(u"errorDialog"_s)) != nullptr);
+    QVERIFY(box->text().contains(u"could not be opened"_s));
+    QVERIFY2(box->detailedText().contains(u"not an SQLite database"_s), qPrintable(box->detailedText()));
+    QVERIFY(!window.workspace()->isOpen());
+    box->close();
+  }
+
+  void runsBrowserFiltersSortsAndOpensRuns() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(u"runs.sqlite"_s);
+    writeFixture(path);
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.openWorkspace(path);
+    QTRY_COMPARE(window.runsModel()->rowCount(), 3);
+    QTableView* view = window.runsBrowser()->view();
+    const QAbstractItemModel* shown = view->model();
+    QCOMPARE(fathom::test::dumpColumn(*shown, views::RunsModel::StrategyColumn),
+             (QStringList{u"ZeRO-3"_s, u"FSDP full shard"_s, u"DDP"_s}));  // newest first
+    QCOMPARE(fathom::test::dumpColumn(*shown, views::RunsModel::NameColumn),
+             (QStringList{u"my_program-3"_s, u"train-2"_s, u"baseline"_s}));
+    QCOMPARE(fathom::test::dumpColumn(*shown, views::RunsModel::WorldSizeColumn),
+             (QStringList{u"2"_s, u"4"_s, u"2"_s}));
+    QCOMPARE(window.plansModel()->rowCount(), 1);
+
+    // Sort by final loss: click the header (ascending), again (descending).
+    const int x = view->horizontalHeader()->sectionViewportPosition(views::RunsModel::FinalLossColumn) + 5;
+    QTest::mouseClick(view->horizontalHeader()->viewport(), Qt::LeftButton, {}, QPoint(x, 5));
+    const QStringList ascending = fathom::test::dumpColumn(*shown, views::RunsModel::FinalLossColumn);
+    QTest::mouseClick(view->horizontalHeader()->viewport(), Qt::LeftButton, {}, QPoint(x, 5));
+    const QStringList descending = fathom::test::dumpColumn(*shown, views::RunsModel::FinalLossColumn);
+    QCOMPARE(ascending, (QStringList{u"1.25"_s, u"2.5"_s, u"3.75"_s}));
+    QCOMPARE(descending, (QStringList{u"3.75"_s, u"2.5"_s, u"1.25"_s}));
+
+    // Ctrl+F focuses the filter; typing filters over every column.
+    QTest::keyClick(&window, Qt::Key_F, Qt::ControlModifier);
+    auto* filter = window.runsBrowser()->findChild<QLineEdit*>(u"runsFilter"_s);
+    QTRY_VERIFY(filter->hasFocus());
+    QTest::keyClicks(filter, u"fsdp"_s);
+    QCOMPARE(shown->rowCount(), 1);
+    QCOMPARE(shown->index(0, views::RunsModel::StatusColumn).data().toString(), u"failed (exit code 3)"_s);
+
+    // Double-click opens the run: its page holds the workspace's ranks, metrics and log.
+    const QRect cell = view->visualRect(shown->index(0, views::RunsModel::NameColumn));
+    // What a window system delivers for a double-click: press, release, double-click, release (Qt 6.4's
+    // QTest::mouseDClick sends the double-click event alone).
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, cell.center());
+    QTest::mouseDClick(view->viewport(), Qt::LeftButton, {}, cell.center());
+    QTest::mouseRelease(view->viewport(), Qt::LeftButton, {}, cell.center());
+    views::RunDetailsPage* page = nullptr;
+    QTRY_VERIFY((page = window.runPage(2)) != nullptr);
+    QTRY_COMPARE(page->ranksModel()->rowCount(), 4);
+    QCOMPARE(page->metricsModel()->rowCount(), 2 * 4);  // loss and final_loss for each rank
+    QCOMPARE(page->eventsModel()->rowCount(), 2);
+    QCOMPARE(page->ranksModel()->index(1, views::RanksModel::ExitCodeColumn).data().toInt(), 3);
+    QCOMPARE(window.documents()->currentWidget(), page);
+
+    filter->clear();
+    QCOMPARE(shown->rowCount(), 3);
+  }
+
+  // At 1600×1000 the Properties dock shows the selected run whole, the command as `fathom launch` recorded it
+  // included, without scrolling.
+  void propertiesShowTheWholeRun() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(u"command.sqlite"_s);
+    const QString command = u"fathom launch --num_processes 2 /home/user/src/fathom/build/default/bin/fathom train "
+                            u"--model gpt-tiny --steps 50 --batch_size 8 --optimizer adamw --log_every 5"_s;
+    {
+      store::Workspace ws(path.toStdString());
+      const store::RunId id = ws.createRun({"fathom train", command.toStdString(), "json", R"({"world_size": 2})"});
+      ws.finishRun(id, store::RunStatus::Succeeded, 0);
+    }
+    MainWindow window;
+    window.resize(1600, 1000);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.openWorkspace(path);
+    QTRY_COMPARE(window.runsModel()->rowCount(), 1);
+    window.runsBrowser()->selectRun(window.runsModel()->runs().front().info.id.value);
+    auto* properties = window.findChild<QLabel*>(u"properties"_s);
+    QTRY_VERIFY(properties->text().contains(command));
+    auto* scroll = qobject_cast<QScrollArea*>(window.findChild<QDockWidget*>(u"propertiesDock"_s)->widget());
+    QVERIFY(scroll != nullptr);
+    QTRY_COMPARE(scroll->horizontalScrollBar()->maximum(), 0);
+    QVERIFY2(properties->heightForWidth(scroll->viewport()->width()) <= scroll->viewport()->height(),
+             qPrintable(u"%1 px of properties in %2 px"_s.arg(properties->heightForWidth(scroll->viewport()->width()))
+                            .arg(scroll->viewport()->height())));
+    QCOMPARE(scroll->verticalScrollBar()->maximum(), 0);
+  }
+
+  void layoutIsSavedAndRestored() {
+    {
+      MainWindow window;
+      window.show();
+      auto* log = window.findChild<QDockWidget*>(u"logDock"_s);
+      QVERIFY(log->isVisible());
+      log->hide();
+      window.close();
+    }
+    MainWindow again;
+    again.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&again));
+    QVERIFY(!again.findChild<QDockWidget*>(u"logDock"_s)->isVisible());
+    QVERIFY(again.findChild<QDockWidget*>(u"runsDock"_s)->isVisible());
+    again.findChild<QAction*>(u"resetLayoutAction"_s)->trigger();
+    QVERIFY(again.findChild<QDockWidget*>(u"logDock"_s)->isVisible());
+  }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+// fathom::AtomicFile (core/common): readers see the old file or the whole new one; a failure, an exception or an
+// abandoned writer leaves no temporary behind; a file it could not create is never removed; errors name the file.
+#include "error_helpers.h"
+
+#include <fathom/common/atomic_file.h>
+#include <fathom/common/error.h>
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using fathom::test::messageOf;
+using fathom::test::throwsType;
+
+namespace {
+
+std::string readFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void writeFile(const fs::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::vector<std::string> namesIn(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir))
+    names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+class TestAtomicFile : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  fs::path root() const { return m_dir.path().toStdString(); }
+
+private slots:
+  void init() {
+    for (const auto& entry : fs::directory_iterator(root()))
+      fs::remove_all(entry.path());
+  }
+
+  void commitReplacesTheFileWhole() {
+    const fs::path path = root() / "a.bin";
+    writeFile(path, "old");
+    fathom::AtomicFile file(path, {.temporarySuffix = ".tmp", .what = "test file"});
+    QCOMPARE(file.temporaryPath(), fs::path(path.string() + ".tmp"));
+    file.write("new ");
+    file.write(std::string(100'000, 'x'));
+    QCOMPARE(readFile(path), std::string("old"));  // not yet: the old file until commit()
+    file.commit();
+    QVERIFY(file.committed());
+    QVERIFY(!file.writable());
+    QCOMPARE(readFile(path), "new " + std::string(100'000, 'x'));
+    QCOMPARE(namesIn(root()), std::vector<std::string>{"a.bin"});
+    // A committed file stays; more bytes are refused, naming it.
+    file.abandon();
+    QVERIFY(fs::exists(path));
+    const std::string message = messageOf([&] { file.write("late"); });
+    QVERIFY2(message.find("cannot write test file " + path.string() + ": it is already committed") != std::string::npos,
+             message.c_str());
+  }
+
+  void abandonedOrDestroyedLeavesNothing() {
+    const fs::path path = root() / "b.bin";
+    {
+      fathom::AtomicFile file(path);
+      file.write("partial");
+      QVERIFY(fs::exists(root() / "b.bin.partial"));
+    }  // destroyed before commit()
+    QVERIFY(namesIn(root()).empty());
+    fathom::AtomicFile file(path);
+    file.write("partial");
+    file.abandon();
+    file.abandon();  // twice: still fine
+    QVERIFY(namesIn(root()).empty());
+    QVERIFY(throwsType<fathom::StorageError>([&] { file.commit(); }));
+    QVERIFY(namesIn(root()).empty());
+  }
+
+  void aStaleTemporaryIsReplaced() {
+    const fs::path path = root() / "c.bin";
+    writeFile(root() / "c.bin.partial", "stale stale stale");
+    fathom::AtomicFile file(path);
+    file.write("fresh");
+    file.commit();
+    QCOMPARE(readFile(path), std::string("fresh"));
+    QCOMPARE(namesIn(root()), std::vector<std::string>{"c.bin"});
+  }
+
+  void createFailureNamesTheFileAndRemovesNothing() {
+    const fs::path path = root() / "missing" / "d.bin";
+    const std::string message = messageOf([&] { fathom::AtomicFile file(path, {.what = "checkpoint"}); });
+    QVERIFY2(message.find("cannot write checkpoint " + path.string() + ": cannot create " + path.string() +
+                          ".partial: No such file or directory") != std::string::npos,
+             message.c_str());
+    // A temporary that cannot be opened for writing (here: a directory of that name) is someone else's: it stays.
+    fs::create_directories(root() / "e.bin.partial" / "inside");
+    QVERIFY(throwsType<fathom::StorageError>([&] { fathom::AtomicFile file(root() / "e.bin"); }));
+    QVERIFY(fs::is_directory(root() / "e.bin.partial" / "inside"));
+  }
+
+  void renameFailureRemovesTheTemporary() {
+    // The target is a non-empty directory: everything is written, the rename fails, the temporary goes.
+    const fs::path target = root() / "taken";
+    fs::create_directories(target / "inside");
+    fathom::AtomicFile file(target, {.what = "test file"});
+    file.write("bytes");
+    const std::string message = messageOf([&] { file.commit(); });
+    QVERIFY2(message.find("cannot write test file " + target.string() + ": cannot rename " + target.string() +
+                          ".partial to it") != std::string::npos,
+             message.c_str());
+    QVERIFY(fs::is_directory(target / "inside"));
+    QCOMPARE(namesIn(root()), std::vector<std::string>{"taken"});
+  }
+
+  void failAbandonsWithTheFilesMessage() {
+    const fs::path path = root() / "f.bin";
+    fathom::AtomicFile file(path, {.what = "trace file"});
+    file.write("abc");
+    const std::string message = messageOf([&] { file.fail("zlib deflate failed"); });
+    QCOMPARE(message, "cannot write trace file " + path.string() + ": zlib deflate failed");
+    QVERIFY(namesIn(root()).empty());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestAtomicFile)
+#include "tst_atomic_file.moc"

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "runs/metric_summary_model.h"
+
+#include "common/formatting.h"
+
+#include <QLocale>
+
+namespace fathom::views {
+namespace {
+
+bool isBytes(const std::string& key) {
+  return key.rfind("memory/", 0) == 0;
+}
+
+}  // namespace
+
+MetricSummaryModel::MetricSummaryModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void MetricSummaryModel::setSummaries(const std::vector<store::MetricSummary>& summaries) {
+  beginResetModel();
+  m_rows = summaries;
+  endResetModel();
+}
+
+int MetricSummaryModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int MetricSummaryModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant MetricSummaryModel::data(const QModelIndex& index, int role) const {
+  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
+    return {};
+  }
+  const store::MetricSummary& m = m_rows.at(static_cast<std::size_t>(index.row()));
+  auto value = [&](double v) -> QVariant {
+    if (role == SortRole) {
+      return v;
+    }
+    return isBytes(m.key) ? format::bytes(v) : format::scalar(v);
+  };
+  if (role == Qt::DisplayRole || role == SortRole) {
+    switch (index.column()) {
+    case KeyColumn: return QString::fromStdString(m.key);
+    case RankColumn: return m.rank;
+    case CountColumn: return QVariant::fromValue<qint64>(m.count);
+    case LastColumn: return value(m.last);
+    case LastStepColumn: return QVariant::fromValue<qint64>(m.lastStep);
+    case MinColumn: return value(m.min);
+    case MaxColumn: return value(m.max);
+    default: return {};
+    }
+  }
+  if (role == Qt::TextAlignmentRole && index.column() != KeyColumn) {
+    return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+  }
+  return {};
+}
+
+QVariant MetricSummaryModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
+    return {};
+  }
+  switch (section) {
+  case KeyColumn: return tr("Metric");
+  case RankColumn: return tr("Rank");
+  case CountColumn: return tr("Points");
+  case LastColumn: return tr("Last");
+  case LastStepColumn: return tr("At step");
+  case MinColumn: return tr("Minimum");
+  case MaxColumn: return tr("Maximum");
+  default: return {};
+  }
+}
+
+}  // namespace fathom::views

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "wizard/config_wizard.h"
+
+#include "planner/planner_panel.h"
+#include "wizard/wizard_batch_page.h"
+#include "wizard/wizard_environment_page.h"
+#include "wizard/wizard_model_page.h"
+#include "wizard/wizard_paradigm_page.h"
+#include "wizard/wizard_precision_page.h"
+#include "wizard/wizard_review_page.h"
+#include "wizard/wizard_tools_page.h"
+
+#include <fathom/common/error.h>
+#include <fathom/config/config_reader.h>
+#include <fathom/config/config_writer.h>
+
+#include <QAbstractButton>
+#include <QDir>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QScrollArea>
+
+using namespace Qt::StringLiterals;
+
+namespace fathom::views {
+
+ConfigWizard::ConfigWizard(QWidget* parent) : QWizard(parent) {
+  setObjectName(u"configWizard"_s);
+  setWindowTitle(tr("New Run Configuration"));
+  setWizardStyle(QWizard::ClassicStyle);
+  setOption(QWizard::HaveCustomButton1, true);
+  setOption(QWizard::NoCancelButtonOnLastPage, false);
+  setButtonText(QWizard::CustomButton1, tr("&Launch"));
+  setButtonText(QWizard::FinishButton, tr("&Save"));
+  button(QWizard::CustomButton1)->setObjectName(u"launchButton"_s);
+  button(QWizard::CustomButton1)->setToolTip(tr("Save the file and start the run on this machine"));
+
+  m_environment = new WizardEnvironmentPage(this);
+  m_review = new WizardReviewPage(this);
+  m_pages = {m_environment,
+             new WizardParadigmPage(this),
+             new WizardPrecisionPage(this),
+             new WizardBatchPage(this),
+             new WizardModelPage(this),
+             new WizardToolsPage(this),
+             m_review};
+  for (std::size_t i = 0; i < m_pages.size(); ++i) {
+    setPage(static_cast<int>(i), m_pages[i]);
+    connect(m_pages[i], &WizardPage::edited, this, [this] {
+      collect();
+      m_debounce.start();
+    });
+  }
+
+  m_panel = new PlannerPanel(this);
+  auto* side = new QScrollArea(this);
+  side->setObjectName(u"plannerSide"_s);
+  side->setWidget(m_panel);
+  side->setWidgetResizable(true);
+  side->setFrameShape(QFrame::StyledPanel);
+  side->setMinimumWidth(m_panel->minimumWidth() + 30);
+  setSideWidget(side);
+
+  m_debounce.setSingleShot(true);
+  m_debounce.setInterval(120);
+  connect(&m_debounce, &QTimer::timeout, this, &ConfigWizard::requestPlan);
+  connect(this, &QWizard::currentIdChanged, this, [this](int id) {
+    reloadPages();  // pages whose text depends on other pages (the batch page's global batch) see the latest spec
+    button(QWizard::CustomButton1)->setVisible(id == ReviewPageId);
+    if (id == ReviewPageId) {
+      refreshReview();
+    }
+  });
+  connect(this, &QWizard::customButtonClicked, this, [this](int which) {
+    if (which == QWizard::CustomButton1) {
+      launch();
+    }
+  });
+  button(QWizard::CustomButton1)->setVisible(false);
+
+  m_spec.useCpu = false;
+  setSavePath(QDir::current().filePath(u"fathom_config.yaml"_s));
+  reloadPages();
+  resize(1180, 760);
+  m_debounce.start();
+}
+
+void ConfigWizard::collect() {
+  for (WizardPage* page : m_pages) {
+    page->store(m_spec);
+  }
+  if (currentId() == ReviewPageId) {
+    refreshReview();
+  }
+}
+
+void ConfigWizard::reloadPages() {
+  for (WizardPage* page : m_pages) {
+    page->load(m_spec);
+  }
+}
+
+config::AccelerateConfig ConfigWizard::config() const {
+  return m_spec.toConfig(m_base);
+}
+
+void ConfigWizard::refreshReview() {
+  QString yaml;
+  QString error;
+  try {
+    yaml = QString::fromStdString(config::emitConfig(config()));
+  } catch (const Error& e) {
+    error = QString::fromUtf8(e.what());
+  }
+  m_review->show(yaml, error, m_spec.command(), m_notes);
+  button(QWizard::CustomButton1)
+      ->setEnabled(error.isEmpty() && m_spec.target == RunSpec::Target::ThisMachine && !m_spec.command().isEmpty());
+}
+
+void ConfigWizard::requestPlan() {
+  try {
+    const PlanRequest request = m_spec.planRequest(m_base);
+    m_pending = request;
+    m_panel->setBusy(true);
+    emit planRequested(request);
+  } catch (const Error& e) {
+    m_pending.reset();
+    PlanSnapshot failed;
+    failed.error = QString::fromUtf8(e.what());
+    m_panel->setSnapshot(failed);
+  }
+}
+
+void ConfigWizard::setSnapshot(const PlanSnapshot& snapshot) {
+  if (m_pending && snapshot.request.toJson() != m_pending->toJson()) {
+    return;
+  }
+  m_panel->setSnapshot(snapshot);
+}
+
+bool ConfigWizard::openFile(const QString& path, QString* error) {
+  try {
+    const config::LoadedConfig loaded = config::loadConfigFile(path.toStdString());
+    m_base = loaded.config;
+    m_notes.clear();
+    for (const std::string& note : loaded.notes) {
+      m_notes << QString::fromStdString(note);
+    }
+    m_spec = RunSpec::fromConfig(loaded.config, &m_notes);
+  } catch (const Error& e) {
+    *error = QString::fromUtf8(e.what());
+    return false;
+  }
+  m_openedPath = path;
+  setWindowTitle(tr("Run Configuration: %1").arg(QDir::toNativeSeparators(path)));
+  setSavePath(path);
+  reloadPages();
+  m_debounce.start();
+  return true;
+}
+
+void ConfigWizard::setEnvironment(const runtime::EnvironmentReport& report) {
+  m_environment->setEnvironment(report, /*applyDefaults=*/m_base.values().empty());
+  collect();
+  m_debounce.start();
+}
+
+void ConfigWizard::setSavePath(const QString& path) {
+  m_review->setPath(path);
+}
+
+QString ConfigWizard::savePath() const {
+  return m_review->path();
+}
+
+bool ConfigWizard::save(QString* error) {
+  collect();
+  try {
+    config::saveConfigFile(config(), savePath().toStdString());
+  } catch (const Error& e) {
+    *error = QString::fromUtf8(e.what());
+    return false;
+  }
+  return true;
+}
+
+bool ConfigWizard::confirmOverwrite(const QString& title) {
+  const QFileInfo target(savePath());
+  if (!target.exists() ||
+      (!m_openedPath.isEmpty() && target.canonicalFilePath() == QFileInfo(m_openedPath).canonicalFilePath())) {
+    return true;
+  }
+  QMessageBox box(QMessageBox::Warning, title,
+                  tr("%1 already exists. Replace it with this configuration?")
+                      .arg(QDir::toNativeSeparators(target.absoluteFilePath())),
+                  QMessageBox::Cancel, this);
+  QPushButton* overwrite = box.addButton(tr("&Overwrite"), QMessageBox::AcceptRole);
+  box.setDefaultButton(QMessageBox::Cancel);
+  box.exec();
+  return box.clickedButton() == overwrite;
+}
+
+void ConfigWizard::accept() {
+  if (!confirmOverwrite(tr("Save Configuration"))) {
+    return;
+  }
+  QString error;
+  if (!save(&error)) {
+    QMessageBox box(QMessageBox::Critical, tr("Save Configuration"),
+                    tr("The configuration could not be saved to %1.").arg(QDir::toNativeSeparators(savePath())),
+                    QMessageBox::Ok, this);
+    box.setDetailedText(error);
+    box.exec();
+    return;
+  }
+  QWizard::accept();
+}
+
+void ConfigWizard::launch() {
+  const PlanSnapshot& planned = m_panel->snapshot();
+  if (planned.ok() && !planned.evaluation.prediction->fits) {
+    const auto answer = QMessageBox::warning(
+        this, tr("Launch"),
+        tr("The planner predicts that this plan will not fit on %1 (see the planner panel). Launch anyway?")
+            .arg(QString::fromStdString(planned.hardware.description.empty() ? planned.hardware.name
+                                                                             : planned.hardware.description)),
+        QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
+    if (answer != QMessageBox::Yes) {
+      return;
+    }
+  }
+  if (!confirmOverwrite(tr("Launch"))) {
+    return;
+  }
+  QString error;
+  if (!save(&error)) {
+    QMessageBox box(QMessageBox::Critical, tr("Launch"),
+                    tr("The configuration could not be saved to %1.").arg(QDir::toNativeSeparators(savePath())),
+                    QMessageBox::Ok, this);
+    box.setDetailedText(error);
+    box.exec();
+    return;
+  }
+  emit launchRequested(savePath(), m_spec);
+  QWizard::accept();
+}
+
+}  // namespace fathom::views

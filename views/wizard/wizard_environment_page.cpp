@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "wizard/wizard_environment_page.h"
+
+#include "common/formatting.h"
+
+#include <fathom/common/error.h>
+#include <fathom/plan/hardware.h>
+
+#include <QButtonGroup>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QRadioButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+using namespace Qt::StringLiterals;
+
+namespace fathom::views {
+
+WizardEnvironmentPage::WizardEnvironmentPage(QWidget* parent) : WizardPage(parent) {
+  setObjectName(u"environmentPage"_s);
+  setTitle(tr("Environment"));
+  setSubTitle(tr("Where the run will execute, and the device the planner predicts for."));
+
+  auto* where = new QGroupBox(tr("Run on"), this);
+  m_thisMachine = new QRadioButton(tr("This machine"), where);
+  m_thisMachine->setObjectName(u"targetThisMachine"_s);
+  m_remote = new QRadioButton(tr("Other hosts (saved for a later remote run)"), where);
+  m_remote->setObjectName(u"targetRemote"_s);
+  auto* group = new QButtonGroup(this);
+  group->addButton(m_thisMachine);
+  group->addButton(m_remote);
+  m_devices = new QLabel(tr("Probing this machine…"), where);
+  m_devices->setObjectName(u"machineDevices"_s);
+  m_devices->setWordWrap(true);
+  m_devices->setContentsMargins(24, 0, 0, 0);
+  m_useCpu = new QCheckBox(tr("Train on the CPU (Gloo), even where GPUs exist"), where);
+  m_useCpu->setObjectName(u"useCpu"_s);
+
+  m_remoteFields = new QWidget(where);
+  m_hosts = new QPlainTextEdit(m_remoteFields);
+  m_hosts->setObjectName(u"hosts"_s);
+  m_hosts->setPlaceholderText(tr("One host per line, rank 0's first"));
+  m_hosts->setMaximumHeight(70);
+  m_launcher = new QComboBox(m_remoteFields);
+  m_launcher->setObjectName(u"launcher"_s);
+  m_launcher->addItem(tr("SSH"), u"ssh"_s);
+  m_launcher->addItem(tr("SLURM"), u"slurm"_s);
+  m_sshUser = new QLineEdit(m_remoteFields);
+  m_sshUser->setObjectName(u"sshUser"_s);
+  m_port = new QSpinBox(m_remoteFields);
+  m_port->setObjectName(u"mainProcessPort"_s);
+  m_port->setRange(0, 65535);
+  m_port->setSpecialValueText(tr("launcher's choice"));
+  auto* remoteForm = new QFormLayout(m_remoteFields);
+  remoteForm->setContentsMargins(24, 0, 0, 0);
+  remoteForm->addRow(tr("Hosts:"), m_hosts);
+  remoteForm->addRow(tr("Start agents with:"), m_launcher);
+  remoteForm->addRow(tr("SSH user:"), m_sshUser);
+  remoteForm->addRow(tr("Rendezvous port:"), m_port);
+
+  auto* whereLayout = new QVBoxLayout(where);
+  whereLayout->addWidget(m_thisMachine);
+  whereLayout->addWidget(m_devices);
+  whereLayout->addWidget(m_useCpu);
+  whereLayout->addWidget(m_remote);
+  whereLayout->addWidget(m_remoteFields);
+
+  auto* plannerBox = new QGroupBox(tr("Plan for"), this);
+  m_hardware = new QComboBox(plannerBox);
+  m_hardware->setObjectName(u"hardware"_s);
+  for (const std::string& name : plan::hardwarePresetNames()) {
+    QString label = QString::fromStdString(name);
+    try {
+      const plan::HardwareSpec hw = plan::loadHardware(name);
+      label = tr("%1 (%2)").arg(QString::fromStdString(hw.description), format::bytes(double(hw.memoryBytes)));
+    } catch (const ConfigError&) {
+    }
+    m_hardware->addItem(label, QString::fromStdString(name));
+  }
+  m_gpusPerNode = new QSpinBox(plannerBox);
+  m_gpusPerNode->setObjectName(u"gpusPerNode"_s);
+  m_gpusPerNode->setRange(0, 1024);
+  m_gpusPerNode->setSpecialValueText(tr("as the preset"));
+  auto* plannerForm = new QFormLayout(plannerBox);
+  plannerForm->addRow(tr("Device:"), m_hardware);
+  plannerForm->addRow(tr("GPUs per node:"), m_gpusPerNode);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(where);
+  layout->addWidget(plannerBox);
+  layout->addStretch(1);
+
+  connect(m_thisMachine, &QRadioButton::toggled, this, [this] {
+    updateEnabled();
+    notify();
+  });
+  connect(m_useCpu, &QCheckBox::toggled, this, [this] {
+    m_cpuChosen = m_cpuChosen || !m_loading;
+    notify();
+  });
+  connect(m_hosts, &QPlainTextEdit::textChanged, this, [this] { notify(); });
+  connect(m_launcher, &QComboBox::currentIndexChanged, this, [this] { notify(); });
+  connect(m_sshUser, &QLineEdit::textChanged, this, [this] { notify(); });
+  connect(m_port, &QSpinBox::valueChanged, this, [this] { notify(); });
+  connect(m_hardware, &QComboBox::currentIndexChanged, this, [this] {
+    m_hardwareChosen = m_hardwareChosen || !m_loading;
+    notify();
+  });
+  connect(m_gpusPerNode, &QSpinBox::valueChanged, this, [this] { notify(); });
+}
+
+void WizardEnvironmentPage::updateEnabled() {
+  const bool local = m_thisMachine->isChecked();
+  m_devices->setEnabled(local);
+  m_useCpu->setEnabled(local);
+  m_remoteFields->setEnabled(!local);
+}
+
+QString WizardEnvironmentPage::presetForDevice(const QString& name, std::uint64_t memoryBytes) {
+  const QString n = name.toLower();
+  const double gib = double(memoryBytes) / (1024.0 * 1024.0 * 1024.0);
+  if (n.contains(u"h200"_s)) {
+    return u"h200-141gb"_s;
+  }
+  if (n.contains(u"h100"_s)) {
+    return u"h100-sxm-80gb"_s;
+  }
+  if (n.contains(u"a100"_s)) {
+    return gib > 60 ? u"a100-80gb"_s : u"a100-40gb"_s;
+  }
+  if (n.contains(u"l4"_s)) {
+    return u"l4"_s;
+  }
+  if (n.contains(u"4090"_s)) {
+    return u"rtx-4090"_s;
+  }
+  return {};
+}
+
+void WizardEnvironmentPage::setEnvironment(const runtime::EnvironmentReport& report, bool applyDefaults) {
+  if (applyDefaults && report.cuda.devices.empty() && !m_cpuChosen && !m_useCpu->isChecked()) {
+    m_useCpu->setChecked(true);  // counts as an edit: the wizard stores it
+    m_cpuChosen = false;
+  }
+  if (report.cuda.devices.empty()) {
+    // No GPU here: plan for this machine's CPU until the user picks a device to plan for.
+    if (const int cpu = m_hardware->findData(u"cpu-host"_s); applyDefaults && !m_hardwareChosen && cpu >= 0) {
+      m_hardware->setCurrentIndex(cpu);
+      m_hardwareChosen = false;
+    }
+    m_devices->setText(tr("No CUDA device: processes train on the CPU with Gloo (%n core(s), %1 of memory).", nullptr,
+                          report.system.cpuCores)
+                           .arg(format::bytes(double(report.system.ramBytes))));
+  } else {
+    QStringList lines;
+    for (const auto& d : report.cuda.devices) {
+      lines << tr("cuda:%1 %2 (%3)")
+                   .arg(d.index)
+                   .arg(QString::fromStdString(d.name), format::bytes(double(d.totalMemoryBytes)));
+    }
+    m_devices->setText(lines.join(u"<br>"_s));
+    const QString preset = presetForDevice(QString::fromStdString(report.cuda.devices.front().name),
+                                           report.cuda.devices.front().totalMemoryBytes);
+    const int index = m_hardware->findData(preset);
+    if (applyDefaults && !m_hardwareChosen && index >= 0) {
+      m_hardware->setCurrentIndex(index);
+    }
+  }
+}
+
+void WizardEnvironmentPage::load(const RunSpec& s) {
+  m_loading = true;
+  (s.target == RunSpec::Target::ThisMachine ? m_thisMachine : m_remote)->setChecked(true);
+  m_useCpu->setChecked(s.useCpu);
+  m_hosts->setPlainText(s.hosts.join(u'\n'));
+  m_launcher->setCurrentIndex(std::max(0, m_launcher->findData(s.launcher)));
+  m_sshUser->setText(s.sshUser);
+  m_port->setValue(s.mainProcessPort);
+  const int hw = m_hardware->findData(s.hardware);
+  if (hw >= 0) {
+    m_hardware->setCurrentIndex(hw);
+  }
+  m_gpusPerNode->setValue(s.gpusPerNode);
+  updateEnabled();
+  m_loading = false;
+}
+
+void WizardEnvironmentPage::store(RunSpec& s) const {
+  s.target = m_thisMachine->isChecked() ? RunSpec::Target::ThisMachine : RunSpec::Target::RemoteHosts;
+  s.useCpu = m_useCpu->isChecked() && s.target == RunSpec::Target::ThisMachine;
+  s.hosts.clear();
+  for (const QString& line : m_hosts->toPlainText().split(u'\n')) {
+    if (!line.trimmed().isEmpty()) {
+      s.hosts << line.trimmed();
+    }
+  }
+  if (s.target == RunSpec::Target::RemoteHosts && !s.hosts.isEmpty()) {
+    // The hosts decide the machines and rank 0's address; a file without hosts keeps its own.
+    s.numMachines = static_cast<int>(s.hosts.size());
+    s.mainProcessIp = s.hosts.front();
+  }
+  s.launcher = m_launcher->currentData().toString();
+  s.sshUser = m_sshUser->text().trimmed();
+  s.mainProcessPort = m_port->value();
+  s.hardware = m_hardware->currentData().toString();
+  s.gpusPerNode = m_gpusPerNode->value();
+}
+
+}  // namespace fathom::views

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "wizard/wizard_model_page.h"
+
+#include "planner/model_source_editor.h"
+
+#include <QButtonGroup>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QSpinBox>
+#include <QStackedWidget>
+#include <QVBoxLayout>
+
+using namespace Qt::StringLiterals;
+
+namespace fathom::views {
+namespace {
+
+/// The inverse of QProcess::splitCommand: words with blanks or quotes in double quotes (a quote as three).
+QString joinArguments(const QStringList& words) {
+  QStringList out;
+  for (QString w : words) {
+    if (w.isEmpty() || w.contains(u' ') || w.contains(u'\t') || w.contains(u'"')) {
+      w = u"\""_s + w.replace(u"\""_s, u"\"\"\""_s) + u"\""_s;
+    }
+    out << w;
+  }
+  return out.join(u' ');
+}
+
+}  // namespace
+
+WizardModelPage::WizardModelPage(QWidget* parent) : WizardPage(parent) {
+  setObjectName(u"modelPage"_s);
+  setTitle(tr("Model and data"));
+  setSubTitle(tr("What trains: one of Fathom's built-in models on its built-in data, or your own program."));
+  m_builtin = new QRadioButton(tr("Built-in model (fathom train)"), this);
+  m_builtin->setObjectName(u"programBuiltin"_s);
+  m_program = new QRadioButton(tr("My program"), this);
+  m_program->setObjectName(u"programUser"_s);
+  auto* group = new QButtonGroup(this);
+  group->addButton(m_builtin);
+  group->addButton(m_program);
+
+  m_stack = new QStackedWidget(this);
+  auto* builtinPage = new QWidget(m_stack);
+  m_builtinModel = new ModelSourceEditor(ModelSourceEditor::Sources::BuiltinOnly, builtinPage);
+  m_builtinModel->setObjectName(u"builtinModelEditor"_s);
+  m_steps = new QSpinBox(builtinPage);
+  m_steps->setObjectName(u"steps"_s);
+  m_steps->setRange(1, 10'000'000);
+  m_logEvery = new QSpinBox(builtinPage);
+  m_logEvery->setObjectName(u"logEvery"_s);
+  m_logEvery->setRange(0, 1'000'000);
+  m_logEvery->setSpecialValueText(tr("summary only"));
+  m_optimizer = new QComboBox(builtinPage);
+  m_optimizer->setObjectName(u"trainOptimizer"_s);
+  m_optimizer->addItem(tr("AdamW"), u"adamw"_s);
+  m_optimizer->addItem(tr("SGD"), u"sgd"_s);
+  auto* data = new QLabel(tr("Data: the gpt models read the shipped character-level text corpus, the mlp a "
+                             "synthetic regression set."),
+                          builtinPage);
+  data->setWordWrap(true);
+  auto* builtinForm = new QFormLayout(builtinPage);
+  builtinForm->setContentsMargins(24, 0, 0, 0);
+  builtinForm->addRow(m_builtinModel);
+  builtinForm->addRow(tr("Optimizer steps:"), m_steps);
+  builtinForm->addRow(tr("Log every:"), m_logEvery);
+  builtinForm->addRow(tr("Optimizer:"), m_optimizer);
+  builtinForm->addRow(data);
+
+  auto* programPage = new QWidget(m_stack);
+  m_programPath = new QLineEdit(programPage);
+  m_programPath->setObjectName(u"programPath"_s);
+  m_programPath->setPlaceholderText(tr("an executable; a name without '/' is looked up in PATH"));
+  auto* browse = new QPushButton(tr("Browse…"), programPage);
+  connect(browse, &QPushButton::clicked, this, [this] {
+    const QString file = QFileDialog::getOpenFileName(this, tr("Training program"), m_programPath->text());
+    if (!file.isEmpty()) {
+      m_programPath->setText(file);
+    }
+  });
+  auto* pathRow = new QHBoxLayout();
+  pathRow->addWidget(m_programPath, 1);
+  pathRow->addWidget(browse);
+  m_programArguments = new QLineEdit(programPage);
+  m_programArguments->setObjectName(u"programArguments"_s);
+  m_programArguments->setPlaceholderText(tr("--epochs 3 --data /data/train"));
+  auto* plannerBox = new QGroupBox(tr("Its model, for the planner"), programPage);
+  m_programModel = new ModelSourceEditor(ModelSourceEditor::Sources::External, plannerBox);
+  m_programModel->setObjectName(u"programModelEditor"_s);
+  (new QVBoxLayout(plannerBox))->addWidget(m_programModel);
+  auto* programForm = new QFormLayout(programPage);
+  programForm->setContentsMargins(24, 0, 0, 0);
+  programForm->addRow(tr("Program:"), pathRow);
+  programForm->addRow(tr("Arguments:"), m_programArguments);
+  programForm->addRow(plannerBox);
+
+  m_stack->addWidget(builtinPage);
+  m_stack->addWidget(programPage);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(m_builtin);
+  layout->addWidget(m_program);
+  layout->addWidget(m_stack);
+  layout->addStretch(1);
+
+  connect(m_builtin, &QRadioButton::toggled, this, [this](bool on) {
+    m_stack->setCurrentIndex(on ? 0 : 1);
+    notify();
+  });
+  connect(m_builtinModel, &ModelSourceEditor::changed, this, [this] { notify(); });
+  connect(m_programModel, &ModelSourceEditor::changed, this, [this] { notify(); });
+  connect(m_steps, &QSpinBox::valueChanged, this, [this] { notify(); });
+  connect(m_logEvery, &QSpinBox::valueChanged, this, [this] { notify(); });
+  connect(m_optimizer, &QComboBox::currentIndexChanged, this, [this] { notify(); });
+  connect(m_programPath, &QLineEdit::textChanged, this, [this] { notify(); });
+  connect(m_programArguments, &QLineEdit::textChanged, this, [this] { notify(); });
+}
+
+void WizardModelPage::load(const RunSpec& s) {
+  m_loading = true;
+  (s.program == RunSpec::Program::Builtin ? m_builtin : m_program)->setChecked(true);
+  m_stack->setCurrentIndex(s.program == RunSpec::Program::Builtin ? 0 : 1);
+  ModelSource builtin;
+  builtin.builtin = s.builtin;
+  m_builtinModel->setSource(builtin);
+  m_steps->setValue(s.steps);
+  m_logEvery->setValue(s.logEvery);
+  const int optimizer = m_optimizer->findData(s.optimizer);
+  if (optimizer >= 0) {
+    m_optimizer->setCurrentIndex(optimizer);
+  }
+  m_programPath->setText(s.programPath);
+  m_programArguments->setText(joinArguments(s.programArguments));
+  if (s.plannerModel.kind != ModelSource::Kind::Builtin) {
+    m_programModel->setSource(s.plannerModel);
+  }
+  m_loading = false;
+}
+
+void WizardModelPage::store(RunSpec& s) const {
+  s.program = m_builtin->isChecked() ? RunSpec::Program::Builtin : RunSpec::Program::UserProgram;
+  s.builtin = m_builtinModel->source().builtin;
+  s.steps = m_steps->value();
+  s.logEvery = m_logEvery->value();
+  if (s.program == RunSpec::Program::Builtin) {
+    s.optimizer = m_optimizer->currentData().toString();
+  }
+  s.programPath = m_programPath->text().trimmed();
+  s.programArguments = QProcess::splitCommand(m_programArguments->text());
+  s.plannerModel = m_programModel->source();
+}
+
+}  // namespace fathom::views

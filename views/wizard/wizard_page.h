@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "wizard/run_spec.h"
+
+#include <QWizardPage>
+
+namespace fathom::views {
+
+/// A page of the configuration wizard: shows its part of a RunSpec (load) and writes it back (store). Pages never
+/// talk to each other; the ConfigWizard holds the one RunSpec and re-loads pages whose fields depend on others.
+class WizardPage : public QWizardPage {
+  Q_OBJECT
+
+public:
+  using QWizardPage::QWizardPage;
+
+  virtual void load(const RunSpec& spec) = 0;
+  virtual void store(RunSpec& spec) const = 0;
+
+signals:
+  /// A field changed (the wizard stores every page and asks the planner again).
+  void edited();
+
+protected:
+  /// Emits edited() unless the page is loading.
+  void notify() {
+    if (!m_loading) {
+      emit edited();
+    }
+  }
+  /// Set while load() runs, so programmatic changes do not count as edits.
+  bool m_loading = false;
+};
+
+}  // namespace fathom::views
