@@ -12,6 +12,7 @@
 #include <fathom/config/config_reader.h>
 #include <fathom/config/config_resolver.h>
 #include <fathom/config/config_writer.h>
+#include <fathom/config/run_spec.h>
 #include <fathom/runtime/cuda_probe.h>
 
 #include <iostream>
@@ -32,7 +33,8 @@ std::filesystem::path targetFile(const ConfigFlags& flags) {
 
 int runQuestionnaire(const ConfigFlags& flags) {
   ConfigQuestionnaire questionnaire(std::cin, std::cout);
-  const config::AccelerateConfig result = questionnaire.run();
+  config::AccelerateConfig result = config::toConfig(questionnaire.run(), {}, config::DefaultKeys::Write);
+  result.fillAccelerateDefaults();
   const auto file = targetFile(flags);
   config::saveConfigFile(result, file);
   std::cout << "\nfathom configuration saved at " << file.string() << '\n';
@@ -58,12 +60,14 @@ int runUpdate(const ConfigFlags& flags) {
   std::error_code ec;
   FATHOM_CHECK(std::filesystem::is_regular_file(file, ec), ConfigError, "The passed config file located at ",
                file.string(), " doesn't exist.");
-  config::LoadedConfig loaded = config::loadConfigFile(file);
+  const config::LoadedConfig loaded = config::loadConfigFile(file);
   for (const auto& note : loaded.notes) {
     std::cout << "note: " << note << '\n';
   }
-  loaded.config.fillAccelerateDefaults();
-  config::saveConfigFile(loaded.config, file);
+  // Through the run specification, so a file `fathom launch` would refuse (gpu_ids, num_processes) is not rewritten.
+  config::AccelerateConfig updated = config::toConfig(config::runSpecFromConfig(loaded.config), loaded.config);
+  updated.fillAccelerateDefaults();
+  config::saveConfigFile(updated, file);
   std::cout << "Successfully updated the configuration file at " << file.string() << ".\n";
   return 0;
 }

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "launch_flags.h"
 
+#include "flag_choices.h"
+
 #include <fathom/common/error.h>
 #include <fathom/config/config_resolver.h>
 #include <fathom/config/config_schema.h>
+#include <fathom/config/run_spec.h>
 #include <fathom/launch/launch_config.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <iostream>
 
@@ -18,6 +22,50 @@ std::string spellings(const std::string& name) {
   std::string dashed = name;
   std::replace(dashed.begin(), dashed.end(), '_', '-');
   return dashed == name ? "--" + name : "--" + name + ",--" + dashed;
+}
+
+/// A whole number >= 1 given as text to a torchrun flag; `what` says what it counts.
+int count(const std::string& text, const char* flag, const char* what) {
+  int value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  FATHOM_CHECK(ec == std::errc() && end == text.data() + text.size() && value >= 1, ConfigError, flag, " ", text,
+               ": give the number of ", what, " (a whole number >= 1)");
+  return value;
+}
+
+/// torchrun's --nnodes: N, or MIN:MAX for an elastic group, which Fathom's launcher does not run unless MIN == MAX.
+int machines(const std::string& text) {
+  if (const auto colon = text.find(':'); colon != std::string::npos) {
+    const int low = count(text.substr(0, colon), "--nnodes", "machines");
+    const int high = count(text.substr(colon + 1), "--nnodes", "machines");
+    FATHOM_CHECK(low == high, ConfigError, "--nnodes ", text,
+                 ": Fathom has no elastic launch; give a fixed number of machines (--nnodes N, Accelerate's "
+                 "--num_machines N)");
+    return low;
+  }
+  return count(text, "--nnodes", "machines");
+}
+
+/// torchrun's --rdzv_endpoint HOST[:PORT] (IPv6 in brackets): where the rendezvous store listens, which Fathom's
+/// launcher hosts on machine 0 at --main_process_ip:--main_process_port. torchrun's default port is 29400.
+std::pair<std::string, std::string> endpoint(const std::string& text) {
+  std::string host = text;
+  std::string port = "29400";
+  if (!text.empty() && text.front() == '[') {
+    const auto close = text.find(']');
+    FATHOM_CHECK(close != std::string::npos, ConfigError, "--rdzv_endpoint ", text, ": missing ']' after the address");
+    host = text.substr(1, close - 1);
+    if (close + 1 < text.size()) {
+      FATHOM_CHECK(text[close + 1] == ':', ConfigError, "--rdzv_endpoint ", text, ": expected HOST:PORT");
+      port = text.substr(close + 2);
+    }
+  } else if (const auto colon = text.rfind(':');
+             colon != std::string::npos && text.find(':') == colon) {  // one ':' (more is a bare IPv6 address)
+    host = text.substr(0, colon);
+    port = text.substr(colon + 1);
+  }
+  FATHOM_CHECK(!host.empty(), ConfigError, "--rdzv_endpoint ", text, ": expected HOST:PORT");
+  return {host, port};
 }
 
 std::chrono::milliseconds seconds(double s, const char* flag) {
@@ -57,27 +105,47 @@ void LaunchFlags::addTo(CLI::App& cmd, Scope scope) {
   add(cmd, "num_machines", m_numMachines, "Number of machines (default 1)");
   add(cmd, "machine_rank", m_machineRank, "This machine's index, 0-based (default 0)");
   add(cmd, "main_process_ip", m_mainProcessIp, "Address of machine 0 (default 127.0.0.1)");
-  add(cmd, "mixed_precision", m_mixedPrecision, "no, fp16, bf16 or fp8: ACCELERATE_MIXED_PRECISION")
-      ->check(CLI::IsMember({"no", "fp16", "bf16", "fp8"}, CLI::ignore_case));
+  add(cmd, "mixed_precision", m_mixedPrecision,
+      choices(config::kMixedPrecisions, Offered::All) + ": ACCELERATE_MIXED_PRECISION")
+      ->check(CLI::IsMember(config::kMixedPrecisions.names(), CLI::ignore_case));
   add(cmd, "gradient_accumulation_steps", m_gradientAccumulationSteps,
       "ACCELERATE_GRADIENT_ACCUMULATION_STEPS (overrides the program's own setting, as in Accelerate)");
   m_options["cpu"] = cmd.add_flag("--cpu", m_cpu, "Force CPU training: ACCELERATE_USE_CPU=True");
+  m_options["multi_gpu"] =
+      cmd.add_flag(spellings("multi_gpu"), m_multiGpu,
+                   "Data parallel on several GPUs: distributed_type MULTI_GPU (as accelerate launch)");
+  add(cmd, "gpu_ids", m_gpuIds,
+      "The GPUs this machine's processes may use, e.g. 0,1 (default all): CUDA_VISIBLE_DEVICES, as accelerate launch");
+  add(cmd, "dynamo_backend", m_dynamoBackend,
+      "Accepted as `no` only: LibTorch's C++ API has no torch.compile, so Fathom runs every model eagerly");
+  add(cmd, "nproc_per_node", m_nprocPerNode,
+      "torchrun's spelling: processes per machine (num_processes = nproc_per_node x num_machines)");
+  add(cmd, "nnodes", m_nnodes, "torchrun's spelling of --num_machines (a fixed N; no elastic MIN:MAX)");
+  add(cmd, "rdzv_endpoint", m_rdzvEndpoint,
+      "torchrun's HOST[:PORT] (default port 29400): Fathom's --main_process_ip and --main_process_port");
   m_options["use_fsdp"] = cmd.add_flag(spellings("use_fsdp"), m_useFsdp,
                                        "Fully sharded data parallel: "
                                        "ACCELERATE_USE_FSDP=true and FSDP_*");
   m_options["use_deepspeed"] = cmd.add_flag(spellings("use_deepspeed"), m_useDeepSpeed,
                                             "ZeRO (DeepSpeed's configuration names): "
                                             "ACCELERATE_USE_DEEPSPEED=true");
+  const std::map<std::string, std::string> fsdpChoices = {
+      {"fsdp_sharding_strategy", choices(config::kFsdpShardingStrategies)},
+      {"fsdp_reshard_after_forward", "true | false | " + choices(config::kFsdpShardingStrategies)},
+      {"fsdp_auto_wrap_policy", choices(config::kFsdpWrapPolicies)},
+      {"fsdp_backward_prefetch", choices(config::kFsdpBackwardPrefetches)},
+      {"fsdp_state_dict_type", choices(config::kFsdpStateDictTypes)}};
   for (const launch::FsdpFlag& flag : launch::fsdpFlags()) {
+    const auto values = fsdpChoices.find(flag.key);
     add(cmd, flag.key, m_fsdp[flag.key],
-        std::string(flag.variable) +
+        (values != fsdpChoices.end() ? values->second + ": " : std::string()) + flag.variable +
             (flag.defaultValue != nullptr ? std::string(" (default ") + flag.defaultValue + ")" : std::string()));
   }
   add(cmd, "zero_stage", m_zeroStage, "DeepSpeed ZeRO stage 0-3: ACCELERATE_DEEPSPEED_ZERO_STAGE (default 2)");
   add(cmd, "offload_optimizer_device", m_offloadOptimizerDevice,
-      "DeepSpeed: none, cpu or nvme: ACCELERATE_DEEPSPEED_OFFLOAD_OPTIMIZER_DEVICE");
+      "DeepSpeed: " + choices(config::kOffloadDevices) + ": ACCELERATE_DEEPSPEED_OFFLOAD_OPTIMIZER_DEVICE");
   add(cmd, "offload_param_device", m_offloadParamDevice,
-      "DeepSpeed ZeRO-3: none, cpu or nvme: ACCELERATE_DEEPSPEED_OFFLOAD_PARAM_DEVICE");
+      "DeepSpeed ZeRO-3: " + choices(config::kOffloadDevices) + ": ACCELERATE_DEEPSPEED_OFFLOAD_PARAM_DEVICE");
   add(cmd, "num_cpu_threads_per_process", m_numCpuThreads,
       "OMP_NUM_THREADS for each process (default: 1 when several processes run and OMP_NUM_THREADS is unset)");
   add(cmd, "max_restarts", m_maxRestarts, "Restart the whole group up to N times after a failure (default 0)");
@@ -125,11 +193,33 @@ launch::LaunchOptions LaunchFlags::resolve(std::vector<std::string>* notes, conf
     // file's fathom.workspace like any flag.
     inputs.commandLine["fathom.workspace"] = m_workspace;
   }
+  // torchrun's spellings of Accelerate's keys; the same setting twice is a mistake, not a precedence question.
+  if (given("nnodes")) {
+    FATHOM_CHECK(!given("num_machines"), ConfigError, "give --nnodes (torchrun's) or --num_machines, not both");
+    inputs.commandLine["num_machines"] = std::to_string(machines(m_nnodes));
+  }
+  if (given("rdzv_endpoint")) {
+    FATHOM_CHECK(!given("main_process_ip") && !given("main_process_port"), ConfigError,
+                 "give --rdzv_endpoint (torchrun's) or --main_process_ip/--main_process_port, not both");
+    const auto [host, port] = endpoint(m_rdzvEndpoint);
+    inputs.commandLine["main_process_ip"] = host;
+    inputs.commandLine["main_process_port"] = port;
+  }
+  FATHOM_CHECK(!given("nproc_per_node") || !given("num_processes"), ConfigError,
+               "give --nproc_per_node (torchrun's, per machine) or --num_processes (Accelerate's, over all machines), "
+               "not both");
   if (given("run_name")) {
     inputs.commandLine["fathom.run_name"] = m_runName;
   }
   const config::EffectiveConfig effective = config::resolveConfig(inputs);
-  launch::LaunchOptions o = launch::launchOptionsFromConfig(effective);
+  config::RunSpec spec = config::runSpecFromConfig(effective);
+  if (given("nproc_per_node")) {
+    FATHOM_CHECK(m_nprocPerNode >= 1, ConfigError, "--nproc_per_node must be >= 1, got ", m_nprocPerNode);
+    spec.numProcesses = m_nprocPerNode * spec.numMachines;
+    spec.provenance["num_processes"] = config::ResolvedValue{
+        std::int64_t{*spec.numProcesses}, config::ValueSource::CommandLine, "--nproc_per_node", {}};
+  }
+  launch::LaunchOptions o = launch::launchOptionsFromRunSpec(spec);
   if (workspace != nullptr) {
     *workspace = config::workspaceSetting(effective);
   }
@@ -138,9 +228,9 @@ launch::LaunchOptions LaunchFlags::resolve(std::vector<std::string>* notes, conf
     *runName = name != nullptr ? std::get<std::string>(name->value) : std::string();
   }
   if (notes != nullptr) {
-    for (const auto& note : effective.notes) {
-      const bool logged = effective.usedAccelerateFallback && effective.configFile &&
-                          note.find(effective.configFile->string()) != std::string::npos;
+    for (const auto& note : spec.notes) {
+      // The resolver logged its note about reading Accelerate's default file already.
+      const bool logged = effective.usedAccelerateFallback && effective.configFile && note == effective.notes.front();
       if (!logged) {
         notes->push_back(note);
       }

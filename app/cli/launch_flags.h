@@ -26,13 +26,15 @@ public:
   void addTo(CLI::App& cmd, Scope scope);
 
   /// The flags that are config keys go through fathom::config::resolveConfig() (flag > environment > config file
-  /// > default; --config_file, else the default file when it exists and --cpu is not given) and
-  /// launch::launchOptionsFromConfig(); the launcher-only flags (--max_restarts, --tee, --log_dir, ...) are applied
-  /// on top. Throws ConfigError for bad values, naming the flag, variable or file position. `notes` receives
-  /// what the user should know about the configuration in effect (which defaults were used, Accelerate quirks);
-  /// the Accelerate-fallback note is left out, because the config layer already logs it. `workspace` (Scope::Launch)
-  /// receives the workspace file resolved the same way (--workspace > FATHOM_WORKSPACE > fathom.workspace > default),
-  /// `runName` the run's name (--run_name > FATHOM_RUN_NAME > fathom.run_name; empty when none is given).
+  /// > default; --config_file, else the default file when it exists and --cpu is not given), then
+  /// config::runSpecFromConfig() and launch::launchOptionsFromRunSpec(); torchrun's --nproc_per_node, --nnodes and
+  /// --rdzv_endpoint are read as the Accelerate keys they mean; the launcher-only flags (--max_restarts, --tee,
+  /// --log_dir, ...) are applied on top. Throws ConfigError for bad values, naming the flag, variable or file
+  /// position. `notes` receives what the user should know about the configuration in effect (which defaults were
+  /// used, Accelerate quirks, settings Fathom ignores); the Accelerate-fallback note is left out, because the config
+  /// layer already logs it. `workspace` (Scope::Launch) receives the workspace file resolved the same way
+  /// (--workspace > FATHOM_WORKSPACE > fathom.workspace > default), `runName` the run's name (--run_name >
+  /// FATHOM_RUN_NAME > fathom.run_name; empty when none is given).
   launch::LaunchOptions resolve(std::vector<std::string>* notes = nullptr,
                                 config::WorkspaceSetting* workspace = nullptr, std::string* runName = nullptr) const;
 
@@ -61,6 +63,13 @@ private:
   int m_zeroStage = 2;
   std::string m_offloadOptimizerDevice;
   std::string m_offloadParamDevice;
+  bool m_multiGpu = false;
+  std::string m_gpuIds;
+  std::string m_dynamoBackend;
+  // torchrun's spellings, read as Accelerate's keys.
+  int m_nprocPerNode = 1;
+  std::string m_nnodes;
+  std::string m_rdzvEndpoint;
   // Launcher-only flags.
   int m_numCpuThreads = 1;
   int m_maxRestarts = 0;

@@ -23,7 +23,9 @@ struct SearchFlags {
 };
 
 int runPlan(const PlanFlags& flags) {
-  const auto in = flags.resolve();
+  std::vector<std::string> notes;
+  const auto in = flags.resolve(&notes);
+  printPlanNotes(notes);
   plan::PredictOptions options;
   options.explain = flags.explain;
   options.computeEfficiency = flags.efficiency;
@@ -40,7 +42,9 @@ int runPlan(const PlanFlags& flags) {
 }
 
 int runSearch(const SearchFlags& flags) {
-  const auto in = flags.common.resolve();
+  std::vector<std::string> notes;
+  const auto in = flags.common.resolve(&notes);
+  printPlanNotes(notes);
   plan::SearchOptions options;
   options.globalBatch = flags.globalBatch;
   options.limit = flags.top;

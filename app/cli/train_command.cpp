@@ -3,13 +3,14 @@
 // under `fathom launch` (DDP over Gloo/NCCL). The loop itself is in train_loop.cpp. docs/train.md.
 #include "bool_flag.h"
 #include "command.h"
+#include "flag_choices.h"
 #include "model_flags.h"
 #include "train_loop.h"
 #include "train_profile_flags.h"
 #include "train_sharding_flags.h"
 
 #include <fathom/common/error.h>
-#include <fathom/config/config_resolver.h>
+#include <fathom/config/run_spec.h>
 #include <fathom/parallel/ddp_options.h>
 #include <fathom/precision/mixed_precision.h>
 
@@ -77,7 +78,7 @@ void addTrainCommand(CLI::App& root, CommandAction& action) {
                   "Batches per optimizer step (default 1; ACCELERATE_GRADIENT_ACCUMULATION_STEPS, which `launch "
                   "--gradient_accumulation_steps` sets, takes precedence, as in Accelerate)");
   cmd->add_option("--mixed_precision,--mixed-precision", flags->mixedPrecision,
-                  "no | fp16 | bf16 (default: ACCELERATE_MIXED_PRECISION, else no)");
+                  choices(config::kMixedPrecisions) + " (default: ACCELERATE_MIXED_PRECISION, else no)");
   cmd->add_flag("--shuffle", o.shuffle, "Shuffle every epoch with the seeded sampler");
   cmd->add_flag("--drop_last,--drop-last", o.dropLast, "Drop the last incomplete batch");
   cmd->add_flag("--split_batches,--split-batches", o.accelerator.dataLoader.splitBatches,
@@ -95,12 +96,14 @@ void addTrainCommand(CLI::App& root, CommandAction& action) {
   cmd->add_option("--comm_hook,--comm-hook", flags->commHook, "DDP gradient compression: no | fp16 | bf16")
       ->capture_default_str();
   cmd->add_flag("--cpu", o.accelerator.cpu, "Run on the CPU even when a GPU is present");
-  cmd->add_option("--log_with,--log-with", flags->logWith,
-                  "Experiment trackers, comma-separated: tensorboard, mlflow, dvclive, csv, jsonl, or all "
-                  "(docs/trackers.md)");
-  cmd->add_option("--project_dir,--project-dir", flags->projectDir,
-                  "Where the trackers write (mlruns/, dvclive/, TensorBoard event files)")
-      ->capture_default_str();
+  CLI::Option* logWith = cmd->add_option("--log_with,--log-with", flags->logWith,
+                                         "Experiment trackers, comma-separated: " + choices(config::kTrackers) +
+                                             " (docs/trackers.md; default: the configuration's fathom.trackers, "
+                                             "which `fathom launch --config_file` passes as FATHOM_TRACKERS)");
+  CLI::Option* projectDir = cmd->add_option("--project_dir,--project-dir", flags->projectDir,
+                                            "Where the trackers write (mlruns/, dvclive/, TensorBoard event files; "
+                                            "default: the configuration's fathom.project_dir, else .)")
+                                ->capture_default_str();
   CLI::Option* workspace =
       cmd->add_option("--workspace", flags->workspace,
                       "The workspace the run's metrics, memory samples and log lines go to without `fathom launch` "
@@ -116,7 +119,7 @@ void addTrainCommand(CLI::App& root, CommandAction& action) {
                   "Write per-rank model-state bytes and per-step losses and collectives to PATH (JSON, rank 0)");
   cmd->add_flag("--json", o.json, "Print JSON lines: {\"event\":\"log\",...} and a final {\"event\":\"summary\",...}");
 
-  cmd->callback([flags, dataset, workspace, &action] {
+  cmd->callback([flags, dataset, workspace, logWith, projectDir, &action] {
     TrainOptions& opts = flags->options;
     // An unknown name is reported where the model is built (exit code 2, listing the known ones).
     const auto names = models::builtinModelNames();
@@ -154,17 +157,37 @@ void addTrainCommand(CLI::App& root, CommandAction& action) {
     opts.accelerator.projectDir = flags->projectDir;
     if (!flags->statsJson.empty())
       opts.statsJson = flags->statsJson;
-    const bool workspaceGiven = workspace->count() > 0;
-    action = [flags, workspaceGiven] {
-      // --workspace > FATHOM_WORKSPACE > the config's fathom.workspace > ./fathom.sqlite.
-      flags->options.accelerator.workspace =
-          config::resolveWorkspace(workspaceGiven ? std::optional(flags->workspace) : std::nullopt).path;
+    if (workspace->count() > 0) {
+      // Else AcceleratorOptions resolves it: FATHOM_WORKSPACE > the config's fathom.workspace > ./fathom.sqlite.
+      opts.accelerator.workspace = flags->workspace;
+    }
+    const bool logWithGiven = logWith->count() > 0;
+    const bool projectDirGiven = projectDir->count() > 0;
+    action = [flags, logWithGiven, projectDirGiven] {
       // In the action, not the parse callback: a ConfigError here is a usage error (exit code 2).
-      flags->sharding.apply(flags->options.accelerator, [](const std::string& name) -> std::optional<std::string> {
+      train::AcceleratorOptions& accelerator = flags->options.accelerator;
+      // The configuration's fathom section, as `fathom launch --config_file F` passes it; the flags win.
+      const config::FathomSpec launched = config::workerSettingsFromEnvironment();
+      if (!logWithGiven && !launched.trackers.empty()) {
+        std::string names;
+        for (const config::Tracker tracker : launched.trackers) {
+          config::kTrackers.requireSupported(tracker, "FATHOM_TRACKERS (the configuration's fathom.trackers)");
+          names += names.empty() ? "" : ",";
+          names += config::kTrackers.toString(tracker);
+        }
+        accelerator.logWith = {names};
+      }
+      if (!projectDirGiven && launched.projectDir) {
+        accelerator.projectDir = *launched.projectDir;
+      }
+      if (launched.loggingDir) {
+        accelerator.loggingDir = *launched.loggingDir;
+      }
+      flags->sharding.apply(accelerator, [](const std::string& name) -> std::optional<std::string> {
         const char* value = std::getenv(name.c_str());
         return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
       });
-      flags->options.profile = flags->profiling.options();
+      flags->options.profile = flags->profiling.options(launched.profiler);
       return runTraining(flags->options);
     };
   });

@@ -2,6 +2,7 @@
 #include "train_sharding_flags.h"
 
 #include "bool_flag.h"
+#include "flag_choices.h"
 
 #include <fathom/common/error.h>
 #include <fathom/config/config_schema.h>
@@ -67,25 +68,23 @@ std::vector<std::string> classNames(const std::string& text) {
 }  // namespace
 
 void TrainShardingFlags::add(CLI::App* cmd) {
-  m_strategy = cmd->add_option(
-      "--strategy", strategy,
-      "ddp | fsdp | zero1 | zero2 | zero3 (default ddp: or what `fathom launch --use_fsdp/--use_deepspeed` selected)");
+  m_strategy = cmd->add_option("--strategy", strategy,
+                               choices(plan::kStrategies) +
+                                   " (default ddp: or what `fathom launch --use_fsdp/--use_deepspeed` selected)");
   m_strategy->capture_default_str();
   m_fsdpOptions = {
       cmd->add_option(names("fsdp_sharding_strategy"), fsdpShardingStrategy,
-                      "FULL_SHARD | SHARD_GRAD_OP | NO_SHARD | HYBRID_SHARD | HYBRID_SHARD_ZERO2 (or 1-5)"),
-      cmd->add_option(names("fsdp_auto_wrap_policy"), fsdpAutoWrapPolicy,
-                      "TRANSFORMER_BASED_WRAP | SIZE_BASED_WRAP | NO_WRAP"),
+                      choices(config::kFsdpShardingStrategies) + " (or torch's numbers)"),
+      cmd->add_option(names("fsdp_auto_wrap_policy"), fsdpAutoWrapPolicy, choices(config::kFsdpWrapPolicies)),
       cmd->add_option(names("fsdp_transformer_layer_cls_to_wrap"), fsdpTransformerLayerClsToWrap,
                       "Comma-separated block class names (default: the model's block type)"),
       cmd->add_option(names("fsdp_min_num_params"), fsdpMinNumParams,
                       "SIZE_BASED_WRAP: a block with fewer parameters stays in the root unit (default 1e8)"),
-      cmd->add_option(names("fsdp_backward_prefetch"), fsdpBackwardPrefetch,
-                      "BACKWARD_PRE | BACKWARD_POST | NO_PREFETCH"),
+      cmd->add_option(names("fsdp_backward_prefetch"), fsdpBackwardPrefetch, choices(config::kFsdpBackwardPrefetches)),
       cmd->add_option(names("fsdp_forward_prefetch"), fsdpForwardPrefetch, "true: prefetch the next unit in forward"),
       cmd->add_option(names("fsdp_offload_params"), fsdpOffloadParams,
                       "true: shards, gradients and the optimizer step on the CPU"),
-      cmd->add_option(names("fsdp_state_dict_type"), fsdpStateDictType, "FULL_STATE_DICT | SHARDED_STATE_DICT"),
+      cmd->add_option(names("fsdp_state_dict_type"), fsdpStateDictType, choices(config::kFsdpStateDictTypes)),
       cmd->add_option(names("fsdp_sync_module_states"), fsdpSyncModuleStates,
                       "true: broadcast rank 0's weights before sharding (default true)"),
       cmd->add_option(names("fsdp_hybrid_group_size"), fsdpHybridGroupSize,
@@ -94,8 +93,9 @@ void TrainShardingFlags::add(CLI::App* cmd) {
   m_zeroOptions = {
       cmd->add_option(names("zero_reduce_bucket_size"), zeroReduceBucketSize,
                       "ZeRO reduce_bucket_size in elements (default 5e8)"),
-      cmd->add_option(names("offload_optimizer_device"), offloadOptimizerDevice, "ZeRO: none | cpu"),
-      cmd->add_option(names("offload_param_device"), offloadParamDevice, "ZeRO-3: none | cpu"),
+      cmd->add_option(names("offload_optimizer_device"), offloadOptimizerDevice,
+                      "ZeRO: " + choices(config::kOffloadDevices)),
+      cmd->add_option(names("offload_param_device"), offloadParamDevice, "ZeRO-3: " + choices(config::kOffloadDevices)),
   };
 }
 

@@ -57,11 +57,10 @@ private slots:
     QTemporaryDir cache;
     const auto env = cleanEnv(cache.path());
     const QString file = cache.filePath(u"fsdp.yaml"_s);
-    // multi-GPU, 1 machine, no debug, no dynamo, no DeepSpeed, FSDP version "2" (by name), reshard default, no offload,
-    // transformer wrap of GPT2Block, default state dict, RAM-efficient loading, no activation checkpointing,
-    // a bad process count then 4, all GPUs, no NUMA, bf16 by name, two trackers.
-    const QByteArray answers =
-        "3\n1\nno\nno\nno\nyes\n2\n\nno\n0\nGPT2Block\n\nyes\nno\nabc\n4\nall\nno\nbf16\nsqlite, tensorboard\n";
+    // multi-GPU, 1 machine, no debug, no DeepSpeed, FSDP version "2" (by name), reshard default, no offload,
+    // transformer wrap of GPT2Block, default state dict, default module-state sync, a bad process count then 4, all
+    // GPUs, bf16 by name, two trackers.
+    const QByteArray answers = "2\n1\nno\nno\nyes\n2\n\nno\n0\nGPT2Block\n\n\nabc\n4\nall\nbf16\nsqlite, tensorboard\n";
     const Run r = runFathom({u"config"_s, u"--config_file"_s, file}, env, answers);
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QVERIFY(r.out.contains("Which type of machine are you using?"));
@@ -87,9 +86,8 @@ private slots:
     QTemporaryDir cache;
     const auto env = cleanEnv(cache.path());
     const QString file = cache.filePath(u"cpu.yaml"_s);
-    // multi-CPU by name, 2 machines, rank 1, IP, default port, default same network, c10d, debug, mpirun with a
-    // hostfile, dynamo with the default backend, 8 processes, fp8 (by number) with the default backend.
-    const QByteArray answers = "multi-CPU\n2\n1\n10.0.0.1\n\n\nc10d\nyes\nyes\n/etc/hosts.mpi\nyes\n\nno\n8\n3\n\n\n";
+    // multi-CPU by name, 2 machines, rank 1, IP, default port, debug, 8 processes, bf16 (by number), no trackers.
+    const QByteArray answers = "MULTI_CPU\n2\n1\n10.0.0.1\n\nyes\n8\n2\n\n";
     const Run r = runFathom({u"config"_s, u"--config_file"_s, file}, env, answers);
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const QJsonObject o = showJson(file, env);
@@ -99,15 +97,47 @@ private slots:
     QCOMPARE(o.value(u"machine_rank"_s).toInt(), 1);
     QCOMPARE(o.value(u"main_process_ip"_s).toString(), u"10.0.0.1"_s);
     QCOMPARE(o.value(u"main_process_port"_s).toInt(), 29500);
-    QCOMPARE(o.value(u"same_network"_s).toBool(), true);
-    QCOMPARE(o.value(u"rdzv_backend"_s).toString(), u"c10d"_s);
     QCOMPARE(o.value(u"debug"_s).toBool(), true);
     QCOMPARE(o.value(u"num_processes"_s).toInt(), 8);
-    QCOMPARE(o.value(u"mixed_precision"_s).toString(), u"fp8"_s);
-    QCOMPARE(o.value(u"mpirun_config"_s).toObject().value(u"mpirun_hostfile"_s).toString(), u"/etc/hosts.mpi"_s);
-    QCOMPARE(o.value(u"dynamo_config"_s).toObject().value(u"dynamo_backend"_s).toString(), u"inductor"_s);
-    QCOMPARE(o.value(u"fp8_config"_s).toObject().value(u"backend"_s).toString(), u"TE"_s);
+    QCOMPARE(o.value(u"mixed_precision"_s).toString(), u"bf16"_s);
     QVERIFY(!o.contains(u"fathom"_s));
+    // Issue 17: what nothing in Fathom reads is not asked (Accelerate's defaults are written for its keys).
+    QCOMPARE(o.value(u"rdzv_backend"_s).toString(), u"static"_s);
+    for (const char* section : {"mpirun_config", "dynamo_config", "fp8_config", "megatron_lm_config"}) {
+      QVERIFY2(!o.contains(QLatin1String(section)), section);
+    }
+    for (const char* question : {"dynamo", "mpirun", "Megatron", "FP8", "rendezvous", "numa"}) {
+      QVERIFY2(!r.out.contains(question), question);
+    }
+  }
+
+  // Issue 17: `fathom config` offers what Fathom runs end to end, from the vocabulary's tables; an unsupported
+  // answer typed anyway is refused and asked again.
+  void questionnaireOffersOnlyWhatRuns() {
+    QTemporaryDir cache;
+    const auto env = cleanEnv(cache.path());
+    const QString file = cache.filePath(u"ds.yaml"_s);
+    // multi-GPU, 1 machine, no debug, DeepSpeed stage 3, nvme typed (refused) then cpu, params on the CPU, default
+    // accumulation, 2 GPUs, GPUs 0 and 1, no mixed precision, wandb (refused) then tensorboard.
+    const QByteArray answers = "MULTI_GPU\n1\nno\nyes\n3\nnvme\ncpu\ncpu\n\n2\n0,1\nno\nwandb\ntensorboard\n";
+    const Run r = runFathom({u"config"_s, u"--config_file"_s, file}, env, answers);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    for (const char* offered : {"[0] NO", "[2] MULTI_GPU", "[0] 1  (", "[1] cpu"}) {
+      QVERIFY2(r.out.contains(offered), offered);
+    }
+    for (const char* refused : {"MULTI_XPU", "] fp8", "] nvme", "] 0  (", "wandb,"}) {
+      QVERIFY2(!r.out.contains(refused), refused);
+    }
+    QVERIFY2(r.out.contains("Please choose one of 0..1 or a name listed above."), r.out.constData());
+    QVERIFY(r.out.contains("answer: tracker 'wandb' is not supported by Fathom"));
+    const QJsonObject o = showJson(file, env);
+    QCOMPARE(o.value(u"distributed_type"_s).toString(), u"DEEPSPEED"_s);
+    const QJsonObject ds = o.value(u"deepspeed_config"_s).toObject();
+    QCOMPARE(ds.value(u"zero_stage"_s).toInt(), 3);
+    QCOMPARE(ds.value(u"offload_optimizer_device"_s).toString(), u"cpu"_s);
+    QCOMPARE(ds.value(u"offload_param_device"_s).toString(), u"cpu"_s);
+    QCOMPARE(o.value(u"gpu_ids"_s).toString(), u"0,1"_s);
+    QCOMPARE(o.value(u"fathom"_s).toObject().value(u"trackers"_s).toArray(), QJsonArray({u"tensorboard"_s}));
   }
 
   void questionnaireDefaultsOnEmptyInput() {

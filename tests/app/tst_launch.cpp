@@ -206,6 +206,63 @@ private slots:
     QVERIFY2(r.err.contains("OMP_NUM_THREADS is not set: setting it to 1"), r.err.constData());
   }
 
+  // Issue 17: the flags Accelerate and torchrun users type mean here what they mean there, or say what to use.
+  void accelerateAndTorchrunFlags() {
+    Run r = fathom({u"launch"_s, u"--multi_gpu"_s, u"--nproc_per_node"_s, u"2"_s, u"--nnodes"_s, u"1"_s, u"--gpu_ids"_s,
+                    u"0,1"_s, u"--dynamo_backend"_s, u"no"_s, u"--rdzv_endpoint"_s, u"127.0.0.1:0"_s, u"sh"_s, u"-c"_s,
+                    u"echo $WORLD_SIZE $LOCAL_WORLD_SIZE $CUDA_VISIBLE_DEVICES $MASTER_ADDR"_s});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(sortedLines(r.out), (QStringList{u"[rank0]: 2 2 0,1 127.0.0.1"_s, u"[rank1]: 2 2 0,1 127.0.0.1"_s}));
+    // --multi_gpu selects MULTI_GPU (as the config key), not FSDP or DeepSpeed.
+    r = fathom({u"launch"_s, u"--multi_gpu"_s, u"--num_processes"_s, u"2"_s, u"sh"_s, u"-c"_s,
+                u"echo ${ACCELERATE_USE_FSDP:-none} ${ACCELERATE_USE_DEEPSPEED:-none}"_s});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(sortedLines(r.out), (QStringList{u"[rank0]: none none"_s, u"[rank1]: none none"_s}));
+
+    const auto refused = [](const QStringList& flags, const char* message) {
+      const Run bad = fathom(QStringList{u"launch"_s} + flags + QStringList{u"true"_s});
+      QCOMPARE(bad.exitCode, 2);
+      QVERIFY2(bad.err.contains(message), bad.err.constData());
+    };
+    refused({u"--dynamo_backend"_s, u"inductor"_s},
+            "--dynamo_backend inductor: LibTorch's C++ API has no torch.compile");
+    refused({u"--nnodes"_s, u"1:4"_s}, "--nnodes 1:4: Fathom has no elastic launch");
+    refused({u"--nproc_per_node"_s, u"2"_s, u"--num_processes"_s, u"2"_s},
+            "give --nproc_per_node (torchrun's, per machine) or --num_processes");
+    refused({u"--rdzv_endpoint"_s, u"10.0.0.1:29400"_s, u"--main_process_port"_s, u"1"_s},
+            "give --rdzv_endpoint (torchrun's) or --main_process_ip/--main_process_port");
+    refused({u"--gpu_ids"_s, u"first"_s}, "key 'gpu_ids': 'first' is not `all`");
+  }
+
+  // Issue 17: a configuration's fathom.trackers and fathom.profiler reach `fathom train` under `fathom launch`
+  // (before, nothing was written and nothing said so); trackers Fathom does not implement stop the launch.
+  void fathomSectionReachesFathomTrain() {
+    QTemporaryDir dir;
+    const QString file = dir.filePath(u"run.yaml"_s);
+    const QString project = dir.filePath(u"project"_s);
+    const QString traces = dir.filePath(u"traces"_s);
+    QVERIFY(
+        writeFile(file, "distributed_type: NO\nfathom:\n  trackers: [tensorboard]\n  project_dir: " + project.toUtf8() +
+                            "\n  profiler:\n    enabled: true\n    activities: [cpu]\n    schedule_wait: 0\n"
+                            "    schedule_warmup: 0\n    schedule_active: 1\n    schedule_repeat: 1\n"
+                            "    output_trace_dir: " +
+                            traces.toUtf8() + "\n"));
+    Run r = fathom({u"launch"_s, u"--config_file"_s, file, fathomPath(), u"train"_s, u"--model"_s, u"mlp"_s,
+                    u"--steps"_s, u"2"_s, u"--log_every"_s, u"0"_s},
+                   180'000);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QStringList events = QDir(project + u"/fathom-train"_s).entryList({u"events.out.tfevents.*"_s}, QDir::Files);
+    QCOMPARE(events.size(), 1);
+    QVERIFY2(QFile::exists(traces + u"/profile_0.json"_s),
+             qPrintable(QDir(traces).entryList().join(u", "_s) + u"\n"_s + QString::fromUtf8(r.err)));
+
+    QVERIFY(writeFile(file, "distributed_type: NO\nfathom:\n  trackers: [tensorboard, wandb]\n"));
+    r = fathom({u"launch"_s, u"--config_file"_s, file, fathomPath(), u"train"_s, u"--model"_s, u"mlp"_s});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("tracker 'wandb' is not supported by Fathom"), r.err.constData());
+    QVERIFY(r.out.isEmpty());
+  }
+
   void precedenceFlagOverEnvironmentOverFile() {
     QTemporaryDir dir;
     const QString file = dir.filePath(u"run.yaml"_s);

@@ -27,6 +27,27 @@ QJsonObject json(const Run& r) {
 QString config(const char* name) {
   return QStringLiteral(FATHOM_TEST_DATA_DIR "/hf_configs/") + QLatin1String(name) + u"/config.json"_s;
 }
+
+/// No launcher variables, no FATHOM_* or ACCELERATE_* of the machine, no default configuration file (the cache is
+/// `cache`), the workspace in `cache`.
+QProcessEnvironment isolated(const QTemporaryDir& cache) {
+  QProcessEnvironment env = fathom::test::launcherFreeEnvironment();
+  for (const QString& name : env.keys()) {
+    if (name.startsWith(u"FATHOM_"_s) || name == u"HF_HOME"_s) {
+      env.remove(name);
+    }
+  }
+  env.insert(u"XDG_CACHE_HOME"_s, cache.path());
+  env.insert(u"HF_HOME"_s, cache.filePath(u"hf"_s));
+  env.insert(u"FATHOM_WORKSPACE"_s, cache.filePath(u"fathom.sqlite"_s));
+  return env;
+}
+
+void writeText(const QString& path, const QByteArray& text) {
+  QFile f(path);
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  f.write(text);
+}
 }  // namespace
 
 class TestPlanCli : public QObject {
@@ -280,6 +301,97 @@ private slots:
     r = runFathom(common + QStringList{u"--strategy"_s, u"fsdp"_s, u"--fsdp_auto_wrap_policy"_s, u"lambda"_s});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("invalid fsdp_auto_wrap_policy 'lambda'"), r.err.constData());
+  }
+
+  // Issue 17: `fathom plan` resolves its configuration as `fathom launch` does (flag > environment > file >
+  // default), so at every level the planner plans the precision and world size the workers get.
+  void everyLevelReachesThePlannerAsTheLauncher_data() {
+    QTest::addColumn<QStringList>("flags");
+    QTest::addColumn<QString>("variable");  // NAME=VALUE or empty
+    QTest::addColumn<QByteArray>("file");   // the configuration, or empty for none
+    QTest::addColumn<QString>("precision");
+    QTest::addColumn<int>("processes");
+    const QByteArray saysNo = "distributed_type: MULTI_CPU\nmixed_precision: 'no'\nnum_processes: 2\n";
+    QTest::newRow("default: Accelerate's no, fp32") << QStringList() << QString() << QByteArray() << u"no"_s << 1;
+    QTest::newRow("file") << QStringList() << QString()
+                          << QByteArray("distributed_type: MULTI_CPU\nmixed_precision: bf16\nnum_processes: 2\n")
+                          << u"bf16"_s << 2;
+    QTest::newRow("environment over file")
+        << QStringList() << u"ACCELERATE_MIXED_PRECISION=bf16"_s << saysNo << u"bf16"_s << 2;
+    QTest::newRow("command line over environment")
+        << QStringList{u"--mixed_precision"_s, u"fp16"_s, u"--num_processes"_s, u"1"_s}
+        << u"ACCELERATE_MIXED_PRECISION=bf16"_s << saysNo << u"fp16"_s << 1;
+  }
+
+  void everyLevelReachesThePlannerAsTheLauncher() {
+    QFETCH(QStringList, flags);
+    QFETCH(QString, variable);
+    QFETCH(QByteArray, file);
+    QFETCH(QString, precision);
+    QFETCH(int, processes);
+    QTemporaryDir cache;
+    QProcessEnvironment env = isolated(cache);
+    if (!variable.isEmpty()) {
+      env.insert(variable.section(u'=', 0, 0), variable.section(u'=', 1));
+    }
+    QStringList withFile;
+    if (!file.isEmpty()) {
+      withFile = {u"--config_file"_s, cache.filePath(u"run.yaml"_s)};
+      writeText(withFile.last(), file);
+    }
+    const Run planned =
+        runFathom(QStringList{u"plan"_s, u"--model"_s, u"gpt-tiny"_s, u"--json"_s} + withFile + flags, env);
+    QVERIFY2(planned.exitCode == 0, fathom::test::describe(planned).toUtf8().constData());
+    const QJsonObject plan = json(planned)[u"plan"_s].toObject();
+    QCOMPARE(plan[u"precision"_s].toString(), precision == u"no"_s ? u"fp32"_s : precision);
+    QCOMPARE(plan[u"num_gpus"_s].toInt(), processes);
+
+    const Run launched = runFathom(QStringList{u"launch"_s, u"--quiet"_s} + withFile + flags +
+                                       QStringList{u"sh"_s, u"-c"_s, u"echo $WORLD_SIZE $ACCELERATE_MIXED_PRECISION"_s},
+                                   env);
+    QVERIFY2(launched.exitCode == 0, fathom::test::describe(launched).toUtf8().constData());
+    QVERIFY2(launched.out.contains(u"[rank0]: %1 %2"_s.arg(processes).arg(precision).toUtf8()),
+             launched.out.constData());
+  }
+
+  // The same setting has the same flag as in `fathom train` and `fathom launch`; the old spellings still work, with
+  // a note, and plan the same.
+  void deprecatedSpellingsPlanTheSame() {
+    QTemporaryDir cache;
+    const QProcessEnvironment env = isolated(cache);
+    const QStringList common{u"plan"_s, u"--model"_s, u"gpt-tiny"_s, u"--hardware"_s, u"cpu-host"_s, u"--json"_s};
+    const Run old = runFathom(common + QStringList{u"--num_gpus"_s, u"2"_s, u"--precision"_s, u"fp32"_s,
+                                                   u"--strategy"_s, u"zero3"_s, u"--offload_optimizer"_s,
+                                                   u"--offload_params"_s, u"--zero_bucket_size"_s, u"1000"_s},
+                              env);
+    QVERIFY2(old.exitCode == 0, old.err.constData());
+    QVERIFY2(old.err.contains("fathom plan: note: --num_gpus is deprecated; use --num_processes"), old.err.constData());
+    QVERIFY(old.err.contains("note: --precision is deprecated; use --mixed_precision"));
+    QVERIFY(old.err.contains("note: --offload_optimizer is deprecated; use --offload_optimizer_device cpu"));
+    QVERIFY(old.err.contains("note: --zero_bucket_size is deprecated; use --zero_reduce_bucket_size"));
+    const Run now = runFathom(common + QStringList{u"--num_processes"_s, u"2"_s, u"--mixed_precision"_s, u"no"_s,
+                                                   u"--strategy"_s, u"zero3"_s, u"--offload_optimizer_device"_s,
+                                                   u"cpu"_s, u"--offload_param_device"_s, u"cpu"_s,
+                                                   u"--zero_reduce_bucket_size"_s, u"1000"_s},
+                              env);
+    QVERIFY2(now.exitCode == 0, now.err.constData());
+    QVERIFY2(!now.err.contains("deprecated"), now.err.constData());
+    QCOMPARE(json(now), json(old));
+    QCOMPARE(json(now)[u"plan"_s].toObject()[u"offload_params"_s].toBool(), true);
+
+    const QStringList fsdp = common + QStringList{u"--num_processes"_s, u"2"_s, u"--strategy"_s, u"fsdp"_s};
+    const Run fsdpOld = runFathom(fsdp + QStringList{u"--offload_optimizer"_s, u"--offload_params"_s}, env);
+    const Run fsdpNow = runFathom(fsdp + QStringList{u"--fsdp_offload_params"_s, u"true"_s}, env);
+    QVERIFY2(fsdpNow.exitCode == 0, fsdpNow.err.constData());
+    QCOMPARE(json(fsdpNow), json(fsdpOld));
+
+    const Run wrong = runFathom(fsdp + QStringList{u"--offload_optimizer_device"_s, u"cpu"_s}, env);
+    QCOMPARE(wrong.exitCode, 2);
+    QVERIFY2(wrong.err.contains("--offload_optimizer_device applies to ZeRO"), wrong.err.constData());
+    const Run nvme =
+        runFathom(common + QStringList{u"--strategy"_s, u"zero3"_s, u"--offload_param_device"_s, u"nvme"_s}, env);
+    QCOMPARE(nvme.exitCode, 2);
+    QVERIFY2(nvme.err.contains("offload device 'nvme' is not supported by Fathom"), nvme.err.constData());
   }
 
   void badInputs() {

@@ -3,16 +3,14 @@
 
 #include <fathom/common/error.h>
 #include <fathom/config/config_writer.h>
-
-#include <algorithm>
-#include <cctype>
+#include <fathom/config/vocabulary.h>
 
 namespace fathom::config {
 
 AccelerateConfig basicConfig(const BasicConfigOptions& options) {
-  std::string mp = options.mixedPrecision;
-  std::transform(mp.begin(), mp.end(), mp.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  FATHOM_CHECK(mp == "no" || mp == "fp16" || mp == "bf16" || mp == "fp8", ConfigError,
+  const std::string mp = kMixedPrecisions.canonical(options.mixedPrecision);
+  // Accelerate's own message (commands/config/default.py).
+  FATHOM_CHECK(!mp.empty(), ConfigError,
                "--mixed_precision: `mixed_precision` should be one of 'no', 'fp16', 'bf16', or 'fp8'. Received '",
                options.mixedPrecision, "'");
   FATHOM_CHECK(options.cudaDeviceCount >= 0, ConfigError, "cudaDeviceCount must be >= 0, got ",

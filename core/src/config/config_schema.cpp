@@ -5,6 +5,8 @@
 #include <fathom/config/config_schema.h>
 
 #include <fathom/common/error.h>
+#include <fathom/config/vocabulary.h>
+#include <fathom/plan/training_plan.h>
 
 #include <algorithm>
 #include <cctype>
@@ -50,20 +52,22 @@ KeySpec intKey(std::string section, std::string name, std::int64_t minimum, std:
   return k;
 }
 
+/// An Enum (or EnumList) key whose values are one of the vocabulary's tables (config/vocabulary.h,
+/// plan/training_plan.h): its names, aliases and matching rule.
+template <typename E, std::size_t N>
+KeySpec tableKey(std::string section, std::string name, const NameTable<E, N>& table, std::string help,
+                 ValueKind kind = ValueKind::Enum) {
+  KeySpec k = key(std::move(section), std::move(name), kind, std::move(help));
+  k.allowed = table.names();
+  k.valueAliases = table.aliases();
+  k.caseInsensitive = table.match() == NameMatch::Lenient;
+  return k;
+}
+
 KeySpec& env(KeySpec& k, Strings names) {
   k.environment = std::move(names);
   return k;
 }
-
-const Strings kDistributedTypes = {"NO",         "MULTI_CPU",  "MULTI_GPU", "MULTI_NPU",  "MULTI_MLU",
-                                   "MULTI_SDAA", "MULTI_MUSA", "MULTI_XPU", "MULTI_HPU",  "MULTI_NEURON",
-                                   "DEEPSPEED",  "FSDP",       "XLA",       "MEGATRON_LM"};
-const Strings kDynamoBackends = {
-    "no",          "eager",  "aot_eager", "inductor", "aot_ts_nvfuser",          "nvprims_nvfuser",     "cudagraphs",
-    "ofi",         "fx2trt", "onnxrt",    "tensorrt", "aot_torchxla_trace_once", "torchxla_trace_once", "tvm",
-    "hpu_backend", "neuron"};
-const Strings kTrackers = {"all",    "tensorboard", "wandb",   "trackio", "comet_ml", "aim",
-                           "mlflow", "clearml",     "dvclive", "swanlab", "sqlite"};
 
 void addTopLevel(std::vector<KeySpec>& t) {
   {
@@ -73,12 +77,12 @@ void addTopLevel(std::vector<KeySpec>& t) {
     t.push_back(k);
   }
   {
-    auto k = enumKey("", "distributed_type", kDistributedTypes, "the distributed mode (required in a file)");
+    auto k = tableKey("", "distributed_type", kDistributedTypes, "the distributed mode (required in a file)");
     k.defaultValue = std::string("NO");
     t.push_back(k);
   }
   {
-    auto k = enumKey("", "mixed_precision", {"no", "fp16", "bf16", "fp8"}, "mixed precision mode", true);
+    auto k = tableKey("", "mixed_precision", kMixedPrecisions, "mixed precision mode");
     k.defaultValue = std::string("no");
     t.push_back(env(k, {"ACCELERATE_MIXED_PRECISION"}));
   }
@@ -172,13 +176,13 @@ void addDeepSpeed(std::vector<KeySpec>& t) {
   }
   {
     auto k = key(s, "zero_stage", ValueKind::Int, "ZeRO stage 0..3");
-    k.allowed = {"0", "1", "2", "3"};
+    k.allowed = kZeroStages.names();
     t.push_back(env(k, {"ACCELERATE_DEEPSPEED_ZERO_STAGE"}));
   }
   for (const char* what : {"optimizer", "param"}) {
-    auto dev = enumKey(
-        s, std::string("offload_") + what + "_device", {"none", "cpu", "nvme"},
-        std::string("where ZeRO offloads ") + what + (std::string(what) == "param" ? "eters" : " states"), true);
+    auto dev =
+        tableKey(s, std::string("offload_") + what + "_device", kOffloadDevices,
+                 std::string("where ZeRO offloads ") + what + (std::string(what) == "param" ? "eters" : " states"));
     t.push_back(env(dev, {"ACCELERATE_DEEPSPEED_OFFLOAD_" + upper(what) + "_DEVICE"}));
     auto path = key(s, std::string("offload_") + what + "_nvme_path", ValueKind::String, "NVMe path for offload");
     t.push_back(env(path, {"ACCELERATE_DEEPSPEED_OFFLOAD_" + upper(what) + "_NVME_PATH"}));
@@ -218,23 +222,14 @@ void addFsdp(std::vector<KeySpec>& t) {
     k.allowed = {"1", "2"};
     t.push_back(fsdpEnv(k));
   }
-  const Strings strategies = {"FULL_SHARD", "SHARD_GRAD_OP", "NO_SHARD", "HYBRID_SHARD", "HYBRID_SHARD_ZERO2"};
-  const std::vector<std::pair<std::string, std::string>> strategyNumbers = {{"1", "FULL_SHARD"},
-                                                                            {"2", "SHARD_GRAD_OP"},
-                                                                            {"3", "NO_SHARD"},
-                                                                            {"4", "HYBRID_SHARD"},
-                                                                            {"5", "HYBRID_SHARD_ZERO2"}};
   {
-    auto k =
-        enumKey(s, "fsdp_sharding_strategy", strategies, "FSDP1 sharding strategy (legacy; FSDP2 uses reshard)", true);
-    k.valueAliases = strategyNumbers;
+    auto k = tableKey(s, "fsdp_sharding_strategy", kFsdpShardingStrategies,
+                      "FSDP1 sharding strategy (legacy; FSDP2 uses reshard)");
     t.push_back(fsdpEnv(k));
   }
   {
-    auto k = key(s, "fsdp_reshard_after_forward", ValueKind::BoolOrEnum, "FSDP2: bool; FSDP1: a sharding strategy");
-    k.allowed = strategies;
-    k.caseInsensitive = true;
-    k.valueAliases = strategyNumbers;
+    auto k = tableKey(s, "fsdp_reshard_after_forward", kFsdpShardingStrategies,
+                      "FSDP2: bool; FSDP1: a sharding strategy", ValueKind::BoolOrEnum);
     t.push_back(fsdpEnv(k));
   }
   {
@@ -242,8 +237,7 @@ void addFsdp(std::vector<KeySpec>& t) {
     t.push_back(fsdpEnv(k));
   }
   {
-    auto k = enumKey(s, "fsdp_auto_wrap_policy", {"TRANSFORMER_BASED_WRAP", "SIZE_BASED_WRAP", "NO_WRAP"},
-                     "how modules are wrapped", true);
+    auto k = tableKey(s, "fsdp_auto_wrap_policy", kFsdpWrapPolicies, "how modules are wrapped");
     t.push_back(fsdpEnv(k));
   }
   {
@@ -255,15 +249,11 @@ void addFsdp(std::vector<KeySpec>& t) {
     t.push_back(fsdpEnv(k));
   }
   {
-    auto k = enumKey(s, "fsdp_backward_prefetch", {"BACKWARD_PRE", "BACKWARD_POST", "NO_PREFETCH"},
-                     "FSDP1 backward prefetch", true);
-    k.valueAliases = {{"1", "BACKWARD_PRE"}, {"2", "BACKWARD_POST"}};
+    auto k = tableKey(s, "fsdp_backward_prefetch", kFsdpBackwardPrefetches, "FSDP1 backward prefetch");
     t.push_back(fsdpEnv(k));
   }
   {
-    auto k = enumKey(s, "fsdp_state_dict_type", {"FULL_STATE_DICT", "LOCAL_STATE_DICT", "SHARDED_STATE_DICT"},
-                     "checkpoint layout", true);
-    k.valueAliases = {{"1", "FULL_STATE_DICT"}, {"2", "LOCAL_STATE_DICT"}, {"3", "SHARDED_STATE_DICT"}};
+    auto k = tableKey(s, "fsdp_state_dict_type", kFsdpStateDictTypes, "checkpoint layout");
     t.push_back(fsdpEnv(k));
   }
   for (const char* name : {"fsdp_forward_prefetch", "fsdp_use_orig_params", "fsdp_cpu_ram_efficient_loading",
@@ -303,7 +293,7 @@ void addOthers(std::vector<KeySpec>& t) {
   }
   {
     const std::string s = "dynamo_config";
-    auto backend = enumKey(s, "dynamo_backend", kDynamoBackends, "torch.compile backend", true);
+    auto backend = tableKey(s, "dynamo_backend", kDynamoBackends, "torch.compile backend (not in LibTorch C++)");
     t.push_back(env(backend, {"ACCELERATE_DYNAMO_BACKEND"}));
     auto mode = enumKey(s, "dynamo_mode", {"default", "reduce-overhead", "max-autotune"}, "torch.compile mode");
     t.push_back(env(mode, {"ACCELERATE_DYNAMO_MODE"}));
@@ -362,10 +352,8 @@ void addOthers(std::vector<KeySpec>& t) {
 
 void addFathom(std::vector<KeySpec>& t) {
   {
-    auto k = key("fathom", "trackers", ValueKind::EnumList, "experiment trackers (Accelerate's log_with)");
-    k.allowed = kTrackers;
-    k.caseInsensitive = true;
-    t.push_back(k);
+    t.push_back(
+        tableKey("fathom", "trackers", kTrackers, "experiment trackers (Accelerate's log_with)", ValueKind::EnumList));
   }
   t.push_back(key("fathom", "project_dir", ValueKind::String, "project directory (checkpoints, logs)"));
   t.push_back(key("fathom", "logging_dir", ValueKind::String, "tracker output directory (default project_dir)"));
@@ -374,16 +362,11 @@ void addFathom(std::vector<KeySpec>& t) {
       key("fathom", "run_name", ValueKind::String, "name of the run `fathom launch` records (default <program>-<id>)"));
   t.push_back(key("fathom", "hosts", ValueKind::StringList, "machines for a multi-node launch, rank order"));
   t.push_back(key("fathom", "hostfile", ValueKind::String, "file with one host per line"));
-  t.push_back(enumKey("fathom", "launcher", {"local", "ssh", "slurm"}, "how agents start on the hosts"));
+  t.push_back(tableKey("fathom", "launcher", kLaunchers, "how agents start on the hosts"));
   t.push_back(key("fathom", "ssh_user", ValueKind::String, "user for ssh launches"));
   const std::string p = "fathom.profiler";
   t.push_back(key(p, "enabled", ValueKind::Bool, "profile the run"));
-  {
-    auto k = key(p, "activities", ValueKind::EnumList, "what to record");
-    k.allowed = {"cpu", "cuda"};
-    k.caseInsensitive = true;
-    t.push_back(k);
-  }
+  t.push_back(tableKey(p, "activities", kProfilerActivities, "what to record", ValueKind::EnumList));
   for (const char* name : {"record_shapes", "profile_memory", "with_stack", "with_flops", "with_modules"}) {
     t.push_back(key(p, name, ValueKind::Bool, "as ProfileKwargs"));
   }
@@ -423,14 +406,12 @@ void addFathom(std::vector<KeySpec>& t) {
   t.push_back(intKey(pl, "micro_batch", 1, "sequences per micro-batch per process"));
   t.push_back(intKey(pl, "seq", 1, "tokens per sequence (default 2048)"));
   t.push_back(intKey(pl, "gradient_accumulation_steps", 1, "micro-batches per optimizer step"));
-  t.push_back(enumKey(pl, "master_weights", {"fp32", "none", "autocast"}, "where the fp32 weights live", true));
-  t.push_back(enumKey(pl, "optimizer", {"adam", "adamw", "sgd", "sgd-momentum", "adafactor"},
-                      "optimizer whose state is planned", true));
-  t.push_back(enumKey(pl, "recompute", {"none", "selective", "full"}, "activation recomputation", true));
+  t.push_back(tableKey(pl, "master_weights", plan::kMasterWeights, "where the fp32 weights live"));
+  t.push_back(tableKey(pl, "optimizer", plan::kOptimizers, "optimizer whose state is planned"));
+  t.push_back(tableKey(pl, "recompute", plan::kRecomputes, "activation recomputation"));
   t.push_back(key(pl, "flash_attention", ValueKind::Bool, "fused attention (no s² activations stored)"));
-  t.push_back(enumKey(pl, "bytes_convention", {"zero", "megatron", "deepspeed"}, "model-state bytes convention", true));
-  t.push_back(enumKey(pl, "grad_sync", {"auto", "every_micro_step", "once_per_step"},
-                      "gradient reduction under accumulation", true));
+  t.push_back(tableKey(pl, "bytes_convention", plan::kBytesConventions, "model-state bytes convention"));
+  t.push_back(tableKey(pl, "grad_sync", plan::kGradSyncs, "gradient reduction under accumulation"));
 }
 
 std::vector<KeySpec> buildTable() {

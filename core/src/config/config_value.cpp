@@ -58,9 +58,10 @@ std::string matchEnum(const KeySpec& key, std::string_view text) {
     if (!key.caseInsensitive) {
       return a == b;
     }
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-             return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-           });
+    // As the vocabulary's NameMatch::Lenient: any case, '-' and '_' alike.
+    const auto fold = [](char c) { return c == '-' ? '_' : char(std::tolower(static_cast<unsigned char>(c))); };
+    return a.size() == b.size() &&
+           std::equal(a.begin(), a.end(), b.begin(), [&](char x, char y) { return fold(x) == fold(y); });
   };
   for (const auto& allowed : key.allowed) {
     if (same(allowed, text)) {

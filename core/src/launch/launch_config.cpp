@@ -2,108 +2,171 @@
 #include <fathom/launch/launch_config.h>
 
 #include <fathom/common/error.h>
+#include <fathom/config/config_schema.h>
 
-#include <type_traits>
 #include <variant>
 
 namespace fathom::launch {
 namespace {
 
-/// A value as a worker variable spells it: booleans lower-case, lists comma-separated.
-std::string variableText(const config::ConfigValue& value) {
-  return std::visit(
-      [](const auto& v) -> std::string {
-        using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, bool>) {
-          return v ? "true" : "false";
-        } else if constexpr (std::is_same_v<T, std::string>) {
-          return v;
-        } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
-          std::string joined;
-          for (const auto& item : v) {
-            if (!joined.empty()) {
-              joined.push_back(',');
-            }
-            joined.append(item);
-          }
-          return joined;
-        } else if constexpr (std::is_same_v<T, std::vector<bool>>) {
-          std::string joined;
-          for (bool item : v) {
-            if (!joined.empty()) {
-              joined.push_back(',');
-            }
-            joined.append(item ? "true" : "false");
-          }
-          return joined;
-        } else {
-          return std::to_string(v);
-        }
-      },
-      value);
+std::string boolText(bool b) {
+  return b ? "true" : "false";
 }
 
-/// The value at `path` unless it is only Accelerate's default.
-const config::ResolvedValue* chosen(const config::EffectiveConfig& effective, const std::string& path) {
-  const config::ResolvedValue* value = effective.find(path);
-  return value != nullptr && value->source != config::ValueSource::Default ? value : nullptr;
+/// The --fsdp_* values the spec sets, as the launcher passes them (booleans lower-case, enums by name).
+std::map<std::string, std::string> fsdpValues(const config::FsdpSpec& f) {
+  std::map<std::string, std::string> out;
+  auto flag = [&out](const char* key, const std::optional<bool>& value) {
+    if (value) {
+      out[key] = boolText(*value);
+    }
+  };
+  if (f.version) {
+    out["fsdp_version"] = std::to_string(*f.version);
+  }
+  if (f.shardingStrategy) {
+    out["fsdp_sharding_strategy"] = config::kFsdpShardingStrategies.toString(*f.shardingStrategy);
+  }
+  if (f.reshardAfterForward) {
+    const auto* b = std::get_if<bool>(&*f.reshardAfterForward);
+    out["fsdp_reshard_after_forward"] = b != nullptr
+                                            ? boolText(*b)
+                                            : std::string(config::kFsdpShardingStrategies.toString(
+                                                  std::get<config::FsdpShardingStrategy>(*f.reshardAfterForward)));
+  }
+  flag("fsdp_offload_params", f.offloadParams);
+  if (f.minNumParams) {
+    out["fsdp_min_num_params"] = std::to_string(*f.minNumParams);
+  }
+  if (f.autoWrapPolicy) {
+    out["fsdp_auto_wrap_policy"] = config::kFsdpWrapPolicies.toString(*f.autoWrapPolicy);
+  }
+  if (f.transformerLayerClsToWrap) {
+    out["fsdp_transformer_layer_cls_to_wrap"] = *f.transformerLayerClsToWrap;
+  }
+  if (f.backwardPrefetch) {
+    out["fsdp_backward_prefetch"] = config::kFsdpBackwardPrefetches.toString(*f.backwardPrefetch);
+  }
+  if (f.stateDictType) {
+    out["fsdp_state_dict_type"] = config::kFsdpStateDictTypes.toString(*f.stateDictType);
+  }
+  flag("fsdp_forward_prefetch", f.forwardPrefetch);
+  flag("fsdp_use_orig_params", f.useOrigParams);
+  flag("fsdp_cpu_ram_efficient_loading", f.cpuRamEfficientLoading);
+  flag("fsdp_sync_module_states", f.syncModuleStates);
+  flag("fsdp_activation_checkpointing", f.activationCheckpointing);
+  return out;
+}
+
+/// The `fathom` section's settings for `fathom train`, as the FATHOM_* variables resolveConfig() reads.
+std::vector<std::pair<std::string, std::string>> fathomVariables(const config::RunSpec& spec) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto add = [&out](const char* path, std::string value) {
+    out.emplace_back(config::fathomEnvironmentName(*config::findKey(path)), std::move(value));
+  };
+  const config::FathomSpec& f = spec.fathom;
+  if (!f.trackers.empty()) {
+    std::string names;
+    for (config::Tracker t : f.trackers) {
+      config::kTrackers.requireSupported(t, "fathom.trackers (" + spec.originOf("fathom.trackers") + ")");
+      names += names.empty() ? "" : ",";
+      names += config::kTrackers.toString(t);
+    }
+    add("fathom.trackers", names);
+  }
+  if (f.projectDir) {
+    add("fathom.project_dir", *f.projectDir);
+  }
+  if (f.loggingDir) {
+    add("fathom.logging_dir", *f.loggingDir);
+  }
+  const config::ProfilerSpec& p = f.profiler;
+  auto flag = [&add](const char* path, const std::optional<bool>& value) {
+    if (value) {
+      add(path, boolText(*value));
+    }
+  };
+  auto count = [&add](const char* path, const std::optional<int>& value) {
+    if (value) {
+      add(path, std::to_string(*value));
+    }
+  };
+  flag("fathom.profiler.enabled", p.enabled);
+  if (!p.activities.empty()) {
+    std::string names;
+    for (config::ProfilerActivity a : p.activities) {
+      names += names.empty() ? "" : ",";
+      names += config::kProfilerActivities.toString(a);
+    }
+    add("fathom.profiler.activities", names);
+  }
+  flag("fathom.profiler.record_shapes", p.recordShapes);
+  flag("fathom.profiler.profile_memory", p.profileMemory);
+  flag("fathom.profiler.with_stack", p.withStack);
+  flag("fathom.profiler.with_flops", p.withFlops);
+  flag("fathom.profiler.with_modules", p.withModules);
+  count("fathom.profiler.schedule_skip_first", p.scheduleSkipFirst);
+  count("fathom.profiler.schedule_wait", p.scheduleWait);
+  count("fathom.profiler.schedule_warmup", p.scheduleWarmup);
+  count("fathom.profiler.schedule_active", p.scheduleActive);
+  count("fathom.profiler.schedule_repeat", p.scheduleRepeat);
+  if (p.outputTraceDir) {
+    add("fathom.profiler.output_trace_dir", *p.outputTraceDir);
+  }
+  return out;
 }
 
 }  // namespace
 
-LaunchOptions launchOptionsFromConfig(const config::EffectiveConfig& effective) {
-  const config::AccelerateConfig& c = effective.config;
+LaunchOptions launchOptionsFromRunSpec(const config::RunSpec& spec) {
+  using config::DistributedType;
   LaunchOptions o;
-  // -1 is Accelerate's "not set" (the launcher then runs one process); anything else below 1 is a mistake.
-  if (const auto n = c.numProcesses(); n >= 1) {
-    o.numProcesses = static_cast<int>(n);
-  } else if (const auto* given = chosen(effective, "num_processes"); given != nullptr && n != -1) {
-    throw ConfigError(detail::concat("num_processes must be >= 1, got ", n, " (", given->origin, ")"));
+  o.numProcesses = spec.numProcesses.value_or(1);
+  o.numMachines = spec.numMachines;
+  o.machineRank = spec.machineRank;
+  o.mainProcessIp = spec.mainProcessIp.value_or("");
+  if (spec.mainProcessPort) {
+    FATHOM_CHECK(*spec.mainProcessPort >= 0 && *spec.mainProcessPort <= 65535, ConfigError,
+                 "main_process_port must be a port number, got ", *spec.mainProcessPort);
+    o.mainProcessPort = static_cast<std::uint16_t>(*spec.mainProcessPort);
   }
-  o.numMachines = static_cast<int>(c.numMachines());
-  o.machineRank = static_cast<int>(c.machineRank());
-  o.mainProcessIp = c.mainProcessIp().value_or("");
-  if (const auto port = c.mainProcessPort()) {
-    FATHOM_CHECK(*port >= 0 && *port <= 65535, ConfigError, "main_process_port must be a port number, got ", *port);
-    o.mainProcessPort = static_cast<std::uint16_t>(*port);
-  }
-  const std::string precision = c.mixedPrecision();
-  const auto parsed = mixedPrecisionFromString(precision);
-  FATHOM_CHECK(parsed.has_value(), ConfigError, "mixed_precision ", precision, " is not supported by fathom launch");
-  o.mixedPrecision = *parsed;
-  o.cpu = c.useCpu();
-  o.debug = c.getBool("debug").value_or(false);
+  o.mixedPrecision = spec.mixedPrecision;
+  o.cpu = spec.useCpu;
+  o.debug = spec.debug;
+  o.gpuIds = spec.gpuIds && !spec.gpuIds->empty() ? config::gpuIdsText(*spec.gpuIds) : std::string();
+  FATHOM_CHECK(spec.dynamoBackend == config::DynamoBackend::No ||
+                   spec.sourceOf("dynamo_config.dynamo_backend") != config::ValueSource::CommandLine,
+               ConfigError, "--dynamo_backend ", config::kDynamoBackends.toString(spec.dynamoBackend),
+               ": LibTorch's C++ API has no torch.compile, so Fathom runs every model eagerly; leave the flag out (or "
+               "pass --dynamo_backend no)");
 
-  const std::string type = c.distributedType();
+  const DistributedType type = spec.distributedType;
   FATHOM_CHECK(
-      type == "NO" || type == "MULTI_CPU" || type == "MULTI_GPU" || type == "FSDP" || type == "DEEPSPEED" ||
-          type == "MEGATRON_LM",
-      ConfigError, "distributed_type ", type,
+      type == DistributedType::No || type == DistributedType::MultiCpu || type == DistributedType::MultiGpu ||
+          type == DistributedType::Fsdp || type == DistributedType::DeepSpeed || type == DistributedType::MegatronLm,
+      ConfigError, "distributed_type ", config::kDistributedTypes.toString(type),
       " is not supported by fathom launch (supported: NO, MULTI_CPU, MULTI_GPU, FSDP, DEEPSPEED, MEGATRON_LM)");
   // As accelerate launch: with use_cpu the simple launcher runs, whatever the distributed type says.
-  o.useFsdp = !o.cpu && type == "FSDP";
-  o.useDeepSpeed = !o.cpu && type == "DEEPSPEED";
-  o.useMegatronLm = !o.cpu && type == "MEGATRON_LM";
-  for (const FsdpFlag& flag : fsdpFlags()) {
-    if (const auto* value = chosen(effective, std::string("fsdp_config.") + flag.key)) {
-      o.fsdp[flag.key] = variableText(value->value);
-    }
+  o.useFsdp = !o.cpu && type == DistributedType::Fsdp;
+  o.useDeepSpeed = !o.cpu && type == DistributedType::DeepSpeed;
+  o.useMegatronLm = !o.cpu && type == DistributedType::MegatronLm;
+  o.fsdp = fsdpValues(spec.fsdp);
+  const config::DeepSpeedSpec& ds = spec.deepspeed;
+  if (ds.zeroStage) {
+    o.zeroStage = static_cast<int>(*ds.zeroStage);
   }
-  if (const auto* stage = chosen(effective, "deepspeed_config.zero_stage")) {
-    o.zeroStage = static_cast<int>(std::get<std::int64_t>(stage->value));
+  if (ds.offloadOptimizerDevice) {
+    o.offloadOptimizerDevice = config::kOffloadDevices.toString(*ds.offloadOptimizerDevice);
   }
-  if (const auto* device = chosen(effective, "deepspeed_config.offload_optimizer_device")) {
-    o.offloadOptimizerDevice = variableText(device->value);
+  if (ds.offloadParamDevice) {
+    o.offloadParamDevice = config::kOffloadDevices.toString(*ds.offloadParamDevice);
   }
-  if (const auto* device = chosen(effective, "deepspeed_config.offload_param_device")) {
-    o.offloadParamDevice = variableText(device->value);
+  if (spec.gradientAccumulationSteps) {
+    o.gradientAccumulationSteps = spec.gradientAccumulationSteps;
+  } else if (ds.gradientAccumulationSteps && o.useDeepSpeed) {
+    o.gradientAccumulationSteps = ds.gradientAccumulationSteps;
   }
-  if (const auto* steps = chosen(effective, "gradient_accumulation_steps")) {
-    o.gradientAccumulationSteps = static_cast<int>(std::get<std::int64_t>(steps->value));
-  } else if (const auto* dsSteps = chosen(effective, "deepspeed_config.gradient_accumulation_steps");
-             dsSteps != nullptr && o.useDeepSpeed) {
-    o.gradientAccumulationSteps = static_cast<int>(std::get<std::int64_t>(dsSteps->value));
-  }
+  o.fathomVariables = fathomVariables(spec);
   return o;
 }
 

@@ -2,10 +2,10 @@
 #include <fathom/launch/launch_options.h>
 
 #include <fathom/common/error.h>
+#include <fathom/config/config_schema.h>
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 
 namespace fathom::launch {
 namespace {
@@ -28,21 +28,8 @@ constexpr std::array kFsdpFlags{
     FsdpFlag{"fsdp_activation_checkpointing", "FSDP_ACTIVATION_CHECKPOINTING", "false", true},
 };
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
-
 std::optional<bool> parseBool(std::string_view text) {
-  const std::string t = lower(text);
-  if (t == "y" || t == "yes" || t == "t" || t == "true" || t == "on" || t == "1") {
-    return true;
-  }
-  if (t.empty() || t == "n" || t == "no" || t == "f" || t == "false" || t == "off" || t == "0") {
-    return false;
-  }
-  return std::nullopt;
+  return text.empty() ? std::optional<bool>(false) : config::parseBool(text);
 }
 
 }  // namespace
@@ -64,13 +51,7 @@ std::optional<std::string> fsdpValue(const LaunchOptions& options, std::string_v
 }
 
 std::optional<MixedPrecision> mixedPrecisionFromString(std::string_view text) {
-  const std::string t = lower(text);
-  for (auto p : {MixedPrecision::No, MixedPrecision::Fp16, MixedPrecision::Bf16, MixedPrecision::Fp8}) {
-    if (t == toString(p)) {
-      return p;
-    }
-  }
-  return std::nullopt;
+  return config::kMixedPrecisions.find(text);
 }
 
 void validate(const LaunchOptions& o) {

@@ -30,6 +30,9 @@ std::vector<std::pair<std::string, std::string>> workerVariables(const LaunchOpt
     // torchrun: several processes each starting one OpenMP thread per core oversubscribe the machine.
     vars.emplace_back("OMP_NUM_THREADS", "1");
   }
+  if (!o.gpuIds.empty()) {
+    vars.emplace_back("CUDA_VISIBLE_DEVICES", o.gpuIds);  // Accelerate's launcher does the same for --gpu_ids
+  }
   vars.emplace_back("ACCELERATE_MIXED_PRECISION", toString(o.mixedPrecision));
   if (o.cpu) {
     vars.emplace_back("ACCELERATE_USE_CPU", "True");  // Python's str(True), as Accelerate writes it
@@ -71,6 +74,7 @@ std::vector<std::pair<std::string, std::string>> workerVariables(const LaunchOpt
     device("ACCELERATE_DEEPSPEED_OFFLOAD_OPTIMIZER_DEVICE", o.offloadOptimizerDevice);
     device("ACCELERATE_DEEPSPEED_OFFLOAD_PARAM_DEVICE", o.offloadParamDevice);
   }
+  vars.insert(vars.end(), o.fathomVariables.begin(), o.fathomVariables.end());
   return vars;
 }
 

@@ -13,7 +13,6 @@
 namespace fathom::parallel {
 namespace {
 
-using option_text::lowerKey;
 using option_text::trimmed;
 
 /// The value of `variable` when it is set and not blank.
@@ -48,26 +47,11 @@ void validate(const ZeroOptions& options) {
 }
 
 OffloadDevice parseOffloadDevice(std::string_view text) {
-  const std::string key = lowerKey(trimmed(text));
-  if (key == "none") {
-    return OffloadDevice::None;
-  }
-  if (key == "cpu") {
-    return OffloadDevice::Cpu;
-  }
-  if (key == "nvme") {
-    return OffloadDevice::Nvme;
-  }
-  throw ConfigError(detail::concat("invalid offload device '", text, "' (expected none, cpu or nvme)"));
+  return config::kOffloadDevices.parse(trimmed(text));
 }
 
 std::string_view toString(OffloadDevice device) {
-  switch (device) {
-  case OffloadDevice::None: return "none";
-  case OffloadDevice::Cpu: return "cpu";
-  case OffloadDevice::Nvme: return "nvme";
-  }
-  return "unknown";
+  return config::kOffloadDevices.toString(device);
 }
 
 ZeroOptions zeroOptionsFromEnvironment(const runtime::EnvLookup& env, ZeroOptions base) {

@@ -2,6 +2,7 @@
 #include <fathom/plan/plan_file.h>
 
 #include <fathom/common/error.h>
+#include <fathom/config/config_reader.h>
 #include <fathom/plan/plan_json.h>
 
 #include <nlohmann/json.hpp>
@@ -78,98 +79,165 @@ bool isKnownKey(const std::string& key) {
   return in(kSourceKeys) || in(plan) || in(dims);
 }
 
+/// A parameter count as plan inputs hold it; ConfigError naming `origin` for anything below 1.
+std::int64_t parameterCount(double params, const std::string& origin) {
+  FATHOM_CHECK(params >= 1 && params < 9e18, ConfigError, origin, ": params must be a positive count, got ", params);
+  return static_cast<std::int64_t>(std::llround(params));
+}
+
+/// hf_config made absolute against the directory of the file that named it.
+std::string fileRelative(const std::string& value, const std::filesystem::path& baseDir) {
+  const std::filesystem::path path(value);
+  return path.is_absolute() || baseDir.empty() ? path.string() : (baseDir / path).string();
+}
+
+/// hardware: a file path (not a preset name) is relative to the file that named it, like hf_config.
+std::string hardwareRelative(const std::string& value, const std::filesystem::path& baseDir) {
+  const std::filesystem::path hw(value);
+  const auto ext = hw.extension();
+  const bool isPath = value.find('/') != std::string::npos || ext == ".yaml" || ext == ".yml" || ext == ".json";
+  return isPath ? fileRelative(value, baseDir) : value;
+}
+
 void readFathomKeys(const YAML::Node& node, const std::string& origin, const std::filesystem::path& baseDir,
-                    PlanInputs& in, bool strict) {
+                    PlanInputs& in) {
   FATHOM_CHECK(node.IsMap(), ConfigError, origin, ": a plan file must be a YAML map");
-  if (strict) {
-    for (const auto& kv : node) {
-      const std::string key = kv.first.as<std::string>();
-      FATHOM_CHECK(isKnownKey(key), ConfigError, origin, ": unknown key '", key, "'");
-    }
+  for (const auto& kv : node) {
+    const std::string key = kv.first.as<std::string>();
+    FATHOM_CHECK(isKnownKey(key), ConfigError, origin, ": unknown key '", key, "'");
   }
   const Fields f(node, origin);
   if (double params = 0; f.get("params", params)) {
-    FATHOM_CHECK(params >= 1 && params < 9e18, ConfigError, origin, ": params must be a positive count, got ", params);
-    in.params = static_cast<std::int64_t>(std::llround(params));
+    in.params = parameterCount(params, origin);
   }
   const nlohmann::json keys = yamlToJson(node);
   if (!f.text("arch").empty()) {
     in.dims = dimsFromJson(keys, origin);
   }
   if (std::string hf = f.text("hf_config"); !hf.empty()) {
-    const std::filesystem::path path(hf);
-    in.hfConfig = path.is_absolute() ? path.string() : (baseDir / path).string();
+    in.hfConfig = fileRelative(hf, baseDir);
   }
   f.get("model", in.model);
   if (f.get("hardware", in.hardware)) {
-    // A file path (not a preset name) is relative to the plan file, like hf_config.
-    const std::filesystem::path hw(in.hardware);
-    const auto ext = hw.extension();
-    const bool isPath = in.hardware.find('/') != std::string::npos || ext == ".yaml" || ext == ".yml" || ext == ".json";
-    if (isPath && hw.is_relative()) {
-      in.hardware = (baseDir / hw).string();
-    }
+    in.hardware = hardwareRelative(in.hardware, baseDir);
   }
   in.plan = planFromJson(keys, in.plan, origin);
 }
 
-// Accelerate's default_config.yaml: the same keys `accelerate config` writes.
-void readAccelerateKeys(const YAML::Node& root, const std::string& origin, PlanInputs& in) {
-  const Fields f(root, origin);
-  Plan& p = in.plan;
-  const std::string type = f.text("distributed_type");
-  int processes = 1;
-  int machines = 1;
-  f.get("num_processes", processes);
-  f.get("num_machines", machines);
-  FATHOM_CHECK(machines >= 1, ConfigError, origin, ": num_machines must be >= 1, got ", machines);
-  p.numGpus = processes;
-  p.gpusPerNode = std::max(1, processes / machines);
-  if (auto s = f.text("mixed_precision"); !s.empty()) {
-    p.precision = parsePrecision(s);
-  }
-  // Accelerate's mixed precision is torch.autocast over fp32 parameters, except under DeepSpeed (fp32 master
-  // copy) and FSDP (MixedPrecision policy over fp32 shards, modelled by the FSDP layout).
-  p.masterWeights = MasterWeights::Autocast;
-  if (type == "FSDP") {
-    p.strategy = Strategy::Fsdp;
-    p.masterWeights = MasterWeights::Fp32Copy;
-    if (const YAML::Node fsdp = root["fsdp_config"]; fsdp && fsdp.IsMap()) {
-      const Fields ff(fsdp, origin);
-      if (auto s = ff.text("fsdp_sharding_strategy"); !s.empty()) {
-        p.fsdpSharding = parseFsdpSharding(s);
-      }
-      if (auto s = ff.text("fsdp_auto_wrap_policy"); !s.empty()) {
-        p.fsdpWrap = parseFsdpWrap(s);
-      }
-      ff.get("fsdp_min_num_params", p.fsdpMinNumParams);
-      bool offload = false;
-      ff.get("fsdp_offload_params", offload);
-      p.offloadParams = p.offloadOptimizer = offload;
-    }
-  } else if (type == "DEEPSPEED") {
-    p.masterWeights = MasterWeights::Fp32Copy;
-    p.bytes = BytesConvention::DeepSpeed;
-    p.strategy = Strategy::Zero2;
-    if (const YAML::Node ds = root["deepspeed_config"]; ds && ds.IsMap()) {
-      const Fields df(ds, origin);
-      int stage = 2;
-      df.get("zero_stage", stage);
-      FATHOM_CHECK(stage >= 0 && stage <= 3, ConfigError, origin, ": zero_stage must be 0-3, got ", stage);
-      const Strategy stages[] = {Strategy::Ddp, Strategy::Zero1, Strategy::Zero2, Strategy::Zero3};
-      p.strategy = stages[stage];
-      df.get("gradient_accumulation_steps", p.gradAccum);
-      const std::string opt = df.text("offload_optimizer_device");
-      const std::string par = df.text("offload_param_device");
-      p.offloadOptimizer = !opt.empty() && opt != "none";
-      p.offloadParams = !par.empty() && par != "none";
-    }
-  } else {
-    p.strategy = Strategy::Ddp;  // NO, MULTI_GPU, MULTI_CPU
+/// `target` = `value` when the configuration gives one; the plan's default stays otherwise.
+template <typename T, typename U> void setIfGiven(T& target, const std::optional<U>& value) {
+  if (value) {
+    target = *value;
   }
 }
 
+/// The directory a relative path at `path` is resolved against: the file's, when the value came from it.
+std::filesystem::path baseFor(const config::RunSpec& spec, std::string_view path) {
+  const config::ValueSource source = spec.sourceOf(path);
+  const bool fromFile =
+      source == config::ValueSource::ConfigFile || (source == config::ValueSource::Code && spec.provenance.empty());
+  return fromFile ? spec.fileDirectory : std::filesystem::path();
+}
+
+void applyPlanner(const config::RunSpec& spec, PlanInputs& in) {
+  const config::PlannerSpec& q = spec.fathom.planner;
+  Plan& p = in.plan;
+  if (q.params) {
+    in.params = parameterCount(*q.params, spec.originOf("fathom.planner.params"));
+  }
+  if (q.arch) {
+    TransformerDims d;
+    d.arch = *q.arch;
+    setIfGiven(d.layers, q.layers);
+    setIfGiven(d.decoderLayers, q.decoderLayers);
+    setIfGiven(d.hidden, q.hidden);
+    setIfGiven(d.heads, q.heads);
+    setIfGiven(d.kvHeads, q.kvHeads);
+    setIfGiven(d.headDim, q.headDim);
+    setIfGiven(d.ffnHidden, q.ffnHidden);
+    setIfGiven(d.vocab, q.vocab);
+    setIfGiven(d.maxPositions, q.maxPositions);
+    d.tiedEmbeddings = d.arch != Arch::Llama;
+    setIfGiven(d.tiedEmbeddings, q.tiedEmbeddings);
+    setIfGiven(d.numExperts, q.numExperts);
+    setIfGiven(d.expertsPerToken, q.expertsPerToken);
+    in.dims = d;
+  }
+  if (q.hfConfig) {
+    in.hfConfig = fileRelative(*q.hfConfig, baseFor(spec, "fathom.planner.hf_config"));
+  }
+  in.model = q.model.value_or("");
+  if (q.hardware) {
+    in.hardware = hardwareRelative(*q.hardware, baseFor(spec, "fathom.planner.hardware"));
+  }
+  setIfGiven(p.gpusPerNode, q.gpusPerNode);
+  setIfGiven(p.microBatch, q.microBatch);
+  setIfGiven(p.seqLen, q.seq);
+  setIfGiven(p.masterWeights, q.masterWeights);
+  setIfGiven(p.optimizer, q.optimizer);
+  setIfGiven(p.recompute, q.recompute);
+  setIfGiven(p.flashAttention, q.flashAttention);
+  setIfGiven(p.bytes, q.bytesConvention);
+  setIfGiven(p.gradSync, q.gradSync);
+}
+
 }  // namespace
+
+PlanInputs planFromRunSpec(const config::RunSpec& spec) {
+  using config::DistributedType;
+  PlanInputs in;
+  Plan& p = in.plan;
+  const int processes = spec.numProcesses.value_or(1);
+  FATHOM_CHECK(spec.numMachines >= 1, ConfigError, spec.originOf("num_machines"), ": num_machines must be >= 1, got ",
+               spec.numMachines);
+  p.numGpus = processes;
+  // A configuration's num_processes (or a given num_machines) places the run on its machines; a world size from a
+  // flag or the environment alone is laid out by the hardware preset's GPUs per node, as `fathom plan` always did.
+  using config::ValueSource;
+  const bool placed = spec.sourceOf("num_machines") != ValueSource::Default ||
+                      spec.sourceOf("num_processes") == ValueSource::ConfigFile ||
+                      spec.sourceOf("num_processes") == ValueSource::Code;
+  if (placed) {
+    p.gpusPerNode = std::max(1, processes / spec.numMachines);
+  }
+  p.precision = spec.mixedPrecision;
+  // Accelerate's mixed precision is torch.autocast over fp32 parameters, except under DeepSpeed (fp32 master
+  // copy) and FSDP (MixedPrecision policy over fp32 shards, modelled by the FSDP layout).
+  p.masterWeights = MasterWeights::Autocast;
+  if (spec.distributedType == DistributedType::Fsdp) {
+    const config::FsdpSpec& f = spec.fsdp;
+    p.strategy = Strategy::Fsdp;
+    p.masterWeights = MasterWeights::Fp32Copy;
+    p.fsdpSharding = f.effectiveShardingStrategy();
+    config::kFsdpShardingStrategies.requireSupported(p.fsdpSharding,
+                                                     "fsdp_config.fsdp_sharding_strategy (" +
+                                                         spec.originOf("fsdp_config.fsdp_sharding_strategy") + ")");
+    p.fsdpWrap = f.autoWrapPolicy.value_or(p.fsdpWrap);
+    p.fsdpMinNumParams = f.minNumParams.value_or(p.fsdpMinNumParams);
+    p.offloadParams = p.offloadOptimizer = f.offloadParams.value_or(false);
+  } else if (spec.distributedType == DistributedType::DeepSpeed) {
+    const config::DeepSpeedSpec& d = spec.deepspeed;
+    p.masterWeights = MasterWeights::Fp32Copy;
+    p.bytes = BytesConvention::DeepSpeed;
+    const Strategy stages[] = {Strategy::Ddp, Strategy::Zero1, Strategy::Zero2, Strategy::Zero3};
+    p.strategy = stages[static_cast<int>(d.zeroStage.value_or(config::ZeroStage::Gradients))];
+    p.offloadOptimizer = d.offloadOptimizerDevice.value_or(config::OffloadDevice::None) != config::OffloadDevice::None;
+    p.offloadParams = d.offloadParamDevice.value_or(config::OffloadDevice::None) != config::OffloadDevice::None;
+  } else {
+    p.strategy = Strategy::Ddp;  // NO, MULTI_GPU, MULTI_CPU
+  }
+  applyPlanner(spec, in);
+  // The accumulation the workers run with (launch::launchOptionsFromRunSpec): the launcher's variable wins over the
+  // program's own setting, which fathom.planner mirrors.
+  if (spec.gradientAccumulationSteps) {
+    p.gradAccum = *spec.gradientAccumulationSteps;
+  } else if (spec.distributedType == DistributedType::DeepSpeed && spec.deepspeed.gradientAccumulationSteps) {
+    p.gradAccum = *spec.deepspeed.gradientAccumulationSteps;
+  } else {
+    p.gradAccum = spec.fathom.planner.gradientAccumulationSteps.value_or(p.gradAccum);
+  }
+  return in;
+}
 
 PlanInputs parsePlanText(const std::string& text, const std::string& origin, const std::filesystem::path& baseDir) {
   YAML::Node root;
@@ -179,16 +247,30 @@ PlanInputs parsePlanText(const std::string& text, const std::string& origin, con
     throw ConfigError(detail::concat(origin, ": not valid YAML: ", e.what()));
   }
   FATHOM_CHECK(root.IsMap(), ConfigError, origin, ": a plan file must be a YAML map");
-  PlanInputs in;
   if (root["distributed_type"]) {
-    readAccelerateKeys(root, origin, in);
-    if (const YAML::Node fathom = root["fathom"]; fathom && fathom.IsMap() && fathom["planner"]) {
-      readFathomKeys(fathom["planner"], origin + " (fathom.planner)", baseDir, in, true);
-    }
-  } else {
-    readFathomKeys(root, origin, baseDir, in, true);
+    config::RunSpec spec = config::runSpecFromConfig(config::parseConfig(text, origin).config);
+    spec.fileDirectory = baseDir;
+    return planFromRunSpec(spec);
   }
+  PlanInputs in;
+  in.plan.precision = Precision::Fp32;  // Accelerate's default mixed_precision, `no`
+  readFathomKeys(root, origin, baseDir, in);
   return in;
+}
+
+bool isConfigurationFile(const std::filesystem::path& path) {
+  std::ifstream file(path);
+  if (!file.good()) {
+    return true;
+  }
+  std::ostringstream text;
+  text << file.rdbuf();
+  try {
+    const YAML::Node root = YAML::Load(text.str());
+    return !root.IsMap() || static_cast<bool>(root["distributed_type"]);
+  } catch (const YAML::Exception&) {
+    return true;
+  }
 }
 
 PlanInputs loadPlanFile(const std::filesystem::path& path) {

@@ -3,37 +3,15 @@
 
 #include "fathom/common/error.h"
 
-#include <cctype>
-#include <string>
-
 namespace fathom::precision {
 
-namespace {
-constexpr MixedPrecision kAll[] = {MixedPrecision::No, MixedPrecision::Fp16, MixedPrecision::Bf16, MixedPrecision::Fp8};
-}  // namespace
-
 const char* toString(MixedPrecision precision) {
-  switch (precision) {
-  case MixedPrecision::No: return "no";
-  case MixedPrecision::Fp16: return "fp16";
-  case MixedPrecision::Bf16: return "bf16";
-  case MixedPrecision::Fp8: return "fp8";
-  }
-  detail::throwInternal(__FILE__, __LINE__, "known MixedPrecision",
-                        detail::concat("unknown MixedPrecision value ", static_cast<int>(precision)));
+  // The table's names are string literals, so data() is NUL-terminated.
+  return config::kMixedPrecisions.toString(precision).data();
 }
 
 MixedPrecision parseMixedPrecision(std::string_view text) {
-  std::string lowered(text);
-  for (char& c : lowered) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  for (const MixedPrecision p : kAll) {
-    if (lowered == toString(p)) {
-      return p;
-    }
-  }
-  throw ConfigError(detail::concat("unknown mixed_precision '", text, "': choose one of 'no', 'fp16', 'bf16', 'fp8'"));
+  return config::kMixedPrecisions.parse(text);
 }
 
 std::optional<c10::ScalarType> autocastDtype(MixedPrecision precision, c10::DeviceType device) {

@@ -94,23 +94,15 @@ int cudaDevices(const ProcessStateOptions& options) {
 }  // namespace
 
 const char* toString(DistributedType type) {
-  switch (type) {
-  case DistributedType::No: return "NO";
-  case DistributedType::MultiCpu: return "MULTI_CPU";
-  case DistributedType::MultiGpu: return "MULTI_GPU";
-  case DistributedType::Fsdp: return "FSDP";
-  case DistributedType::DeepSpeed: return "DEEPSPEED";
-  case DistributedType::MegatronLm: return "MEGATRON_LM";
-  }
-  return "NO";
+  // The table's names are string literals, so data() is NUL-terminated.
+  return config::kDistributedTypes.toString(type).data();
 }
 
 std::optional<DistributedType> distributedTypeFromString(std::string_view text) {
-  for (auto type : {DistributedType::No, DistributedType::MultiCpu, DistributedType::MultiGpu, DistributedType::Fsdp,
-                    DistributedType::DeepSpeed, DistributedType::MegatronLm}) {
-    if (text == toString(type)) {
-      return type;
-    }
+  const auto type = config::kDistributedTypes.find(text);
+  if (type == DistributedType::No || type == DistributedType::MultiCpu || type == DistributedType::MultiGpu ||
+      type == DistributedType::Fsdp || type == DistributedType::DeepSpeed || type == DistributedType::MegatronLm) {
+    return type;
   }
   return std::nullopt;
 }

@@ -82,7 +82,7 @@ Accelerator::Accelerator(AcceleratorOptions options, runtime::ProcessState state
   if (m_state.useDistributed()) {
     m_group = m_state.joinProcessGroup(options.processGroup);
     m_comm = std::make_unique<parallel::Comm>(*m_group);
-    if (m_options.fsdp && plan::isHybrid(m_options.fsdp->shardingStrategy))
+    if (m_options.fsdp && config::isHybrid(m_options.fsdp->shardingStrategy))
       joinHybridGroups();
   }
   if (m_options.mixedPrecision == precision::MixedPrecision::Fp16) {
@@ -412,7 +412,7 @@ void Accelerator::initTrackers(const std::string& projectName, const nlohmann::j
   options.projectDir = m_options.raw.projectDir;
   options.loggingDir = m_options.raw.loggingDir;
   options.runName = runName;
-  options.workspace = m_options.raw.workspace;
+  options.workspace = m_options.workspace;
   // The workspace's sqlite tracker is always on (docs/trackers.md), on every process; the Accelerator keeps a typed
   // handle to it for what only it takes (this process's setup, memory samples, log lines, traces).
   auto workspace = std::make_unique<telemetry::SqliteTracker>(options);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/common/error.h>
+#include <fathom/config/config_resolver.h>
 #include <fathom/config/config_schema.h>
 #include <fathom/train/accelerator_options.h>
 
@@ -82,6 +83,19 @@ ResolvedAcceleratorOptions resolveAcceleratorOptions(const AcceleratorOptions& o
                resolved.gradientAccumulationSteps, ")");
 
   resolveShardingOptions(options, env, resolved);
+
+  if (options.workspace) {
+    resolved.workspace = *options.workspace;
+  } else {
+    config::ResolveInputs inputs;
+    inputs.environment.emplace();
+    for (const std::string& name : config::environmentNamesFor("fathom.workspace")) {
+      if (auto value = env(name)) {
+        inputs.environment->emplace(name, *value);
+      }
+    }
+    resolved.workspace = config::resolveWorkspace(std::nullopt, std::move(inputs)).path;
+  }
 
   parallel::validate(options.ddp);
   precision::validate(options.gradScaler);

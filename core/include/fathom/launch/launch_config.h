@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <fathom/config/config_resolver.h>
+#include <fathom/config/run_spec.h>
 #include <fathom/launch/launch_options.h>
 
 namespace fathom::launch {
 
-/// The launch options an effective configuration decides: fathom::config::resolveConfig() has already applied
-/// the precedence (flag > environment > config file > default) to every config key, so this only translates:
-/// num_processes (a value < 1, Accelerate's "not set", keeps 1), num_machines, machine_rank, main_process_ip,
-/// main_process_port, mixed_precision, use_cpu, debug, distributed_type (FSDP / DEEPSPEED / MEGATRON_LM switch the
-/// mode; NO, MULTI_CPU and MULTI_GPU need nothing; any other type is a ConfigError), the fsdp_config keys that
-/// have an --fsdp_* flag, deepspeed_config.zero_stage, and gradient_accumulation_steps (only when not a default,
-/// because the variable overrides the program's own value; with DeepSpeed also the deepspeed_config one).
+/// The launch options a run specification decides. The spec was built from the resolved configuration
+/// (config::runSpecFromConfig(config::resolveConfig(...)), flag > environment > config file > default), so this only
+/// translates: num_processes (unset, Accelerate's -1, keeps 1), num_machines, machine_rank, main_process_ip,
+/// main_process_port, mixed_precision, use_cpu, debug, gpu_ids (CUDA_VISIBLE_DEVICES), distributed_type (FSDP /
+/// DEEPSPEED / MEGATRON_LM switch the mode; NO, MULTI_CPU and MULTI_GPU need nothing; any other type is a
+/// ConfigError), the fsdp_config keys that have an --fsdp_* flag, deepspeed_config.zero_stage and the offload devices,
+/// gradient_accumulation_steps (only when given, because the variable overrides the program's own value; with
+/// DeepSpeed also the deepspeed_config one), and the `fathom` section's trackers, project_dir, logging_dir and
+/// profiler.* as FATHOM_* variables for the workers (`fathom train` reads them; docs/config.md).
+/// ConfigError naming the key and its origin for a tracker Fathom does not implement, or a dynamo backend given on the
+/// command line (LibTorch C++ has no torch.compile; from a file or the environment it is only a note).
 /// Launcher-only settings (restarts, logs, tee, ...) keep their defaults: they are flags, not config keys.
-LaunchOptions launchOptionsFromConfig(const config::EffectiveConfig& effective);
+LaunchOptions launchOptionsFromRunSpec(const config::RunSpec& spec);
 
 }  // namespace fathom::launch

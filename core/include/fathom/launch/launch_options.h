@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace fathom::launch {
@@ -90,6 +91,12 @@ struct LaunchOptions {
   bool workerStdoutToStderr = false;
   /// ACCELERATE_DEBUG_MODE=true in the workers, and the launcher says what it sets and sends.
   bool debug = false;
+  /// --gpu_ids / gpu_ids: CUDA_VISIBLE_DEVICES for every worker ("0,1"), as Accelerate's launcher sets it. Empty =
+  /// all devices (the variable is left as the launcher's environment has it).
+  std::string gpuIds;
+  /// FATHOM_* variables every worker gets: the run specification's fathom.trackers, project_dir, logging_dir and
+  /// profiler.* (launchOptionsFromRunSpec), which `fathom train` reads below its own flags.
+  std::vector<std::pair<std::string, std::string>> fathomVariables;
   /// After SIGTERM, how long workers get before SIGKILL.
   std::chrono::milliseconds terminateGracePeriod{5000};
   /// How many of a failed rank's last output lines the failure report shows.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <fathom/plan/training_plan.h>
+#include <fathom/config/vocabulary.h>
 #include <fathom/runtime/process_state.h>
 
 #include <c10/core/ScalarType.h>
@@ -14,29 +14,13 @@
 
 namespace fathom::parallel {
 
-/// torch.distributed.fsdp.ShardingStrategy; the planner's enum, so a run and its plan name the same thing.
-using FsdpShardingStrategy = plan::FsdpSharding;
-
-/// Accelerate's fsdp_auto_wrap_policy: which modules become FSDP units (each unit owns one flat parameter that
-/// is gathered before it runs and freed after). Everything not inside a unit belongs to the root unit.
-enum class FsdpWrapPolicy {
-  TransformerBased,  ///< modules whose class name is in transformerLayerClsToWrap (TRANSFORMER_BASED_WRAP)
-  SizeBased,         ///< candidate modules holding >= minNumParams parameters (SIZE_BASED_WRAP)
-  NoWrap,            ///< one unit: the whole model (NO_WRAP)
-};
-
-/// torch.distributed.fsdp.BackwardPrefetch: when the next unit's all-gather is issued in backward.
-enum class FsdpBackwardPrefetch {
-  BackwardPre,   ///< before the current unit's gradient computation (more memory, most overlap)
-  BackwardPost,  ///< after the current unit's gradients are computed
-  NoPrefetch,    ///< only when the next unit's backward starts
-};
-
-/// Accelerate's fsdp_state_dict_type.
-enum class FsdpStateDictType {
-  FullStateDict,     ///< unflattened, unpadded full tensors, gathered on rank 0 (every rank with rank0Only false)
-  ShardedStateDict,  ///< each rank saves its own flat shards plus the metadata to reassemble them
-};
+/// torch.distributed.fsdp.ShardingStrategy, Accelerate's fsdp_auto_wrap_policy, BackwardPrefetch and
+/// fsdp_state_dict_type: the run configuration's vocabulary (config/vocabulary.h), which the planner shares, so a
+/// run and its plan name the same thing. Everything not inside a wrapped unit belongs to the root unit.
+using FsdpShardingStrategy = config::FsdpShardingStrategy;
+using FsdpWrapPolicy = config::FsdpWrapPolicy;
+using FsdpBackwardPrefetch = config::FsdpBackwardPrefetch;
+using FsdpStateDictType = config::FsdpStateDictType;
 
 /// torch.distributed.fsdp.MixedPrecision: dtypes FSDP casts to. std::nullopt = keep the parameter's dtype
 /// (float32), which is also what the planner assumes for Accelerate's autocast mixed precision.
@@ -69,15 +53,16 @@ struct FsdpOptions {
   int shardGroupSize = 0;
 };
 
-/// Throws ConfigError naming the value: limitAllGathers < 1, minNumParams < 0, shardGroupSize < 0.
+/// Throws ConfigError naming the value: limitAllGathers < 1, minNumParams < 0, shardGroupSize < 0, a sharding strategy
+/// or state-dict type Fathom does not run (config::NamedValue::supported).
 void validate(const FsdpOptions& options);
 
 /// FSDP options from Accelerate's FSDP_* environment variables (what `fathom launch` / `accelerate launch` set
 /// for fsdp_config keys), starting from `base`. ConfigError names the variable and value that does not parse.
 FsdpOptions fsdpOptionsFromEnvironment(const runtime::EnvLookup& env, FsdpOptions base = {});
 
-/// Parsers accepting Accelerate's spellings (upper case, or the 1-based integers of older configs), case-
-/// insensitive; ConfigError naming the value and the accepted ones.
+/// Parsers accepting Accelerate's spellings (config/vocabulary.h: upper case, or the 1-based integers of older
+/// configs), case-insensitive; ConfigError naming the value and the accepted ones, or a value Fathom does not run.
 FsdpShardingStrategy parseFsdpShardingStrategy(std::string_view text);
 FsdpWrapPolicy parseFsdpWrapPolicy(std::string_view text);
 FsdpBackwardPrefetch parseFsdpBackwardPrefetch(std::string_view text);
@@ -87,7 +72,7 @@ FsdpStateDictType parseFsdpStateDictType(std::string_view text);
 std::string_view toString(FsdpWrapPolicy policy);
 std::string_view toString(FsdpBackwardPrefetch prefetch);
 std::string_view toString(FsdpStateDictType type);
-/// "FULL_SHARD", "SHARD_GRAD_OP", "HYBRID_SHARD", "HYBRID_SHARD_ZERO2", "NO_SHARD".
+/// "FULL_SHARD", "SHARD_GRAD_OP", "NO_SHARD", "HYBRID_SHARD", "HYBRID_SHARD_ZERO2".
 std::string_view fsdpShardingName(FsdpShardingStrategy strategy);
 
 }  // namespace fathom::parallel

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <fathom/config/vocabulary.h>
 #include <fathom/runtime/process_state.h>
 
 #include <cstdint>
@@ -8,9 +9,9 @@
 
 namespace fathom::parallel {
 
-/// DeepSpeed's offload_optimizer.device / offload_param.device. Nvme is accepted by the config reader and
-/// refused by the engine (ConfigError): Fathom offloads to host memory only.
-enum class OffloadDevice { None, Cpu, Nvme };
+/// DeepSpeed's offload_optimizer.device / offload_param.device (config/vocabulary.h). Nvme is accepted by the
+/// config reader and refused by the engine (ConfigError): Fathom offloads to host memory only.
+using OffloadDevice = config::OffloadDevice;
 
 /// DeepSpeed ZeRO settings (the `zero_optimization` section of a DeepSpeed config, and Accelerate's
 /// deepspeed_config keys), with DeepSpeed's defaults. docs/sharding.md has the table.
@@ -46,7 +47,8 @@ void validate(const ZeroOptions& options);
 /// ConfigError names the variable and value that does not parse.
 ZeroOptions zeroOptionsFromEnvironment(const runtime::EnvLookup& env, ZeroOptions base = {});
 
-/// "none", "cpu", "nvme" (case-insensitive); ConfigError naming the value otherwise.
+/// "none", "cpu", "nvme" (case-insensitive; config::kOffloadDevices); ConfigError "invalid offload device ..."
+/// otherwise.
 OffloadDevice parseOffloadDevice(std::string_view text);
 std::string_view toString(OffloadDevice device);
 

@@ -1,37 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <fathom/config/vocabulary.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace fathom::plan {
 
-/// Data-parallel strategy. FSDP's flavour is Plan::fsdpSharding.
+/// Data-parallel strategy (`fathom plan --strategy`, `fathom train --strategy`). FSDP's flavour is
+/// Plan::fsdpSharding.
 enum class Strategy { Ddp, Fsdp, Zero1, Zero2, Zero3 };
-/// torch.distributed.fsdp.ShardingStrategy. HybridShardZero2 is torch's _HYBRID_SHARD_ZERO2 (Accelerate's
-/// HYBRID_SHARD_ZERO2): SHARD_GRAD_OP inside the shard group, replicated across groups.
-enum class FsdpSharding { FullShard, ShardGradOp, HybridShard, NoShard, HybridShardZero2 };
+/// torch.distributed.fsdp.ShardingStrategy: the run configuration's vocabulary (config/vocabulary.h), so a run and
+/// its plan name the same thing. HybridShardZero2 is torch's _HYBRID_SHARD_ZERO2 (Accelerate's HYBRID_SHARD_ZERO2):
+/// SHARD_GRAD_OP inside the shard group, replicated across groups.
+using FsdpSharding = config::FsdpShardingStrategy;
 
-/// HYBRID_SHARD and HYBRID_SHARD_ZERO2: sharded within a shard group (a node), replicated across the groups, whose
-/// shard gradients are all-reduced after the group's reduce-scatter.
-constexpr bool isHybrid(FsdpSharding s) {
-  return s == FsdpSharding::HybridShard || s == FsdpSharding::HybridShardZero2;
-}
-/// FULL_SHARD and HYBRID_SHARD free a unit's parameters after its forward (and gather them again in backward);
-/// SHARD_GRAD_OP and HYBRID_SHARD_ZERO2 keep them gathered until its gradients are reduced (torch FSDP's
-/// reshard_after_forward). NO_SHARD never shards.
-constexpr bool reshardsAfterForward(FsdpSharding s) {
-  return s == FsdpSharding::FullShard || s == FsdpSharding::HybridShard;
-}
+// isHybrid() and reshardsAfterForward() are the vocabulary's (config/vocabulary.h), found through the alias.
 /// Accelerate's fsdp_auto_wrap_policy: which repeated blocks become FSDP / ZeRO-3 units (the rest is the root unit).
-enum class FsdpWrap {
-  TransformerBased,  ///< every repeated block (TRANSFORMER_BASED_WRAP)
-  SizeBased,         ///< the blocks holding >= Plan::fsdpMinNumParams parameters (SIZE_BASED_WRAP)
-  NoWrap,            ///< one unit: the whole model (NO_WRAP)
-};
-/// Compute precision of matmuls and activations.
-enum class Precision { Fp32, Fp16, Bf16, Fp8 };
+/// SizeBased compares with Plan::fsdpMinNumParams.
+using FsdpWrap = config::FsdpWrapPolicy;
+/// Compute precision of matmuls and activations: Accelerate's mixed_precision, whose `no` the planner calls Fp32.
+using Precision = config::MixedPrecision;
 /// Where the fp32 copy of the weights lives in mixed precision.
 enum class MasterWeights {
   Fp32Copy,  ///< low-precision params + a separate fp32 master copy (Megatron, DeepSpeed, Apex O2)
@@ -55,6 +46,58 @@ enum class GradSync {
   EveryMicroStep,  ///< reduce after every backward
   OncePerStep,     ///< no_sync on all but the last micro-step (keeps unsharded gradients for sharded strategies)
 };
+
+/// The planner's own vocabulary: `fathom plan`'s and `fathom train`'s flags, plan files and the `fathom.planner`
+/// section of a configuration (config_schema.cpp takes its allowed values from here).
+inline constexpr NameTable kStrategies{
+    "strategy", NameMatch::Lenient,
+    std::array{
+        NamedValue<Strategy>{Strategy::Ddp, "ddp", "replicated data parallel", true, {"multi_gpu"}},
+        NamedValue<Strategy>{Strategy::Fsdp, "fsdp", "fully sharded data parallel (see fsdp_sharding_strategy)"},
+        NamedValue<Strategy>{Strategy::Zero1, "zero1", "ZeRO stage 1: optimizer states partitioned", true, {"zero_1"}},
+        NamedValue<Strategy>{Strategy::Zero2, "zero2", "ZeRO stage 2: and gradients", true, {"zero_2"}},
+        NamedValue<Strategy>{Strategy::Zero3, "zero3", "ZeRO stage 3: and parameters", true, {"zero_3"}},
+    }};
+inline constexpr NameTable kMasterWeights{
+    "master_weights", NameMatch::Lenient,
+    std::array{
+        NamedValue<MasterWeights>{
+            MasterWeights::Fp32Copy, "fp32", "a separate fp32 master copy", true, {"yes", "true"}},
+        NamedValue<MasterWeights>{
+            MasterWeights::None, "none", "no fp32 copy: everything in the low dtype", true, {"no", "false"}},
+        NamedValue<MasterWeights>{MasterWeights::Autocast, "autocast", "fp32 parameters, low-precision matmuls"},
+    }};
+inline constexpr NameTable kOptimizers{
+    "optimizer", NameMatch::Lenient,
+    std::array{
+        NamedValue<Optimizer>{Optimizer::Adam, "adam", "two moments per parameter"},
+        NamedValue<Optimizer>{Optimizer::AdamW, "adamw", "two moments per parameter"},
+        NamedValue<Optimizer>{Optimizer::Sgd, "sgd", "no state"},
+        NamedValue<Optimizer>{
+            Optimizer::SgdMomentum, "sgd-momentum", "one momentum buffer per parameter", true, {"momentum"}},
+        NamedValue<Optimizer>{Optimizer::Adafactor, "adafactor", "factored second moments"},
+    }};
+inline constexpr NameTable kRecomputes{
+    "recompute", NameMatch::Lenient,
+    std::array{
+        NamedValue<Recompute>{Recompute::None, "none", "keep every activation"},
+        NamedValue<Recompute>{Recompute::Selective, "selective", "recompute attention's s² terms"},
+        NamedValue<Recompute>{Recompute::Full, "full", "keep only each block's input"},
+    }};
+inline constexpr NameTable kBytesConventions{
+    "bytes_convention", NameMatch::Lenient,
+    std::array{
+        NamedValue<BytesConvention>{BytesConvention::Zero, "zero", "ZeRO paper: 16 B/param with Adam"},
+        NamedValue<BytesConvention>{BytesConvention::Megatron, "megatron", "Megatron-LM: 18 B/param (20 for fp16)"},
+        NamedValue<BytesConvention>{BytesConvention::DeepSpeed, "deepspeed", "DeepSpeed's own estimates"},
+    }};
+inline constexpr NameTable kGradSyncs{
+    "grad_sync", NameMatch::Lenient,
+    std::array{
+        NamedValue<GradSync>{GradSync::Auto, "auto", "ZeRO every micro-step, DDP and FSDP once per step"},
+        NamedValue<GradSync>{GradSync::EveryMicroStep, "every_micro_step", "reduce after every backward"},
+        NamedValue<GradSync>{GradSync::OncePerStep, "once_per_step", "no_sync on all but the last micro-step"},
+    }};
 
 /// One training configuration to evaluate. Defaults: DDP on 1 GPU, bf16 with an fp32 master copy, AdamW, no
 /// recomputation, Megatron bytes convention (18 B/param). Accelerate's own DDP mixed precision is
@@ -88,19 +131,21 @@ struct Plan {
 /// Data-parallel degree: numGpus / (tp·pp).
 int dataParallel(const Plan& plan);
 
-/// Parsers for the CLI and plan files; each throws ConfigError naming the value and the accepted ones.
+/// Parsers for the CLI and plan files (the tables above and in config/vocabulary.h, any case); each throws
+/// ConfigError "invalid <what> '<text>' (expected ...)".
 Strategy parseStrategy(std::string_view text);
-/// full_shard, shard_grad_op, no_shard, hybrid_shard, hybrid_shard_zero2 (or torch's 1-5), any case.
-FsdpSharding parseFsdpSharding(std::string_view text);
-Precision parsePrecision(std::string_view text);              ///< fp32/no, fp16, bf16, fp8
-MasterWeights parseMasterWeights(std::string_view text);      ///< fp32/yes, none/no, autocast
-Optimizer parseOptimizer(std::string_view text);              ///< adam, adamw, sgd, sgd-momentum, adafactor
-Recompute parseRecompute(std::string_view text);              ///< none, selective, full
+FsdpSharding parseFsdpSharding(std::string_view text);    ///< FULL_SHARD, ..., HYBRID_SHARD_ZERO2 (or 1-5), any case
+Precision parsePrecision(std::string_view text);          ///< fp32 (the planner's `no`), no, fp16, bf16, fp8
+MasterWeights parseMasterWeights(std::string_view text);  ///< fp32/yes, none/no, autocast
+Optimizer parseOptimizer(std::string_view text);          ///< adam, adamw, sgd, sgd-momentum, adafactor
+Recompute parseRecompute(std::string_view text);          ///< none, selective, full
 BytesConvention parseBytesConvention(std::string_view text);  ///< zero, megatron, deepspeed
 GradSync parseGradSync(std::string_view text);                ///< auto, every_micro_step, once_per_step
 FsdpWrap parseFsdpWrap(std::string_view text);  ///< transformer_based_wrap, size_based_wrap, no_wrap (any case)
 
-std::string_view toString(Strategy v);  ///< canonical names, as the parsers accept them
+/// The planner's spellings (plan files, `fathom plan --json`): the tables' names, FSDP's in lower case
+/// ("full_shard", "transformer_based_wrap") and mixed_precision `no` as "fp32".
+std::string_view toString(Strategy v);
 std::string_view toString(FsdpSharding v);
 std::string_view toString(Precision v);
 std::string_view toString(MasterWeights v);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <fathom/config/vocabulary.h>
+
 #include <c10/core/DeviceType.h>
 #include <c10/core/ScalarType.h>
 
@@ -9,14 +11,14 @@
 
 namespace fathom::precision {
 
-/// Accelerate's PrecisionType (utils/dataclasses.py), spelled as its `mixed_precision` values.
-enum class MixedPrecision { No, Fp16, Bf16, Fp8 };
+/// Accelerate's PrecisionType (utils/dataclasses.py): the run configuration's vocabulary (config/vocabulary.h).
+using MixedPrecision = config::MixedPrecision;
 
-/// "no", "fp16", "bf16", "fp8".
+/// "no", "fp16", "bf16", "fp8" (config::kMixedPrecisions).
 const char* toString(MixedPrecision precision);
 
 /// Parses a `mixed_precision` value case-insensitively, as AcceleratorState lower-cases it. Throws
-/// fathom::ConfigError naming the value and the accepted spellings for anything else.
+/// fathom::ConfigError "invalid mixed_precision '<text>' (expected no, fp16, bf16 or fp8)" for anything else.
 MixedPrecision parseMixedPrecision(std::string_view text);
 
 /// The autocast dtype for `precision` on `device`: std::nullopt for `no` (no autocast region), kHalf for fp16,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <fathom/config/vocabulary.h>
 #include <fathom/runtime/process_group.h>
 
 #include <chrono>
@@ -13,13 +14,14 @@
 
 namespace fathom::runtime {
 
-/// Accelerate's `DistributedType`, restricted to what Fathom runs. Spelled as Accelerate spells it in YAML and
-/// in `accelerator.state` ("NO", "MULTI_CPU", ...).
-enum class DistributedType { No, MultiCpu, MultiGpu, Fsdp, DeepSpeed, MegatronLm };
+/// Accelerate's `DistributedType` (config/vocabulary.h). A process's state is one of No, MultiCpu, MultiGpu, Fsdp,
+/// DeepSpeed and MegatronLm; spelled as Accelerate spells it in YAML and in `accelerator.state` ("NO", ...).
+using DistributedType = config::DistributedType;
 
 /// "NO", "MULTI_CPU", "MULTI_GPU", "FSDP", "DEEPSPEED", "MEGATRON_LM".
 const char* toString(DistributedType type);
-/// The inverse of toString(); case-sensitive as Accelerate's enum. std::nullopt for anything else.
+/// The inverse of toString() for the types a process can be in; case-sensitive as Accelerate's enum. std::nullopt
+/// for anything else.
 std::optional<DistributedType> distributedTypeFromString(std::string_view text);
 
 /// Where a worker's tensors live: the CPU, or one CUDA device.

@@ -75,7 +75,9 @@ struct AcceleratorOptions {
   std::filesystem::path loggingDir;
   /// The workspace initTrackers()'s built-in `sqlite` tracker writes when the program runs without `fathom launch`
   /// (under the launcher, points go to the launcher's workspace through its collector). docs/trackers.md.
-  std::filesystem::path workspace = "fathom.sqlite";
+  /// std::nullopt: resolved as every `fathom` command resolves it (config::resolveWorkspace): FATHOM_WORKSPACE, else
+  /// the default configuration's fathom.workspace, else ./fathom.sqlite.
+  std::optional<std::filesystem::path> workspace;
 };
 
 /// The options with every environment default applied (what the Accelerator actually runs with).
@@ -86,12 +88,15 @@ struct ResolvedAcceleratorOptions {
   std::optional<parallel::FsdpOptions> fsdp;
   /// The ZeRO options in force (given, or from the environment), or std::nullopt. Never both with fsdp.
   std::optional<parallel::ZeroOptions> zero;
+  /// The workspace in force (given, or config::resolveWorkspace()).
+  std::filesystem::path workspace;
   AcceleratorOptions raw;  ///< the options as given, for reporting
 };
 
-/// Fills the unset fields from `env` (ACCELERATE_MIXED_PRECISION, ACCELERATE_GRADIENT_ACCUMULATION_STEPS) and
-/// validates everything at the front door: ConfigError naming the value for gradient accumulation steps < 1, an
-/// unparsable environment value (naming the variable), fp8, or invalid DDP / GradScaler options.
+/// Fills the unset fields from `env` (ACCELERATE_MIXED_PRECISION, ACCELERATE_GRADIENT_ACCUMULATION_STEPS,
+/// FATHOM_WORKSPACE) and validates everything at the front door: ConfigError naming the value for gradient
+/// accumulation steps < 1, an unparsable environment value (naming the variable), fp8, invalid DDP / GradScaler
+/// options, or a default configuration file that cannot be read (it may name the workspace).
 ResolvedAcceleratorOptions resolveAcceleratorOptions(const AcceleratorOptions& options, const runtime::EnvLookup& env);
 
 }  // namespace fathom::train
