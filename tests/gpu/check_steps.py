@@ -271,7 +271,7 @@ CATEGORIES = ("parameters", "gradients", "optimizer_states", "master_weights")
 
 
 def plan_args(run_result, a):
-    args = [a.fathom, "plan", "--model", a.model, "--num_gpus", str(run_result["world_size"] or 1),
+    args = [a.fathom, "plan", "--model", a.model, "--num_processes", str(run_result["world_size"] or 1),
             "--micro_batch", str(run_result["batch_size"]), "--seq", str(a.block_size), "--optimizer", "adamw",
             "--hardware", a.hardware, "--json"]
     strategy = run_result["strategy"]
@@ -279,9 +279,9 @@ def plan_args(run_result, a):
     if strategy == "fsdp":
         args += ["--fsdp_sharding_strategy", "full_shard"]
     if run_result["mixed_precision"] == "bf16":
-        args += ["--precision", "bf16", "--master_weights", "autocast"]  # fp32 parameters, bf16 matmuls
+        args += ["--mixed_precision", "bf16", "--master_weights", "autocast"]  # fp32 parameters, bf16 matmuls
     else:
-        args += ["--precision", "fp32"]
+        args += ["--mixed_precision", "no"]
     return args
 
 
