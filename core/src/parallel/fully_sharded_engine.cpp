@@ -3,6 +3,7 @@
 
 #include "comm_work.h"
 #include "fully_sharded_units.h"
+#include "runtime/torch_compat.h"
 
 #include <fathom/common/error.h>
 #include <fathom/parallel/module_state_sync.h>
@@ -455,8 +456,7 @@ void FullyShardedEngine::bindOptimizer(torch::optim::Optimizer& optimizer) {
   FATHOM_CHECK(found == mine.size(), ConfigError, s.prefix, ": the optimizer holds ", found, " of the model's ",
                mine.size(), " parameters; it must hold all of them (or none)");
   for (const at::Tensor& p : target->params()) {
-    FATHOM_CHECK(!mine.count(p.unsafeGetTensorImpl()) ||
-                     !optimizer.state().count(c10::guts::to_string(p.unsafeGetTensorImpl())),
+    FATHOM_CHECK(!mine.count(p.unsafeGetTensorImpl()) || !optimizer.state().count(compat::optimizerStateKey(p)),
                  ConfigError, s.prefix, ": the optimizer has already stepped; prepare it before the first step");
   }
   std::vector<at::Tensor> params;

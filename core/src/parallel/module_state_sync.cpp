@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/parallel/module_state_sync.h>
 
+#include "runtime/torch_compat.h"
+
 #include <fathom/common/error.h>
 
 #include <ATen/ATen.h>
-#include <c10/util/string_utils.h>
 #include <torch/optim/adagrad.h>
 #include <torch/optim/adam.h>
 #include <torch/optim/adamw.h>
@@ -115,7 +116,7 @@ std::int64_t optimizerStateBytes(const torch::optim::Optimizer& optimizer, const
   const auto& states = optimizer.state();
   for (const at::Tensor& p : params) {
     // LibTorch keys optimizer state by the parameter's TensorImpl address, as a string.
-    const auto it = states.find(c10::guts::to_string(p.unsafeGetTensorImpl()));
+    const auto it = states.find(compat::optimizerStateKey(p));
     if (it != states.end() && it->second)
       bytes += stateBytes(*it->second);
   }

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/parallel/zero_engine.h>
 
+#include "runtime/torch_compat.h"
 #include "zero_grad_reducer.h"
 
 #include <fathom/common/error.h>
 #include <fathom/parallel/module_state_sync.h>
 
 #include <ATen/ATen.h>
-#include <c10/util/string_utils.h>
 
 #include <algorithm>
 #include <cmath>
@@ -158,8 +158,8 @@ void ZeroEngine::bindOptimizer(torch::optim::Optimizer& optimizer) {
   for (const at::Tensor& t : ps) {
     if (auto it = mine.find(t.unsafeGetTensorImpl()); it != mine.end()) {
       present[it->second] = 1;
-      FATHOM_CHECK(optimizer.state().count(c10::guts::to_string(t.unsafeGetTensorImpl())) == 0, ConfigError,
-                   s.stageName(), ": the optimizer already holds state for '", s.params[it->second].name,
+      FATHOM_CHECK(optimizer.state().count(compat::optimizerStateKey(t)) == 0, ConfigError, s.stageName(),
+                   ": the optimizer already holds state for '", s.params[it->second].name,
                    "'; bind it before its first step");
     }
   }

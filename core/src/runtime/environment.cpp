@@ -91,7 +91,7 @@ EnvironmentReport collectEnvironment(const EnvironmentOptions& options) {
   if (options.checkGloo) {
     report.glooAvailable = ProcessGroup::backendAvailable(CommBackend::Gloo, &report.glooDetail);
   } else {
-#ifdef USE_C10D_GLOO
+#ifdef FATHOM_HAVE_GLOO
     report.glooAvailable = true;
     report.glooDetail = "compiled into LibTorch (not exercised)";
 #else

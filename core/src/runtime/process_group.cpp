@@ -76,7 +76,7 @@ c10::intrusive_ptr<compat::CollectiveBackend> makeBackend(const c10::intrusive_p
                                                           const ProcessGroupOptions& o) {
   switch (o.backend) {
   case CommBackend::Gloo:
-#ifdef USE_C10D_GLOO
+#ifdef FATHOM_HAVE_GLOO
     return compat::makeGlooBackend(store, o.rank, o.worldSize, o.timeout, glooHost(o));
 #else
     throw ConfigError("backend gloo requested, but this LibTorch was built without c10d Gloo");
@@ -381,7 +381,7 @@ bool ProcessGroup::backendAvailable(CommBackend backend, std::string* detail) {
     say("LibTorch was built without c10d Gloo");
     return false;
   }
-#ifdef USE_C10D_GLOO
+#ifdef FATHOM_HAVE_GLOO
   try {
     // A real one-rank group over an in-memory store: proves the transport can bind on this machine.
     auto store = c10::make_intrusive<c10d::HashStore>();

@@ -19,9 +19,12 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/csrc/distributed/c10d/Types.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>
+#include <torch/optim/optimizer.h>
 #include <torch/version.h>
 
-#ifdef USE_C10D_GLOO
+// FATHOM_HAVE_GLOO, not torch's USE_C10D_GLOO: PyTorch 2.x's wheels export USE_C10D_GLOO but ship no gloo
+// headers, which ProcessGroupGloo.hpp includes; cmake/FathomTorch.cmake defines FATHOM_HAVE_GLOO where they exist.
+#ifdef FATHOM_HAVE_GLOO
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #endif
 #ifdef USE_C10D_NCCL
@@ -33,7 +36,9 @@
 #endif
 
 #include <chrono>
+#include <sstream>
 #include <string>
+#include <type_traits>
 
 #define FATHOM_TORCH_AT_LEAST(major, minor)                                                                            \
   (TORCH_VERSION_MAJOR > (major) || (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
@@ -50,7 +55,7 @@ using CollectiveBackend = c10d::ProcessGroup;
 #endif
 
 /// Whether this LibTorch was compiled with c10d's Gloo / NCCL backends.
-#ifdef USE_C10D_GLOO
+#ifdef FATHOM_HAVE_GLOO
 inline constexpr bool kHasGloo = true;
 #else
 inline constexpr bool kHasGloo = false;
@@ -76,7 +81,7 @@ inline c10d::TCPStoreOptions tcpStoreOptions(std::uint16_t port, bool isServer, 
   return opts;
 }
 
-#ifdef USE_C10D_GLOO
+#ifdef FATHOM_HAVE_GLOO
 /// A Gloo backend whose transport binds to `hostname` (an address or host name of this machine).
 inline c10::intrusive_ptr<CollectiveBackend> makeGlooBackend(const c10::intrusive_ptr<c10d::Store>& store, int rank,
                                                              int size, std::chrono::milliseconds timeout,
@@ -182,5 +187,21 @@ struct ReportMemoryUsageArgs<R (C::*)(Ptr, Size, Total, Reserved, Device)> {
 /// int64_t in LibTorch 1.13, size_t in 2.x. Overrides declare them with this type.
 using MemoryTotal =
     typename detail::ReportMemoryUsageArgs<decltype(&c10::MemoryReportingInfoBase::reportMemoryUsage)>::TotalType;
+
+// ---- optimizer state ---------------------------------------------------------------------------------------
+
+/// The key torch::optim::Optimizer::state() files a parameter's state under: its TensorImpl's address, as text in
+/// 1.13 (c10::guts::to_string, gone in 2.x) and as the pointer itself where the map is keyed by void*.
+/// (A template only so that `if constexpr` discards the other LibTorch's branch.)
+template <typename Optimizer = torch::optim::Optimizer> auto optimizerStateKey(const at::Tensor& parameter) {
+  using Key = typename std::decay_t<decltype(std::declval<const Optimizer&>().state())>::key_type;
+  if constexpr (std::is_same_v<Key, std::string>) {
+    std::ostringstream text;
+    text << parameter.unsafeGetTensorImpl();
+    return text.str();
+  } else {
+    return static_cast<Key>(parameter.unsafeGetTensorImpl());
+  }
+}
 
 }  // namespace fathom::compat
