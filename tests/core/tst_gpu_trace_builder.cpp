@@ -227,6 +227,26 @@ private slots:
     QVERIFY(sink.withCategory(u"kernel"_s).first().contains(u"|device=0,"_s));
   }
 
+  // Hopper's programmatic dependent launch lets kernel b start 128 ns before a ends on the same stream (seen on the
+  // first H200 run, docs/gpu.md): a's end is cut to b's start, so the stream's row nests for Perfetto and the
+  // validator, and the cut is kept in the event. c, on another stream, keeps its times.
+  void crossingKernelsOnOneStreamAreTrimmed() {
+    GpuTraceBuilder builder(GpuTraceBuilderOptions{});
+    const std::vector<GpuActivity> acts = {kernel(1, 1'000, 2'128, 0, 7, "a"), kernel(2, 2'000, 3'000, 0, 7, "b"),
+                                           kernel(3, 1'500, 2'500, 0, 13, "c")};
+    builder.add(acts);
+    RecordingSink sink;
+    const GpuTraceStats stats = build(builder, sink);
+    QCOMPARE(stats.overlapsTrimmed, 1u);
+    const auto kernels = sink.withCategory(u"kernel"_s);
+    QCOMPARE(kernels.size(), 3);
+    QVERIFY2(kernels[0].startsWith(u"X|kernel|a|0/7|1000+1000|"_s), qPrintable(kernels[0]));
+    QVERIFY2(kernels[0].contains(u"overlap_trimmed_ns=128"_s), qPrintable(kernels[0]));
+    QVERIFY2(kernels[1].startsWith(u"X|kernel|c|0/13|1500+1000|"_s), qPrintable(kernels[1]));
+    QVERIFY2(kernels[2].startsWith(u"X|kernel|b|0/7|2000+1000|"_s), qPrintable(kernels[2]));
+    QVERIFY(!kernels[1].contains(u"overlap_trimmed_ns"_s) && !kernels[2].contains(u"overlap_trimmed_ns"_s));
+  }
+
   void recordsArrivingBeforeTheirLaunch() {
     Ops ops;
     ops.byId[77] = {kCpuPid, kMainTid, "aten::add", std::nullopt};

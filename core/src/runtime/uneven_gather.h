@@ -17,7 +17,8 @@ namespace fathom::detail {
 template <typename GatherSizes, typename GatherPadded>
 std::vector<at::Tensor> allGatherUneven(const at::Tensor& tensor, GatherSizes&& gatherSizes,
                                         GatherPadded&& gatherPadded) {
-  const auto sizes = gatherSizes(at::full({1}, tensor.size(0), at::kLong));
+  // On the tensor's device: NCCL gathers only CUDA tensors (found on the first GPU run, docs/gpu.md).
+  const auto sizes = gatherSizes(at::full({1}, tensor.size(0), tensor.options().dtype(at::kLong)));
   std::int64_t largest = 0;
   for (const auto& size : sizes) {
     largest = std::max(largest, size.template item<std::int64_t>());

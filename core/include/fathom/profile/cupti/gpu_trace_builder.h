@@ -74,9 +74,13 @@ struct GpuTraceStats {
   std::uint64_t overheadRecords = 0;              ///< CUPTI overhead records
   std::int64_t overheadNs = 0;                    ///< Σ their durations
   std::uint64_t flows = 0;                        ///< ac2g flow pairs written
-  std::uint64_t recordsOutOfOrder = 0;   ///< GPU records that arrived before their launch record (linked anyway)
-  std::uint64_t gpuBeforeLaunch = 0;     ///< GPU records that start before the call that launched them (clock skew)
-  std::uint64_t invalidTimestamps = 0;   ///< records without usable times (start 0, or end < start): not written
+  std::uint64_t recordsOutOfOrder = 0;  ///< GPU records that arrived before their launch record (linked anyway)
+  std::uint64_t gpuBeforeLaunch = 0;    ///< GPU records that start before the call that launched them (clock skew)
+  std::uint64_t invalidTimestamps = 0;  ///< records without usable times (start 0, or end < start): not written
+  /// GPU records that ended after the next record on their stream began (Hopper's programmatic dependent launch
+  /// lets a kernel start while its predecessor drains): their end is cut to the next start, so each stream stays
+  /// one nested row, and the cut is kept in the event's `overlap_trimmed_ns` arg.
+  std::uint64_t overlapsTrimmed = 0;
   std::uint64_t unmappedThreads = 0;     ///< CUPTI thread ids with no OS thread id: their rows use the CUPTI id
   std::uint64_t threadMapConflicts = 0;  ///< API records whose CPU op names another OS thread than the thread map
   std::uint64_t eventsEmitted = 0;       ///< TraceEvents passed to the sink (metadata and flows included)
