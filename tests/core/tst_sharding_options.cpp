@@ -7,6 +7,7 @@
 #include <fathom/launch/worker_environment.h>
 #include <fathom/parallel/fsdp_options.h>
 #include <fathom/parallel/zero_options.h>
+#include <fathom/plan/training_plan.h>
 #include <fathom/train/accelerator_options.h>
 
 #include "error_helpers.h"
