@@ -27,7 +27,7 @@ RecordFunction::RecordFunction(std::string_view name) {
   detail::CaptureSession* session = detail::CaptureSession::active();
   if (session == nullptr || !session->collecting())
     return;
-  m_nameId = detail::NameTable::instance().id(name);
+  m_nameId = detail::InternedNames::instance().id(name);
   m_generation = session->generation();
   if (session->settings().withStack) {
     detail::ThreadCapture& thread = session->thread();
@@ -117,7 +117,7 @@ void collectiveFinished(const CollectiveSpan& span) {
   thread.collectives.push_back({std::string(span.kind), std::string(span.requested), std::string(span.op),
                                 std::string(span.dtype), std::string(span.backend), std::string(span.label), span.bytes,
                                 span.elements, span.step, span.groupSize, span.rank, span.sequence});
-  const auto nameId = detail::NameTable::instance().id(std::string("fathom::") + std::string(span.kind));
+  const auto nameId = detail::InternedNames::instance().id(std::string("fathom::") + std::string(span.kind));
   thread.events.push_back({span.startNs, span.endNs, span.externalId, -1, nameId,
                            static_cast<std::uint32_t>(thread.collectives.size()), detail::CpuEventKind::Collective});
 }

@@ -92,7 +92,7 @@ std::string joinSpans(const std::vector<std::uint32_t>& spans) {
   for (std::uint32_t id : spans) {
     if (!out.empty())
       out += ';';
-    out += NameTable::instance().name(id);
+    out += InternedNames::instance().name(id);
   }
   return out;
 }
@@ -145,7 +145,7 @@ void onOperatorEnd(const at::RecordFunction& fn, at::ObserverContext* observed) 
   CaptureSession* session = CaptureSession::active();
   if (session == nullptr || session->generation() != context->generation)
     return;
-  const std::uint32_t nameId = NameTable::instance().id(fn.name());
+  const std::uint32_t nameId = InternedNames::instance().id(fn.name());
   ThreadCapture& thread = session->thread();
   std::lock_guard lock(thread.mutex);
   std::uint32_t extra = 0;

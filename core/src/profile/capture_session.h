@@ -3,7 +3,7 @@
 // RecordFunction spans, the Comm layer, the allocator) append to while a window records. Private to core/profile.
 #pragma once
 
-#include "profile/name_table.h"
+#include "profile/interned_names.h"
 
 #include <fathom/common/memory_category.h>
 #include <fathom/profile/annotations.h>
@@ -38,7 +38,7 @@ struct CpuEvent {
   std::int64_t endNs = 0;
   std::uint64_t externalId = 0;  ///< correlation with GPU work ("External id"); 0 = none
   std::int64_t sequenceNr = -1;  ///< autograd's sequence number (forward op <-> backward node); -1 = none
-  std::uint32_t nameId = 0;      ///< NameTable id
+  std::uint32_t nameId = 0;      ///< InternedNames id
   std::uint32_t extra = 0;       ///< 1-based index into ThreadCapture::extras (or ::collectives); 0 = none
   CpuEventKind kind = CpuEventKind::Op;
 };

@@ -24,7 +24,7 @@ struct LaunchIndex {
   std::unordered_map<std::uint64_t, CpuLaunchContext> contexts;
 
   LaunchIndex(const WindowData& window, const std::unordered_map<std::uint64_t, std::uint64_t>& issueThreads) {
-    NameTable& names = NameTable::instance();
+    InternedNames& names = InternedNames::instance();
     for (const auto& thread : window.capture.threads) {
       for (const CpuEvent& e : thread->events) {
         if (e.externalId == 0)

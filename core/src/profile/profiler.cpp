@@ -128,7 +128,7 @@ struct Profiler::Impl {
     if (state != State::Recording)
       return;
     detail::ThreadCapture& thread = session->thread();
-    const std::uint32_t name = detail::NameTable::instance().id("ProfilerStep#" + std::to_string(stepNum));
+    const std::uint32_t name = detail::InternedNames::instance().id("ProfilerStep#" + std::to_string(stepNum));
     // The next step's span starts at `now`: end this one 2 ns earlier, so a reader that truncates µs to ns
     // (Perfetto) never sees the two overlap.
     const std::int64_t end = std::max(stepStartNs, now - 2);

@@ -10,7 +10,7 @@ set(_fathom_profile_plain_sources
   ${CMAKE_CURRENT_LIST_DIR}/gpu_correlation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/live_memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory_timeline.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/name_table.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/interned_names.cpp
   ${CMAKE_CURRENT_LIST_DIR}/op_flops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/profiler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/profiler_options.cpp

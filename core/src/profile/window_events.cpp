@@ -79,7 +79,7 @@ std::pair<std::int64_t, std::int64_t> messageElements(const CollectiveRecord& c)
 
 void emitThread(const WindowData& window, const ThreadCapture& thread, const std::vector<std::uint32_t>& lanes,
                 const Emit& emit) {
-  NameTable& names = NameTable::instance();
+  InternedNames& names = InternedNames::instance();
   std::array<trace::TraceArg, 16> args;
   std::string flopsText;
   for (std::size_t i = 0; i < thread.events.size(); ++i) {
@@ -178,8 +178,8 @@ void emitMemory(const WindowData& window, const Emit& emit) {
     const std::string name = device.device.type == 0 ? "Memory" : "Memory (" + device.device.name() + ")";
     for (const MemorySeriesPoint& point : device.points) {
       for (std::size_t c = 0; c < series.size(); ++c)
-        series[c] = trace::TraceArg::integer(toString(kProfiledMemoryCategories[c]),
-                                             point.bytes[kProfiledMemoryCategories[c]]);
+        series[c] =
+            trace::TraceArg::integer(toString(kProfiledMemoryCategories[c]), point.bytes[kProfiledMemoryCategories[c]]);
       trace::TraceEvent e;
       e.phase = trace::TracePhase::Counter;
       e.category = trace::TraceCategory::Memory;

@@ -4,7 +4,7 @@
 #if FATHOM_CUPTI_TRACING
 
 #include "profile/cupti/cupti_library.h"
-#include "profile/name_table.h"
+#include "profile/interned_names.h"
 
 #include <cxxabi.h>
 
@@ -158,7 +158,7 @@ std::string_view CuptiRecordDecoder::kernelName(const char* mangled) {
   if (const auto it = m_kernelNames.find(mangled); it != m_kernelNames.end() && it->second.mangled == mangled) {
     return it->second.shown;
   }
-  auto& interner = NameTable::instance();
+  auto& interner = InternedNames::instance();
   int status = 0;
   const std::unique_ptr<char, decltype(&std::free)> demangled(abi::__cxa_demangle(mangled, nullptr, nullptr, &status),
                                                               &std::free);
@@ -178,7 +178,7 @@ std::string_view CuptiRecordDecoder::apiName(CUpti_CallbackDomain domain, std::u
       std::string(domain == CUPTI_CB_DOMAIN_RUNTIME_API ? "cuda runtime api " : "cuda driver api ") +
       std::to_string(cbid);
   const std::string_view name =
-      NameTable::instance().intern(raw != nullptr ? stripCallbackVersion(raw) : std::string_view(fallback));
+      InternedNames::instance().intern(raw != nullptr ? stripCallbackVersion(raw) : std::string_view(fallback));
   m_apiNames.emplace(key, name);
   return name;
 }
@@ -188,7 +188,7 @@ std::string_view CuptiRecordDecoder::copyName(MemcpyKind kind, MemoryKind src, M
       m_copyNames[(static_cast<std::size_t>(kind) * kMemoryKinds + static_cast<std::size_t>(src)) * kMemoryKinds +
                   static_cast<std::size_t>(dst)];
   if (slot.empty()) {
-    slot = NameTable::instance().intern(memcpyName(kind, src, dst));
+    slot = InternedNames::instance().intern(memcpyName(kind, src, dst));
   }
   return slot;
 }
@@ -196,7 +196,7 @@ std::string_view CuptiRecordDecoder::copyName(MemcpyKind kind, MemoryKind src, M
 std::string_view CuptiRecordDecoder::setName(MemoryKind kind) {
   auto& slot = m_setNames[static_cast<std::size_t>(kind)];
   if (slot.empty()) {
-    slot = NameTable::instance().intern(memsetName(kind));
+    slot = InternedNames::instance().intern(memsetName(kind));
   }
   return slot;
 }

@@ -22,7 +22,7 @@ class CuptiLibrary;
 /// Turns CUPTI activity records into GpuActivity values: every kind the tracer enables (kernels, copies, memsets,
 /// runtime and driver calls, synchronizations, external correlations, overheads). Timestamps are moved onto the
 /// profiler clock (subtracting the calibrated offset; 0 when CUPTI's timestamp callback already stamps records
-/// with profile::nowNs()). Names are interned in NameTable::instance(): kernel names demangled
+/// with profile::nowNs()). Names are interned in InternedNames::instance(): kernel names demangled
 /// (abi::__cxa_demangle, as Kineto writes them), API names without CUPTI's "_v7000" version suffix, copy and
 /// memset names in Kineto's form ("Memcpy HtoD (Pageable -> Device)", "Memset (Device)").
 ///

@@ -6,7 +6,7 @@
 #   cupti_tracer         the public tracer: options, probe, start/stop/flush/drain, external ids
 #   cupti_library        libcupti's entry points (dlopen), clock calibration
 #   cuda_driver          libcuda's entry points (dlopen): is there a device, deviceProperties
-#   cupti_record_decoder CUPTI activity records -> GpuActivity; buffer walking (names go to profile/name_table)
+#   cupti_record_decoder CUPTI activity records -> GpuActivity; buffer walking (names go to profile/interned_names)
 #   cupti_buffer_pool    the buffers handed to CUPTI
 #   symbol_resolver.h    typed dlsym with a list of what is missing (header only)
 list(APPEND _fathom_profile_plain_sources

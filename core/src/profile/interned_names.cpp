@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "profile/name_table.h"
+#include "profile/interned_names.h"
 
 #include <cstring>
 
@@ -16,12 +16,12 @@ thread_local std::unordered_map<const char*, CachedName> t_nameCache;
 
 }  // namespace
 
-NameTable& NameTable::instance() {
-  static auto* table = new NameTable;  // intentionally leaked, see the header
+InternedNames& InternedNames::instance() {
+  static auto* table = new InternedNames;  // intentionally leaked, see the header
   return *table;
 }
 
-std::uint32_t NameTable::id(const char* name) {
+std::uint32_t InternedNames::id(const char* name) {
   if (name == nullptr)
     name = "";
   auto it = t_nameCache.find(name);
@@ -32,15 +32,15 @@ std::uint32_t NameTable::id(const char* name) {
   return id;
 }
 
-std::uint32_t NameTable::id(std::string_view name) {
+std::uint32_t InternedNames::id(std::string_view name) {
   return insert(name).first;
 }
 
-std::string_view NameTable::intern(std::string_view text) {
+std::string_view InternedNames::intern(std::string_view text) {
   return *insert(text).second;
 }
 
-std::pair<std::uint32_t, const std::string*> NameTable::insert(std::string_view name) {
+std::pair<std::uint32_t, const std::string*> InternedNames::insert(std::string_view name) {
   std::lock_guard lock(m_mutex);
   if (auto it = m_ids.find(name); it != m_ids.end())
     return {it->second, &m_names[it->second]};
@@ -50,12 +50,12 @@ std::pair<std::uint32_t, const std::string*> NameTable::insert(std::string_view 
   return {id, &stored};
 }
 
-std::string_view NameTable::name(std::uint32_t id) const {
+std::string_view InternedNames::name(std::uint32_t id) const {
   std::lock_guard lock(m_mutex);
   return id < m_names.size() ? std::string_view(m_names[id]) : std::string_view();
 }
 
-std::size_t NameTable::size() const {
+std::size_t InternedNames::size() const {
   std::lock_guard lock(m_mutex);
   return m_names.size();
 }

@@ -15,10 +15,10 @@ namespace fathom::profile::detail {
 /// so recorded events and decoded GPU records stay plain values that outlive the session or tracer that made them.
 /// Growth is bounded by the distinct names a program has (its ops, kernels and API functions), not by the event
 /// count. Thread-safe.
-class NameTable {
+class InternedNames {
 public:
   /// The process-wide table (never destroyed: views into it may be read during static destruction).
-  static NameTable& instance();
+  static InternedNames& instance();
 
   /// Id of `name` (interned on first use). A thread-local pointer cache makes repeats of the same literal cheap.
   std::uint32_t id(const char* name);
