@@ -156,7 +156,7 @@ struct FullyShardedEngine::State {
   bool freeAfterForward(std::size_t i) const {
     if (units[i].root)
       return config.zero3 && rootScoped;
-    return config.zero3 || plan::reshardsAfterForward(config.sharding);
+    return config.zero3 || config::reshardsAfterForward(config.sharding);
   }
 
   bool freeAfterBackward(std::size_t i) const { return !units[i].root || rootScoped; }

@@ -82,7 +82,7 @@ Accelerator::Accelerator(AcceleratorOptions options, runtime::ProcessState state
   if (m_state.useDistributed()) {
     m_group = m_state.joinProcessGroup(options.processGroup);
     m_comm = std::make_unique<parallel::Comm>(*m_group);
-    if (m_options.fsdp && plan::isHybrid(m_options.fsdp->shardingStrategy))
+    if (m_options.fsdp && config::isHybrid(m_options.fsdp->shardingStrategy))
       joinHybridGroups();
   }
   if (m_options.mixedPrecision == precision::MixedPrecision::Fp16) {

@@ -89,6 +89,18 @@ inline constexpr NameTable kFsdpShardingStrategies{
                                          {"5", "_HYBRID_SHARD_ZERO2"}},
     }};
 
+/// HYBRID_SHARD and HYBRID_SHARD_ZERO2: sharded within a shard group (a node), replicated across the groups, whose
+/// shard gradients are all-reduced after the group's reduce-scatter.
+constexpr bool isHybrid(FsdpShardingStrategy s) {
+  return s == FsdpShardingStrategy::HybridShard || s == FsdpShardingStrategy::HybridShardZero2;
+}
+/// FULL_SHARD and HYBRID_SHARD free a unit's parameters after its forward (and gather them again in backward);
+/// SHARD_GRAD_OP and HYBRID_SHARD_ZERO2 keep them gathered until its gradients are reduced (torch FSDP's
+/// reshard_after_forward). NO_SHARD never shards.
+constexpr bool reshardsAfterForward(FsdpShardingStrategy s) {
+  return s == FsdpShardingStrategy::FullShard || s == FsdpShardingStrategy::HybridShard;
+}
+
 /// Accelerate's fsdp_auto_wrap_policy: which modules become FSDP (or ZeRO-3) units.
 enum class FsdpWrapPolicy {
   TransformerBased,  ///< every module of the listed block classes (TRANSFORMER_BASED_WRAP)

@@ -17,17 +17,7 @@ enum class Strategy { Ddp, Fsdp, Zero1, Zero2, Zero3 };
 /// SHARD_GRAD_OP inside the shard group, replicated across groups.
 using FsdpSharding = config::FsdpShardingStrategy;
 
-/// HYBRID_SHARD and HYBRID_SHARD_ZERO2: sharded within a shard group (a node), replicated across the groups, whose
-/// shard gradients are all-reduced after the group's reduce-scatter.
-constexpr bool isHybrid(FsdpSharding s) {
-  return s == FsdpSharding::HybridShard || s == FsdpSharding::HybridShardZero2;
-}
-/// FULL_SHARD and HYBRID_SHARD free a unit's parameters after its forward (and gather them again in backward);
-/// SHARD_GRAD_OP and HYBRID_SHARD_ZERO2 keep them gathered until its gradients are reduced (torch FSDP's
-/// reshard_after_forward). NO_SHARD never shards.
-constexpr bool reshardsAfterForward(FsdpSharding s) {
-  return s == FsdpSharding::FullShard || s == FsdpSharding::HybridShard;
-}
+// isHybrid() and reshardsAfterForward() are the vocabulary's (config/vocabulary.h), found through the alias.
 /// Accelerate's fsdp_auto_wrap_policy: which repeated blocks become FSDP / ZeRO-3 units (the rest is the root unit).
 /// SizeBased compares with Plan::fsdpMinNumParams.
 using FsdpWrap = config::FsdpWrapPolicy;
