@@ -163,10 +163,14 @@
     </message>
 </context>
 <context>
-    <name>RunSpec</name>
+    <name>WizardRun</name>
     <message>
         <source>distributed_type %1 is edited as data parallel (DDP) and saved as %2.</source>
         <translation>distributed_type %1 wird als Datenparallelität (DDP) bearbeitet und als %2 gespeichert.</translation>
+    </message>
+    <message>
+        <source>Tracker %1 is not one Fathom runs (%2); `fathom train` refuses it.</source>
+        <translation>Tracker %1 wird von Fathom nicht ausgeführt (%2); `fathom train` lehnt ihn ab.</translation>
     </message>
     <message>
         <source>The file names no program; the wizard proposes the built-in gpt-tiny (page Model and data).</source>
@@ -1908,14 +1912,6 @@
         <translation>Ein Host pro Zeile, der von Rang 0 zuerst</translation>
     </message>
     <message>
-        <source>SSH</source>
-        <translation>SSH</translation>
-    </message>
-    <message>
-        <source>SLURM</source>
-        <translation>SLURM</translation>
-    </message>
-    <message>
         <source>launcher&apos;s choice</source>
         <translation>Wahl des Launchers</translation>
     </message>
@@ -1965,6 +1961,10 @@
     <message>
         <source>cuda:%1 %2 (%3)</source>
         <translation>cuda:%1 %2 (%3)</translation>
+    </message>
+    <message>
+        <source>fathom launch on each machine</source>
+        <translation>fathom launch auf jeder Maschine</translation>
     </message>
 </context>
 <context>
@@ -2227,14 +2227,6 @@
         <source>Matrix products in float16 with loss scaling (a GradScaler); for GPUs without bf16.</source>
         <translation>Matrixprodukte in float16 mit Loss-Skalierung (ein GradScaler); für GPUs ohne bf16.</translation>
     </message>
-    <message>
-        <source>fp8</source>
-        <translation>fp8</translation>
-    </message>
-    <message>
-        <source>8-bit matrix products through an FP8 backend (Transformer Engine, torchao, MS-AMP) on Hopper and newer; configure the recipe in fp8_config.</source>
-        <translation>8-Bit-Matrixprodukte über ein FP8-Backend (Transformer Engine, torchao, MS-AMP) auf Hopper und neuer; das Rezept steht in fp8_config.</translation>
-    </message>
 </context>
 <context>
     <name>fathom::views::WizardReviewPage</name>
@@ -2302,18 +2294,6 @@
     <message>
         <source>DVCLive</source>
         <translation>DVCLive</translation>
-    </message>
-    <message>
-        <source>Comet</source>
-        <translation>Comet</translation>
-    </message>
-    <message>
-        <source>Aim</source>
-        <translation>Aim</translation>
-    </message>
-    <message>
-        <source>ClearML</source>
-        <translation>ClearML</translation>
     </message>
     <message>
         <source>the current directory</source>
@@ -2392,8 +2372,16 @@
         <translation>Trace-Ordner:</translation>
     </message>
     <message>
-        <source>Weights &amp;&amp; Biases</source>
-        <translation>Weights &amp;&amp; Biases</translation>
+        <source>All of Fathom&apos;s trackers</source>
+        <translation>Alle Tracker von Fathom</translation>
+    </message>
+    <message>
+        <source>CSV file</source>
+        <translation>CSV-Datei</translation>
+    </message>
+    <message>
+        <source>JSON lines file</source>
+        <translation>JSON-Lines-Datei</translation>
     </message>
 </context>
 <context>

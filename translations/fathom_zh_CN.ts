@@ -163,10 +163,14 @@
     </message>
 </context>
 <context>
-    <name>RunSpec</name>
+    <name>WizardRun</name>
     <message>
         <source>distributed_type %1 is edited as data parallel (DDP) and saved as %2.</source>
         <translation>distributed_type %1 按数据并行（DDP）编辑，并保存为 %2。</translation>
+    </message>
+    <message>
+        <source>Tracker %1 is not one Fathom runs (%2); `fathom train` refuses it.</source>
+        <translation>Fathom 不运行跟踪器 %1（%2）；`fathom train` 会拒绝它。</translation>
     </message>
     <message>
         <source>The file names no program; the wizard proposes the built-in gpt-tiny (page Model and data).</source>
@@ -1900,14 +1904,6 @@
         <translation>每行一个主机，秩 0 的主机在前</translation>
     </message>
     <message>
-        <source>SSH</source>
-        <translation>SSH</translation>
-    </message>
-    <message>
-        <source>SLURM</source>
-        <translation>SLURM</translation>
-    </message>
-    <message>
         <source>launcher&apos;s choice</source>
         <translation>由启动器选择</translation>
     </message>
@@ -1956,6 +1952,10 @@
     <message>
         <source>cuda:%1 %2 (%3)</source>
         <translation>cuda:%1 %2（%3）</translation>
+    </message>
+    <message>
+        <source>fathom launch on each machine</source>
+        <translation>在每台机器上运行 fathom launch</translation>
     </message>
 </context>
 <context>
@@ -2218,14 +2218,6 @@
         <source>Matrix products in float16 with loss scaling (a GradScaler); for GPUs without bf16.</source>
         <translation>用 float16 计算矩阵乘法并进行损失缩放（GradScaler）；适用于不支持 bf16 的 GPU。</translation>
     </message>
-    <message>
-        <source>fp8</source>
-        <translation>fp8</translation>
-    </message>
-    <message>
-        <source>8-bit matrix products through an FP8 backend (Transformer Engine, torchao, MS-AMP) on Hopper and newer; configure the recipe in fp8_config.</source>
-        <translation>通过 FP8 后端（Transformer Engine、torchao、MS-AMP）在 Hopper 及更新的 GPU 上进行 8 位矩阵乘法；在 fp8_config 中配置方案。</translation>
-    </message>
 </context>
 <context>
     <name>fathom::views::WizardReviewPage</name>
@@ -2293,18 +2285,6 @@
     <message>
         <source>DVCLive</source>
         <translation>DVCLive</translation>
-    </message>
-    <message>
-        <source>Comet</source>
-        <translation>Comet</translation>
-    </message>
-    <message>
-        <source>Aim</source>
-        <translation>Aim</translation>
-    </message>
-    <message>
-        <source>ClearML</source>
-        <translation>ClearML</translation>
     </message>
     <message>
         <source>the current directory</source>
@@ -2383,8 +2363,16 @@
         <translation>跟踪文件夹：</translation>
     </message>
     <message>
-        <source>Weights &amp;&amp; Biases</source>
-        <translation>Weights &amp;&amp; Biases</translation>
+        <source>All of Fathom&apos;s trackers</source>
+        <translation>Fathom 的全部跟踪器</translation>
+    </message>
+    <message>
+        <source>CSV file</source>
+        <translation>CSV 文件</translation>
+    </message>
+    <message>
+        <source>JSON lines file</source>
+        <translation>JSON Lines 文件</translation>
     </message>
 </context>
 <context>

@@ -5,7 +5,7 @@
 
 #include "planner/model_source_editor.h"
 #include "planner/plan_comparison.h"
-#include "wizard/run_spec.h"
+#include "wizard/wizard_run.h"
 
 #include <fathom/common/error.h>
 #include <fathom/config/config_writer.h>
@@ -25,18 +25,19 @@ namespace fathom::studio {
 namespace {
 
 /// The demo run: gpt-tiny, DDP over 2 CPU processes, kSteps steps; the sqlite tracker feeds the workspace.
-views::RunSpec demoRun() {
-  views::RunSpec s;
-  s.paradigm = views::RunSpec::Paradigm::Ddp;
+views::WizardRun demoRun() {
+  views::WizardRun run;
+  config::RunSpec& s = run.spec;
   s.useCpu = true;
+  run.setParadigm(views::WizardRun::Paradigm::Ddp);
   s.numProcesses = 2;
-  s.hardware = u"cpu-host"_s;
-  s.builtin.name = "gpt-tiny";
-  s.steps = DemoBuilder::kSteps;
-  s.microBatch = 8;
-  s.logEvery = 5;
-  s.trackers = {u"sqlite"_s};
-  return s;
+  s.fathom.planner.hardware = "cpu-host";
+  s.fathom.planner.microBatch = 8;
+  s.fathom.trackers = {config::Tracker::Sqlite};
+  run.builtin.name = "gpt-tiny";
+  run.steps = DemoBuilder::kSteps;
+  run.logEvery = 5;
+  return run;
 }
 
 /// The saved comparison: does Llama 2 7B train on 8 H100s, and how?
@@ -121,16 +122,16 @@ void DemoBuilder::start(const QString& directory) {
     QFile::remove(workspace + suffix);  // an incomplete demo is rebuilt from scratch
   }
   const QString config = QDir(m_directory).filePath(u"demo.yaml"_s);
-  const views::RunSpec spec = demoRun();
+  const views::WizardRun run = demoRun();
   try {
-    config::saveConfigFile(spec.toConfig(), config.toStdString());
+    config::saveConfigFile(run.toConfig(), config.toStdString());
   } catch (const Error& e) {
     fail(tr("Cannot write the demo configuration."), QString::fromUtf8(e.what()));
     return;
   }
   emit progress(tr("Launching gpt-tiny on 2 processes"), 8);
   QString error;
-  if (!m_launch->start(config, spec.command(), workspace, &error)) {
+  if (!m_launch->start(config, run.command(), workspace, &error)) {
     fail(tr("Cannot launch the demo run."), error);
   }
 }

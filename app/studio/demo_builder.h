@@ -12,7 +12,7 @@ class LaunchController;
 /// Builds the demo workspace the README's main command opens: a real run — `fathom train` of the built-in
 /// gpt-tiny on the shipped text corpus, 2 processes on the CPU, launched through `fathom launch` with telemetry, so
 /// the run, its ranks, metrics and log land in the workspace as for any run — and a saved what-if comparison
-/// (Llama 2 7B on 8 × H100, every strategy). The run's configuration is written by the same RunSpec the wizard
+/// (Llama 2 7B on 8 × H100, every strategy). The run's configuration is written by the same WizardRun the wizard
 /// uses (demo.yaml beside the workspace).
 class DemoBuilder : public QObject {
   Q_OBJECT

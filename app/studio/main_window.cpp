@@ -643,15 +643,15 @@ void MainWindow::openRun(qint64 id) {
   m_workspace->loadRun(id);
 }
 
-void MainWindow::launch(const QString& configPath, const views::RunSpec& spec) {
+void MainWindow::launch(const QString& configPath, const views::WizardRun& run) {
   QString workspace = m_workspace->path();
   if (workspace.isEmpty()) {
-    workspace =
-        spec.workspace.isEmpty() ? QFileInfo(configPath).absoluteDir().filePath(u"fathom.sqlite"_s) : spec.workspace;
+    workspace = run.spec.fathom.workspace ? QString::fromStdString(*run.spec.fathom.workspace)
+                                          : QFileInfo(configPath).absoluteDir().filePath(u"fathom.sqlite"_s);
     openWorkspace(workspace, true);
   }
   QString error;
-  if (!m_launch->start(configPath, spec.command(), workspace, &error)) {
+  if (!m_launch->start(configPath, run.command(), workspace, &error)) {
     showError(tr("Launch"), tr("The run could not be started."), error);
   }
 }

@@ -23,7 +23,7 @@ class RunsBrowser;
 class RunsModel;
 class SavedPlansModel;
 class WhatIfView;
-struct RunSpec;
+struct WizardRun;
 }  // namespace fathom::views
 
 namespace fathom::studio {
@@ -90,7 +90,7 @@ private:
   void connectControllers();
   void updateRecentMenu();
   void updateProperties(qint64 runId);
-  void launch(const QString& configPath, const views::RunSpec& spec);
+  void launch(const QString& configPath, const views::WizardRun& run);
   void appendLog(const QString& line);
   void setBusy(const QString& message);
   void setIdle(const QString& message);

@@ -12,7 +12,9 @@
 
 #include <fathom/common/error.h>
 #include <fathom/config/config_reader.h>
+#include <fathom/config/config_resolver.h>
 #include <fathom/config/config_writer.h>
+#include <fathom/config/run_spec.h>
 
 #include <QAbstractButton>
 #include <QDir>
@@ -24,6 +26,26 @@
 using namespace Qt::StringLiterals;
 
 namespace fathom::views {
+namespace {
+
+/// A file's values with their lines ("a.yaml:3:18"), so that what the run specification refuses names where.
+config::EffectiveConfig effectiveOf(const config::LoadedConfig& loaded) {
+  config::EffectiveConfig effective;
+  effective.config = loaded.config;
+  effective.configFile = loaded.source;
+  for (const auto& [path, value] : loaded.config.values()) {
+    config::ResolvedValue& v = effective.values[path];
+    v.value = value;
+    v.source = config::ValueSource::ConfigFile;
+    const auto at = loaded.locations.find(path);
+    v.origin = at == loaded.locations.end()
+                   ? loaded.source
+                   : loaded.source + ":" + std::to_string(at->second.line) + ":" + std::to_string(at->second.column);
+  }
+  return effective;
+}
+
+}  // namespace
 
 ConfigWizard::ConfigWizard(QWidget* parent) : QWizard(parent) {
   setObjectName(u"configWizard"_s);
@@ -79,7 +101,6 @@ ConfigWizard::ConfigWizard(QWidget* parent) : QWizard(parent) {
   });
   button(QWizard::CustomButton1)->setVisible(false);
 
-  m_spec.useCpu = false;
   setSavePath(QDir::current().filePath(u"fathom_config.yaml"_s));
   reloadPages();
   resize(1180, 760);
@@ -88,7 +109,7 @@ ConfigWizard::ConfigWizard(QWidget* parent) : QWizard(parent) {
 
 void ConfigWizard::collect() {
   for (WizardPage* page : m_pages) {
-    page->store(m_spec);
+    page->store(m_run);
   }
   if (currentId() == ReviewPageId) {
     refreshReview();
@@ -97,12 +118,12 @@ void ConfigWizard::collect() {
 
 void ConfigWizard::reloadPages() {
   for (WizardPage* page : m_pages) {
-    page->load(m_spec);
+    page->load(m_run);
   }
 }
 
 config::AccelerateConfig ConfigWizard::config() const {
-  return m_spec.toConfig(m_base);
+  return m_run.toConfig(m_base);
 }
 
 void ConfigWizard::refreshReview() {
@@ -113,14 +134,14 @@ void ConfigWizard::refreshReview() {
   } catch (const Error& e) {
     error = QString::fromUtf8(e.what());
   }
-  m_review->show(yaml, error, m_spec.command(), m_notes);
+  m_review->show(yaml, error, m_run.command(), m_notes);
   button(QWizard::CustomButton1)
-      ->setEnabled(error.isEmpty() && m_spec.target == RunSpec::Target::ThisMachine && !m_spec.command().isEmpty());
+      ->setEnabled(error.isEmpty() && m_run.target == WizardRun::Target::ThisMachine && !m_run.command().isEmpty());
 }
 
 void ConfigWizard::requestPlan() {
   try {
-    const PlanRequest request = m_spec.planRequest(m_base);
+    const PlanRequest request = m_run.planRequest();
     m_pending = request;
     m_panel->setBusy(true);
     emit planRequested(request);
@@ -140,14 +161,18 @@ void ConfigWizard::setSnapshot(const PlanSnapshot& snapshot) {
 }
 
 bool ConfigWizard::openFile(const QString& path, QString* error) {
+  // Nothing changes until the whole file is read: a file the spec refuses leaves the wizard as it was.
   try {
     const config::LoadedConfig loaded = config::loadConfigFile(path.toStdString());
-    m_base = loaded.config;
-    m_notes.clear();
+    QStringList notes;
     for (const std::string& note : loaded.notes) {
-      m_notes << QString::fromStdString(note);
+      notes << QString::fromStdString(note);
     }
-    m_spec = RunSpec::fromConfig(loaded.config, &m_notes);
+    WizardRun run = WizardRun::fromSpec(config::runSpecFromConfig(effectiveOf(loaded)), &notes);
+    run.spec.provenance.clear();  // from here on the values are the wizard's, not the file's lines
+    m_base = loaded.config;
+    m_notes = notes;
+    m_run = run;
   } catch (const Error& e) {
     *error = QString::fromUtf8(e.what());
     return false;
@@ -242,7 +267,7 @@ void ConfigWizard::launch() {
     box.exec();
     return;
   }
-  emit launchRequested(savePath(), m_spec);
+  emit launchRequested(savePath(), m_run);
   QWizard::accept();
 }
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "planner/plan_comparison.h"
-#include "wizard/run_spec.h"
+#include "wizard/wizard_run.h"
 
 #include <fathom/config/accelerate_config.h>
 #include <fathom/runtime/environment.h>
@@ -41,14 +41,16 @@ public:
 
   explicit ConfigWizard(QWidget* parent = nullptr);
 
-  /// Loads `path`; on failure returns false and sets `error` to the core's message.
+  /// Loads `path` (config::runSpecFromConfig() of the file, with each value's line for messages); on failure returns
+  /// false and sets `error` to the core's message, which names the file, the key and the value.
   bool openFile(const QString& path, QString* error);
   void setEnvironment(const runtime::EnvironmentReport& report);
   /// Where Finish saves (the review page's field).
   void setSavePath(const QString& path);
   QString savePath() const;
 
-  const RunSpec& spec() const { return m_spec; }
+  /// What the pages edit: the run specification and the wizard's own choices.
+  const WizardRun& run() const { return m_run; }
   /// The config Finish writes.
   config::AccelerateConfig config() const;
   PlannerPanel* plannerPanel() const { return m_panel; }
@@ -65,7 +67,7 @@ signals:
   /// The configuration changed (debounced): predict this.
   void planRequested(const fathom::views::PlanRequest& request);
   /// Launch was pressed: the file is saved at `configPath`.
-  void launchRequested(const QString& configPath, const fathom::views::RunSpec& spec);
+  void launchRequested(const QString& configPath, const fathom::views::WizardRun& run);
 
 private:
   void collect();
@@ -77,7 +79,7 @@ private:
   /// overwrite it (asked in a box titled `title`).
   bool confirmOverwrite(const QString& title);
 
-  RunSpec m_spec;
+  WizardRun m_run;
   config::AccelerateConfig m_base;  ///< the file opened (keys the wizard does not edit survive a save)
   QString m_openedPath;             ///< where m_base came from ("" for a new configuration)
   QStringList m_notes;

@@ -6,6 +6,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace fathom::views {
@@ -53,20 +55,21 @@ void WizardBatchPage::updateGlobalBatch() {
                         .arg(qint64(m_microBatch->value()) * m_accumulation->value() * m_processes));
 }
 
-void WizardBatchPage::load(const RunSpec& s) {
+void WizardBatchPage::load(const WizardRun& run) {
   m_loading = true;
-  m_processes = s.paradigm == RunSpec::Paradigm::Single ? 1 : s.numProcesses;
-  m_microBatch->setValue(s.microBatch);
-  m_accumulation->setValue(s.gradientAccumulation);
-  m_seq->setValue(s.sequenceLength);
+  m_processes = run.processes();
+  m_microBatch->setValue(run.microBatch());
+  m_accumulation->setValue(run.gradientAccumulation());
+  m_seq->setValue(static_cast<int>(std::min<std::int64_t>(run.spec.fathom.planner.seq.value_or(0), m_seq->maximum())));
   updateGlobalBatch();
   m_loading = false;
 }
 
-void WizardBatchPage::store(RunSpec& s) const {
-  s.microBatch = m_microBatch->value();
-  s.gradientAccumulation = m_accumulation->value();
-  s.sequenceLength = m_seq->value();
+void WizardBatchPage::store(WizardRun& run) const {
+  config::PlannerSpec& q = run.spec.fathom.planner;
+  q.microBatch = m_microBatch->value();
+  q.gradientAccumulationSteps = m_accumulation->value();
+  q.seq = m_seq->value() > 0 ? std::optional<std::int64_t>(m_seq->value()) : std::nullopt;
 }
 
 }  // namespace fathom::views

@@ -16,8 +16,8 @@ class WizardBatchPage : public WizardPage {
 public:
   explicit WizardBatchPage(QWidget* parent = nullptr);
 
-  void load(const RunSpec& spec) override;
-  void store(RunSpec& spec) const override;
+  void load(const WizardRun& run) override;
+  void store(WizardRun& run) const override;
 
 private:
   void updateGlobalBatch();

@@ -2,6 +2,7 @@
 #include "wizard/wizard_environment_page.h"
 
 #include "common/formatting.h"
+#include "wizard/vocabulary_combo.h"
 
 #include <fathom/common/error.h>
 #include <fathom/plan/hardware.h>
@@ -49,8 +50,9 @@ WizardEnvironmentPage::WizardEnvironmentPage(QWidget* parent) : WizardPage(paren
   m_hosts->setMaximumHeight(70);
   m_launcher = new QComboBox(m_remoteFields);
   m_launcher->setObjectName(u"launcher"_s);
-  m_launcher->addItem(tr("SSH"), u"ssh"_s);
-  m_launcher->addItem(tr("SLURM"), u"slurm"_s);
+  fillCombo(m_launcher, config::kLaunchers, std::function<QString(config::Launcher)>([](config::Launcher l) {
+              return l == config::Launcher::Local ? tr("fathom launch on each machine") : QString();
+            }));
   m_sshUser = new QLineEdit(m_remoteFields);
   m_sshUser->setObjectName(u"sshUser"_s);
   m_port = new QSpinBox(m_remoteFields);
@@ -174,42 +176,52 @@ void WizardEnvironmentPage::setEnvironment(const runtime::EnvironmentReport& rep
   }
 }
 
-void WizardEnvironmentPage::load(const RunSpec& s) {
+void WizardEnvironmentPage::load(const WizardRun& run) {
   m_loading = true;
-  (s.target == RunSpec::Target::ThisMachine ? m_thisMachine : m_remote)->setChecked(true);
+  const config::RunSpec& s = run.spec;
+  (run.target == WizardRun::Target::ThisMachine ? m_thisMachine : m_remote)->setChecked(true);
   m_useCpu->setChecked(s.useCpu);
-  m_hosts->setPlainText(s.hosts.join(u'\n'));
-  m_launcher->setCurrentIndex(std::max(0, m_launcher->findData(s.launcher)));
-  m_sshUser->setText(s.sshUser);
-  m_port->setValue(s.mainProcessPort);
-  const int hw = m_hardware->findData(s.hardware);
+  QStringList hosts;
+  for (const std::string& host : s.fathom.hosts) {
+    hosts << QString::fromStdString(host);
+  }
+  m_hosts->setPlainText(hosts.join(u'\n'));
+  selectValue(m_launcher, std::optional(s.fathom.launcher.value_or(config::Launcher::Local)));
+  m_sshUser->setText(QString::fromStdString(s.fathom.sshUser.value_or("")));
+  m_port->setValue(s.mainProcessPort.value_or(0));
+  const int hw = m_hardware->findData(QString::fromStdString(s.fathom.planner.hardware.value_or("")));
   if (hw >= 0) {
     m_hardware->setCurrentIndex(hw);
   }
-  m_gpusPerNode->setValue(s.gpusPerNode);
+  m_gpusPerNode->setValue(s.fathom.planner.gpusPerNode.value_or(0));
   updateEnabled();
   m_loading = false;
 }
 
-void WizardEnvironmentPage::store(RunSpec& s) const {
-  s.target = m_thisMachine->isChecked() ? RunSpec::Target::ThisMachine : RunSpec::Target::RemoteHosts;
-  s.useCpu = m_useCpu->isChecked() && s.target == RunSpec::Target::ThisMachine;
-  s.hosts.clear();
+void WizardEnvironmentPage::store(WizardRun& run) const {
+  config::RunSpec& s = run.spec;
+  run.target = m_thisMachine->isChecked() ? WizardRun::Target::ThisMachine : WizardRun::Target::RemoteHosts;
+  s.useCpu = m_useCpu->isChecked() && run.target == WizardRun::Target::ThisMachine;
+  s.fathom.hosts.clear();
   for (const QString& line : m_hosts->toPlainText().split(u'\n')) {
     if (!line.trimmed().isEmpty()) {
-      s.hosts << line.trimmed();
+      s.fathom.hosts.push_back(line.trimmed().toStdString());
     }
   }
-  if (s.target == RunSpec::Target::RemoteHosts && !s.hosts.isEmpty()) {
+  if (run.target == WizardRun::Target::RemoteHosts && !s.fathom.hosts.empty()) {
     // The hosts decide the machines and rank 0's address; a file without hosts keeps its own.
-    s.numMachines = static_cast<int>(s.hosts.size());
-    s.mainProcessIp = s.hosts.front();
+    s.numMachines = static_cast<int>(s.fathom.hosts.size());
+    s.mainProcessIp = s.fathom.hosts.front();
   }
-  s.launcher = m_launcher->currentData().toString();
-  s.sshUser = m_sshUser->text().trimmed();
-  s.mainProcessPort = m_port->value();
-  s.hardware = m_hardware->currentData().toString();
-  s.gpusPerNode = m_gpusPerNode->value();
+  s.fathom.launcher = comboValue(m_launcher, s.fathom.launcher);
+  const QString user = m_sshUser->text().trimmed();
+  s.fathom.sshUser = user.isEmpty() ? std::nullopt : std::optional(user.toStdString());
+  // 0 is the launcher's choice; a file's own 0 (a free port) stays.
+  if (m_port->value() > 0 || s.mainProcessPort != 0) {
+    s.mainProcessPort = m_port->value() > 0 ? std::optional(m_port->value()) : std::nullopt;
+  }
+  s.fathom.planner.hardware = m_hardware->currentData().toString().toStdString();
+  s.fathom.planner.gpusPerNode = m_gpusPerNode->value() > 0 ? std::optional(m_gpusPerNode->value()) : std::nullopt;
 }
 
 }  // namespace fathom::views

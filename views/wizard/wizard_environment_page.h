@@ -23,8 +23,8 @@ class WizardEnvironmentPage : public WizardPage {
 public:
   explicit WizardEnvironmentPage(QWidget* parent = nullptr);
 
-  void load(const RunSpec& spec) override;
-  void store(RunSpec& spec) const override;
+  void load(const WizardRun& run) override;
+  void store(WizardRun& run) const override;
   /// Shows this machine's devices. Until the user chooses, it also picks the matching hardware preset and, on a
   /// machine without CUDA devices, training on the CPU (the report arrives after the page is shown).
   /// `applyDefaults` is false for a configuration read from a file (its settings stand).

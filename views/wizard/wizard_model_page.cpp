@@ -62,8 +62,9 @@ WizardModelPage::WizardModelPage(QWidget* parent) : WizardPage(parent) {
   m_logEvery->setSpecialValueText(tr("summary only"));
   m_optimizer = new QComboBox(builtinPage);
   m_optimizer->setObjectName(u"trainOptimizer"_s);
-  m_optimizer->addItem(tr("AdamW"), u"adamw"_s);
-  m_optimizer->addItem(tr("SGD"), u"sgd"_s);
+  // The optimizers `fathom train --optimizer` builds (the planner knows more).
+  m_optimizer->addItem(tr("AdamW"), static_cast<int>(plan::Optimizer::AdamW));
+  m_optimizer->addItem(tr("SGD"), static_cast<int>(plan::Optimizer::Sgd));
   auto* data = new QLabel(tr("Data: the gpt models read the shipped character-level text corpus, the mlp a "
                              "synthetic regression set."),
                           builtinPage);
@@ -124,38 +125,38 @@ WizardModelPage::WizardModelPage(QWidget* parent) : WizardPage(parent) {
   connect(m_programArguments, &QLineEdit::textChanged, this, [this] { notify(); });
 }
 
-void WizardModelPage::load(const RunSpec& s) {
+void WizardModelPage::load(const WizardRun& run) {
   m_loading = true;
-  (s.program == RunSpec::Program::Builtin ? m_builtin : m_program)->setChecked(true);
-  m_stack->setCurrentIndex(s.program == RunSpec::Program::Builtin ? 0 : 1);
+  const bool builtinProgram = run.program == WizardRun::Program::Builtin;
+  (builtinProgram ? m_builtin : m_program)->setChecked(true);
+  m_stack->setCurrentIndex(builtinProgram ? 0 : 1);
   ModelSource builtin;
-  builtin.builtin = s.builtin;
+  builtin.builtin = run.builtin;
   m_builtinModel->setSource(builtin);
-  m_steps->setValue(s.steps);
-  m_logEvery->setValue(s.logEvery);
-  const int optimizer = m_optimizer->findData(s.optimizer);
-  if (optimizer >= 0) {
-    m_optimizer->setCurrentIndex(optimizer);
+  m_steps->setValue(run.steps);
+  m_logEvery->setValue(run.logEvery);
+  const plan::Optimizer optimizer = run.spec.fathom.planner.optimizer.value_or(plan::Optimizer::AdamW);
+  if (const int index = m_optimizer->findData(static_cast<int>(optimizer)); index >= 0) {
+    m_optimizer->setCurrentIndex(index);
   }
-  m_programPath->setText(s.programPath);
-  m_programArguments->setText(joinArguments(s.programArguments));
-  if (s.plannerModel.kind != ModelSource::Kind::Builtin) {
-    m_programModel->setSource(s.plannerModel);
+  m_programPath->setText(run.programPath());
+  m_programArguments->setText(joinArguments(run.programArguments()));
+  if (run.plannerModel.kind != ModelSource::Kind::Builtin) {
+    m_programModel->setSource(run.plannerModel);
   }
   m_loading = false;
 }
 
-void WizardModelPage::store(RunSpec& s) const {
-  s.program = m_builtin->isChecked() ? RunSpec::Program::Builtin : RunSpec::Program::UserProgram;
-  s.builtin = m_builtinModel->source().builtin;
-  s.steps = m_steps->value();
-  s.logEvery = m_logEvery->value();
-  if (s.program == RunSpec::Program::Builtin) {
-    s.optimizer = m_optimizer->currentData().toString();
+void WizardModelPage::store(WizardRun& run) const {
+  run.program = m_builtin->isChecked() ? WizardRun::Program::Builtin : WizardRun::Program::UserProgram;
+  run.builtin = m_builtinModel->source().builtin;
+  run.steps = m_steps->value();
+  run.logEvery = m_logEvery->value();
+  if (run.program == WizardRun::Program::Builtin) {
+    run.spec.fathom.planner.optimizer = static_cast<plan::Optimizer>(m_optimizer->currentData().toInt());
   }
-  s.programPath = m_programPath->text().trimmed();
-  s.programArguments = QProcess::splitCommand(m_programArguments->text());
-  s.plannerModel = m_programModel->source();
+  run.setProgram(m_programPath->text().trimmed(), QProcess::splitCommand(m_programArguments->text()));
+  run.plannerModel = m_programModel->source();
 }
 
 }  // namespace fathom::views

@@ -21,8 +21,8 @@ class WizardModelPage : public WizardPage {
 public:
   explicit WizardModelPage(QWidget* parent = nullptr);
 
-  void load(const RunSpec& spec) override;
-  void store(RunSpec& spec) const override;
+  void load(const WizardRun& run) override;
+  void store(WizardRun& run) const override;
 
 private:
   QRadioButton* m_builtin = nullptr;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "wizard/wizard_paradigm_page.h"
 
+#include "wizard/vocabulary_combo.h"
+
 #include <QButtonGroup>
 #include <QCheckBox>
 #include <QComboBox>
@@ -19,12 +21,12 @@ using namespace Qt::StringLiterals;
 
 namespace fathom::views {
 
-QComboBox* WizardParadigmPage::combo(const QString& name, const QStringList& values, QWidget* parent) {
+template <typename E, std::size_t N>
+QComboBox* WizardParadigmPage::combo(const QString& name, const NameTable<E, N>& table, QWidget* parent,
+                                     const std::function<QString(E)>& label) {
   auto* c = new QComboBox(parent);
   c->setObjectName(name);
-  for (const QString& v : values) {
-    c->addItem(v, v);
-  }
+  fillCombo(c, table, label);
   connect(c, &QComboBox::currentIndexChanged, this, [this] {
     updateEnabled();
     notify();
@@ -59,10 +61,8 @@ WizardParadigmPage::WizardParadigmPage(QWidget* parent) : WizardPage(parent) {
   processes->addStretch(1);
 
   m_fsdpBox = new QGroupBox(tr("FSDP"), this);
-  m_sharding = combo(u"fsdpShardingStrategy"_s,
-                     {u"FULL_SHARD"_s, u"SHARD_GRAD_OP"_s, u"HYBRID_SHARD"_s, u"HYBRID_SHARD_ZERO2"_s, u"NO_SHARD"_s},
-                     m_fsdpBox);
-  m_wrap = combo(u"fsdpAutoWrapPolicy"_s, {u"TRANSFORMER_BASED_WRAP"_s, u"SIZE_BASED_WRAP"_s, u"NO_WRAP"_s}, m_fsdpBox);
+  m_sharding = combo(u"fsdpShardingStrategy"_s, config::kFsdpShardingStrategies, m_fsdpBox);
+  m_wrap = combo(u"fsdpAutoWrapPolicy"_s, config::kFsdpWrapPolicies, m_fsdpBox);
   m_wrapClasses = new QLineEdit(m_fsdpBox);
   m_wrapClasses->setObjectName(u"fsdpWrapClasses"_s);
   m_wrapClasses->setPlaceholderText(tr("the model's repeated blocks"));
@@ -71,10 +71,8 @@ WizardParadigmPage::WizardParadigmPage(QWidget* parent) : WizardPage(parent) {
   m_minParams->setRange(0, 2'000'000'000);
   m_minParams->setSingleStep(1'000'000);
   m_minParams->setGroupSeparatorShown(true);
-  m_backwardPrefetch =
-      combo(u"fsdpBackwardPrefetch"_s, {u"BACKWARD_PRE"_s, u"BACKWARD_POST"_s, u"NO_PREFETCH"_s}, m_fsdpBox);
-  m_stateDict =
-      combo(u"fsdpStateDictType"_s, {u"SHARDED_STATE_DICT"_s, u"FULL_STATE_DICT"_s, u"LOCAL_STATE_DICT"_s}, m_fsdpBox);
+  m_backwardPrefetch = combo(u"fsdpBackwardPrefetch"_s, config::kFsdpBackwardPrefetches, m_fsdpBox);
+  m_stateDict = combo(u"fsdpStateDictType"_s, config::kFsdpStateDictTypes, m_fsdpBox);
   m_version = new QComboBox(m_fsdpBox);
   m_version->setObjectName(u"fsdpVersion"_s);
   m_version->addItem(tr("not set"), 0);
@@ -113,17 +111,17 @@ WizardParadigmPage::WizardParadigmPage(QWidget* parent) : WizardPage(parent) {
   fsdpLayout->addLayout(fsdpChecks);
 
   m_zeroBox = new QGroupBox(tr("DeepSpeed ZeRO"), this);
-  m_stage = new QComboBox(m_zeroBox);
-  m_stage->setObjectName(u"zeroStage"_s);
-  m_stage->addItem(tr("Stage 1: optimizer states"), 1);
-  m_stage->addItem(tr("Stage 2: + gradients"), 2);
-  m_stage->addItem(tr("Stage 3: + parameters"), 3);
-  connect(m_stage, &QComboBox::currentIndexChanged, this, [this] {
-    updateEnabled();
-    notify();
+  m_stage = combo<config::ZeroStage>(u"zeroStage"_s, config::kZeroStages, m_zeroBox, [](config::ZeroStage stage) {
+    switch (stage) {
+    case config::ZeroStage::Disabled: return QString();
+    case config::ZeroStage::OptimizerStates: return tr("Stage 1: optimizer states");
+    case config::ZeroStage::Gradients: return tr("Stage 2: + gradients");
+    case config::ZeroStage::Parameters: return tr("Stage 3: + parameters");
+    }
+    return QString();
   });
-  m_offloadOptimizer = combo(u"offloadOptimizerDevice"_s, {u"none"_s, u"cpu"_s, u"nvme"_s}, m_zeroBox);
-  m_offloadParam = combo(u"offloadParamDevice"_s, {u"none"_s, u"cpu"_s, u"nvme"_s}, m_zeroBox);
+  m_offloadOptimizer = combo(u"offloadOptimizerDevice"_s, config::kOffloadDevices, m_zeroBox);
+  m_offloadParam = combo(u"offloadParamDevice"_s, config::kOffloadDevices, m_zeroBox);
   m_zero3Init = new QCheckBox(tr("Build the model sharded (zero3_init_flag)"), m_zeroBox);
   m_zero3Init->setObjectName(u"zero3InitFlag"_s);
   connect(m_zero3Init, &QCheckBox::toggled, this, [this] { notify(); });
@@ -170,11 +168,11 @@ void WizardParadigmPage::updateEnabled() {
   m_processes->setEnabled(!m_single->isChecked());
   m_fsdpBox->setVisible(m_fsdp->isChecked());
   m_zeroBox->setVisible(m_deepspeed->isChecked());
-  const bool transformer = m_wrap->currentData().toString() == u"TRANSFORMER_BASED_WRAP"_s;
-  m_wrapClasses->setEnabled(transformer);
-  m_minParams->setEnabled(m_wrap->currentData().toString() == u"SIZE_BASED_WRAP"_s);
+  const auto wrap = comboValue<config::FsdpWrapPolicy>(m_wrap, std::nullopt);
+  m_wrapClasses->setEnabled(wrap == config::FsdpWrapPolicy::TransformerBased);
+  m_minParams->setEnabled(wrap == config::FsdpWrapPolicy::SizeBased);
   const bool fromFile = !m_dsConfigFile->text().trimmed().isEmpty();
-  const bool stage3 = m_stage->currentData().toInt() == 3;
+  const bool stage3 = comboValue<config::ZeroStage>(m_stage, std::nullopt) == config::ZeroStage::Parameters;
   m_stage->setEnabled(!fromFile);
   m_offloadOptimizer->setEnabled(!fromFile);
   m_offloadParam->setEnabled(!fromFile && stage3);
@@ -182,64 +180,95 @@ void WizardParadigmPage::updateEnabled() {
   m_clipping->setEnabled(!fromFile);
 }
 
-void WizardParadigmPage::load(const RunSpec& s) {
+void WizardParadigmPage::load(const WizardRun& run) {
   m_loading = true;
-  switch (s.paradigm) {
-  case RunSpec::Paradigm::Single: m_single->setChecked(true); break;
-  case RunSpec::Paradigm::Ddp: m_ddp->setChecked(true); break;
-  case RunSpec::Paradigm::Fsdp: m_fsdp->setChecked(true); break;
-  case RunSpec::Paradigm::DeepSpeed: m_deepspeed->setChecked(true); break;
+  switch (run.paradigm()) {
+  case WizardRun::Paradigm::Single: m_single->setChecked(true); break;
+  case WizardRun::Paradigm::Ddp: m_ddp->setChecked(true); break;
+  case WizardRun::Paradigm::Fsdp: m_fsdp->setChecked(true); break;
+  case WizardRun::Paradigm::DeepSpeed: m_deepspeed->setChecked(true); break;
   }
-  m_processes->setValue(s.numProcesses);
-  auto select = [](QComboBox* c, const QVariant& value) { c->setCurrentIndex(std::max(0, c->findData(value))); };
-  select(m_sharding, s.fsdpShardingStrategy);
-  select(m_wrap, s.fsdpAutoWrapPolicy);
-  m_wrapClasses->setText(s.fsdpTransformerLayerClsToWrap);
-  m_minParams->setValue(static_cast<int>(std::min<qint64>(s.fsdpMinNumParams, m_minParams->maximum())));
-  select(m_backwardPrefetch, s.fsdpBackwardPrefetch);
-  select(m_stateDict, s.fsdpStateDictType);
-  select(m_version, s.fsdpVersion);
-  m_offloadParams->setChecked(s.fsdpOffloadParams);
-  m_forwardPrefetch->setChecked(s.fsdpForwardPrefetch);
-  m_activationCheckpointing->setChecked(s.fsdpActivationCheckpointing);
-  m_ramEfficient->setChecked(s.fsdpCpuRamEfficientLoading);
-  m_syncStates->setChecked(s.fsdpSyncModuleStates);
-  m_origParams->setChecked(s.fsdpUseOrigParams);
-  m_dsConfigFile->setText(s.deepspeedConfigFile);
-  select(m_stage, std::clamp(s.zeroStage, 1, 3));
-  select(m_offloadOptimizer, s.offloadOptimizerDevice);
-  select(m_offloadParam, s.offloadParamDevice);
-  m_zero3Init->setChecked(s.zero3InitFlag);
-  m_clipping->setValue(s.gradientClipping);
+  const config::RunSpec& s = run.spec;
+  m_processes->setValue(std::max(1, s.numProcesses.value_or(1)));
+  // FSDP: the wizard's defaults where the file is silent (FSDP2's reshard_after_forward shows as its strategy).
+  const config::FsdpSpec& f = s.fsdp;
+  selectValue(m_sharding, std::optional(f.effectiveShardingStrategy()));
+  selectValue(m_wrap, std::optional(f.autoWrapPolicy.value_or(config::FsdpWrapPolicy::TransformerBased)));
+  m_wrapClasses->setText(QString::fromStdString(f.transformerLayerClsToWrap.value_or("")));
+  m_minParams->setValue(
+      static_cast<int>(std::min<qint64>(f.minNumParams.value_or(100'000'000), m_minParams->maximum())));
+  selectValue(m_backwardPrefetch,
+              std::optional(f.backwardPrefetch.value_or(config::FsdpBackwardPrefetch::BackwardPre)));
+  selectValue(m_stateDict, std::optional(f.stateDictType.value_or(config::FsdpStateDictType::ShardedStateDict)));
+  m_version->setCurrentIndex(std::max(0, m_version->findData(f.version.value_or(0))));
+  m_offloadParams->setChecked(f.offloadParams.value_or(false));
+  m_forwardPrefetch->setChecked(f.forwardPrefetch.value_or(false));
+  m_activationCheckpointing->setChecked(f.activationCheckpointing.value_or(false));
+  m_ramEfficient->setChecked(f.cpuRamEfficientLoading.value_or(true));
+  m_syncStates->setChecked(f.syncModuleStates.value_or(true));
+  m_origParams->setChecked(f.useOrigParams.value_or(true));
+  // DeepSpeed ZeRO: stage 2 and no offload where the file is silent (the launcher's defaults).
+  const config::DeepSpeedSpec& d = s.deepspeed;
+  m_dsConfigFile->setText(QString::fromStdString(d.configFile.value_or("")));
+  selectValue(m_stage, std::optional(d.zeroStage.value_or(config::ZeroStage::Gradients)));
+  selectValue(m_offloadOptimizer, std::optional(d.offloadOptimizerDevice.value_or(config::OffloadDevice::None)));
+  selectValue(m_offloadParam, std::optional(d.offloadParamDevice.value_or(config::OffloadDevice::None)));
+  m_zero3Init->setChecked(d.zero3InitFlag.value_or(false));
+  m_clipping->setValue(d.gradientClipping.value_or(0));
   updateEnabled();
   m_loading = false;
 }
 
-void WizardParadigmPage::store(RunSpec& s) const {
-  s.paradigm = m_single->isChecked() ? RunSpec::Paradigm::Single
-               : m_ddp->isChecked()  ? RunSpec::Paradigm::Ddp
-               : m_fsdp->isChecked() ? RunSpec::Paradigm::Fsdp
-                                     : RunSpec::Paradigm::DeepSpeed;
+void WizardParadigmPage::store(WizardRun& run) const {
+  run.setParadigm(m_single->isChecked() ? WizardRun::Paradigm::Single
+                  : m_ddp->isChecked()  ? WizardRun::Paradigm::Ddp
+                  : m_fsdp->isChecked() ? WizardRun::Paradigm::Fsdp
+                                        : WizardRun::Paradigm::DeepSpeed);
+  config::RunSpec& s = run.spec;
   s.numProcesses = m_processes->value();
-  s.fsdpShardingStrategy = m_sharding->currentData().toString();
-  s.fsdpAutoWrapPolicy = m_wrap->currentData().toString();
-  s.fsdpTransformerLayerClsToWrap = m_wrapClasses->text().trimmed();
-  s.fsdpMinNumParams = m_minParams->value();
-  s.fsdpBackwardPrefetch = m_backwardPrefetch->currentData().toString();
-  s.fsdpStateDictType = m_stateDict->currentData().toString();
-  s.fsdpVersion = m_version->currentData().toInt();
-  s.fsdpOffloadParams = m_offloadParams->isChecked();
-  s.fsdpForwardPrefetch = m_forwardPrefetch->isChecked();
-  s.fsdpActivationCheckpointing = m_activationCheckpointing->isChecked();
-  s.fsdpCpuRamEfficientLoading = m_ramEfficient->isChecked();
-  s.fsdpSyncModuleStates = m_syncStates->isChecked();
-  s.fsdpUseOrigParams = m_origParams->isChecked();
-  s.deepspeedConfigFile = m_dsConfigFile->text().trimmed();
-  s.zeroStage = m_stage->currentData().toInt();
-  s.offloadOptimizerDevice = m_offloadOptimizer->currentData().toString();
-  s.offloadParamDevice = m_offloadParam->currentData().toString();
-  s.zero3InitFlag = m_zero3Init->isChecked();
-  s.gradientClipping = m_clipping->value();
+  // FSDP: every setting the page shows is written, as `accelerate config` does (FSDP2's reshard_after_forward is
+  // replaced by the strategy it stood for).
+  config::FsdpSpec& f = s.fsdp;
+  f.shardingStrategy = comboValue(m_sharding, f.shardingStrategy);
+  f.reshardAfterForward.reset();
+  f.autoWrapPolicy = comboValue(m_wrap, f.autoWrapPolicy);
+  const QString classes = m_wrapClasses->text().trimmed();
+  f.transformerLayerClsToWrap = f.autoWrapPolicy == config::FsdpWrapPolicy::TransformerBased && !classes.isEmpty()
+                                    ? std::optional(classes.toStdString())
+                                    : std::nullopt;
+  f.minNumParams = f.autoWrapPolicy == config::FsdpWrapPolicy::SizeBased
+                       ? std::optional<std::int64_t>(m_minParams->value())
+                       : std::nullopt;
+  f.backwardPrefetch = comboValue(m_backwardPrefetch, f.backwardPrefetch);
+  f.stateDictType = comboValue(m_stateDict, f.stateDictType);
+  const int version = m_version->currentData().toInt();
+  f.version = version > 0 ? std::optional(version) : std::nullopt;
+  f.offloadParams = m_offloadParams->isChecked();
+  f.forwardPrefetch = m_forwardPrefetch->isChecked();
+  f.activationCheckpointing = m_activationCheckpointing->isChecked();
+  f.cpuRamEfficientLoading = m_ramEfficient->isChecked();
+  f.syncModuleStates = m_syncStates->isChecked();
+  f.useOrigParams = m_origParams->isChecked();
+  // DeepSpeed: a DeepSpeed JSON decides stage, offload, accumulation and clipping; zero.Init is still Accelerate's
+  // question.
+  config::DeepSpeedSpec& d = s.deepspeed;
+  const QString file = m_dsConfigFile->text().trimmed();
+  d.configFile = file.isEmpty() ? std::nullopt : std::optional(file.toStdString());
+  if (d.configFile) {
+    d.zeroStage.reset();
+    d.offloadOptimizerDevice.reset();
+    d.offloadParamDevice.reset();
+    d.gradientClipping.reset();
+    d.gradientAccumulationSteps.reset();
+    d.zero3InitFlag = m_zero3Init->isChecked();
+  } else {
+    d.zeroStage = comboValue(m_stage, d.zeroStage);
+    const bool stage3 = d.zeroStage == config::ZeroStage::Parameters;
+    d.offloadOptimizerDevice = comboValue(m_offloadOptimizer, d.offloadOptimizerDevice);
+    d.offloadParamDevice = stage3 ? comboValue(m_offloadParam, d.offloadParamDevice) : config::OffloadDevice::None;
+    d.zero3InitFlag = stage3 ? std::optional(m_zero3Init->isChecked()) : std::nullopt;
+    d.gradientClipping = m_clipping->value() > 0 ? std::optional(m_clipping->value()) : std::nullopt;
+  }
 }
 
 }  // namespace fathom::views

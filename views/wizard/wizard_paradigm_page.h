@@ -3,6 +3,10 @@
 
 #include "wizard/wizard_page.h"
 
+#include <fathom/config/vocabulary.h>
+
+#include <functional>
+
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
@@ -21,12 +25,15 @@ class WizardParadigmPage : public WizardPage {
 public:
   explicit WizardParadigmPage(QWidget* parent = nullptr);
 
-  void load(const RunSpec& spec) override;
-  void store(RunSpec& spec) const override;
+  void load(const WizardRun& run) override;
+  void store(WizardRun& run) const override;
 
 private:
   void updateEnabled();
-  QComboBox* combo(const QString& name, const QStringList& values, QWidget* parent);
+  /// A combo box of the values of `table` Fathom runs (vocabulary_combo.h), labelled by `label` where it gives one.
+  template <typename E, std::size_t N>
+  QComboBox* combo(const QString& name, const NameTable<E, N>& table, QWidget* parent,
+                   const std::function<QString(E)>& label = {});
 
   QRadioButton* m_single = nullptr;
   QRadioButton* m_ddp = nullptr;

@@ -3,25 +3,30 @@
 
 #include "wizard/wizard_page.h"
 
+#include <fathom/config/vocabulary.h>
+
+#include <utility>
+#include <vector>
+
+class QButtonGroup;
 class QRadioButton;
 
 namespace fathom::views {
 
-/// Precision: Accelerate's mixed_precision (no, fp16, bf16, fp8), each with what it means for memory and speed.
+/// Precision: Accelerate's mixed_precision, the values Fathom runs (config::kMixedPrecisions), each with what it means
+/// for memory and speed.
 class WizardPrecisionPage : public WizardPage {
   Q_OBJECT
 
 public:
   explicit WizardPrecisionPage(QWidget* parent = nullptr);
 
-  void load(const RunSpec& spec) override;
-  void store(RunSpec& spec) const override;
+  void load(const WizardRun& run) override;
+  void store(WizardRun& run) const override;
 
 private:
-  QRadioButton* m_no = nullptr;
-  QRadioButton* m_fp16 = nullptr;
-  QRadioButton* m_bf16 = nullptr;
-  QRadioButton* m_fp8 = nullptr;
+  QButtonGroup* m_group = nullptr;
+  std::vector<std::pair<config::MixedPrecision, QRadioButton*>> m_buttons;  ///< in core's order
 };
 
 }  // namespace fathom::views

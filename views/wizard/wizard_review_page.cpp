@@ -53,9 +53,9 @@ WizardReviewPage::WizardReviewPage(QWidget* parent) : WizardPage(parent) {
   layout->addWidget(m_notes);
 }
 
-void WizardReviewPage::load(const RunSpec&) {}
+void WizardReviewPage::load(const WizardRun&) {}
 
-void WizardReviewPage::store(RunSpec&) const {}
+void WizardReviewPage::store(WizardRun&) const {}
 
 void WizardReviewPage::show(const QString& yaml, const QString& error, const QStringList& command,
                             const QStringList& notes) {

@@ -16,8 +16,8 @@ class WizardReviewPage : public WizardPage {
 public:
   explicit WizardReviewPage(QWidget* parent = nullptr);
 
-  void load(const RunSpec& spec) override;
-  void store(RunSpec& spec) const override;
+  void load(const WizardRun& run) override;
+  void store(WizardRun& run) const override;
 
   /// Shows `yaml` (or the error that kept it from being rendered), the launch command and notes from reading.
   void show(const QString& yaml, const QString& error, const QStringList& command, const QStringList& notes);

@@ -10,12 +10,23 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace fathom::views {
 
-QStringList WizardToolsPage::trackerNames() {
-  return {u"sqlite"_s, u"tensorboard"_s, u"mlflow"_s, u"dvclive"_s, u"wandb"_s, u"comet_ml"_s, u"aim"_s, u"clearml"_s};
+QString WizardToolsPage::trackerLabel(config::Tracker tracker) {
+  switch (tracker) {
+  case config::Tracker::All: return tr("All of Fathom's trackers");
+  case config::Tracker::Tensorboard: return tr("TensorBoard");
+  case config::Tracker::Mlflow: return tr("MLflow");
+  case config::Tracker::Dvclive: return tr("DVCLive");
+  case config::Tracker::Sqlite: return tr("Fathom workspace (sqlite)");
+  case config::Tracker::Csv: return tr("CSV file");
+  case config::Tracker::Jsonl: return tr("JSON lines file");
+  default: return QString::fromUtf8(config::kTrackers.toString(tracker));  // not offered: Fathom does not run it
+  }
 }
 
 WizardToolsPage::WizardToolsPage(QWidget* parent) : WizardPage(parent) {
@@ -25,19 +36,14 @@ WizardToolsPage::WizardToolsPage(QWidget* parent) : WizardPage(parent) {
 
   auto* trackers = new QGroupBox(tr("Experiment trackers"), this);
   auto* grid = new QGridLayout();
-  const QMap<QString, QString> labels{{u"sqlite"_s, tr("Fathom workspace (sqlite)")},
-                                      {u"tensorboard"_s, tr("TensorBoard")},
-                                      {u"mlflow"_s, tr("MLflow")},
-                                      {u"dvclive"_s, tr("DVCLive")},
-                                      {u"wandb"_s, tr("Weights && Biases")},
-                                      {u"comet_ml"_s, tr("Comet")},
-                                      {u"aim"_s, tr("Aim")},
-                                      {u"clearml"_s, tr("ClearML")}};
+  // The trackers Fathom runs, in core's order (config::kTrackers); others are never offered.
   int i = 0;
-  for (const QString& name : trackerNames()) {
-    auto* box = new QCheckBox(labels.value(name), trackers);
-    box->setObjectName(u"tracker_"_s + name);
-    m_trackers.insert(name, box);
+  for (const config::Tracker tracker : config::kTrackers.supportedValues()) {
+    const auto& entry = config::kTrackers.entry(tracker);
+    auto* box = new QCheckBox(trackerLabel(tracker), trackers);
+    box->setObjectName(u"tracker_"_s + QString::fromUtf8(entry.name));
+    box->setToolTip(QString::fromUtf8(entry.help));
+    m_trackers.emplace_back(tracker, box);
     grid->addWidget(box, i / 2, i % 2);
     ++i;
     connect(box, &QCheckBox::toggled, this, [this] { notify(); });
@@ -58,10 +64,17 @@ WizardToolsPage::WizardToolsPage(QWidget* parent) : WizardPage(parent) {
   m_profiler = new QGroupBox(tr("Profile the run"), this);
   m_profiler->setObjectName(u"profilerEnabled"_s);
   m_profiler->setCheckable(true);
-  m_cpu = new QCheckBox(tr("CPU"), m_profiler);
-  m_cpu->setObjectName(u"activityCpu"_s);
-  m_cuda = new QCheckBox(tr("CUDA"), m_profiler);
-  m_cuda->setObjectName(u"activityCuda"_s);
+  auto* activities = new QHBoxLayout();
+  for (const config::ProfilerActivity activity : config::kProfilerActivities.supportedValues()) {
+    const auto& entry = config::kProfilerActivities.entry(activity);
+    auto* box = new QCheckBox(activity == config::ProfilerActivity::Cpu ? tr("CPU") : tr("CUDA"), m_profiler);
+    box->setObjectName(u"activity_"_s + QString::fromUtf8(entry.name));
+    box->setToolTip(QString::fromUtf8(entry.help));
+    m_activities.emplace_back(activity, box);
+    activities->addWidget(box);
+    connect(box, &QCheckBox::toggled, this, [this] { notify(); });
+  }
+  activities->addStretch(1);
   auto spin = [this](const QString& name) {
     auto* s = new QSpinBox(m_profiler);
     s->setObjectName(name);
@@ -79,10 +92,6 @@ WizardToolsPage::WizardToolsPage(QWidget* parent) : WizardPage(parent) {
   m_traceDir = new QLineEdit(m_profiler);
   m_traceDir->setObjectName(u"traceDir"_s);
   m_traceDir->setPlaceholderText(tr("the project directory"));
-  auto* activities = new QHBoxLayout();
-  activities->addWidget(m_cpu);
-  activities->addWidget(m_cuda);
-  activities->addStretch(1);
   auto* schedule = new QHBoxLayout();
   for (auto [label, box] : {std::pair{tr("wait"), m_wait}, std::pair{tr("warm-up"), m_warmup},
                             std::pair{tr("active"), m_active}, std::pair{tr("repeat"), m_repeat}}) {
@@ -105,7 +114,7 @@ WizardToolsPage::WizardToolsPage(QWidget* parent) : WizardPage(parent) {
   layout->addWidget(m_profiler);
   layout->addStretch(1);
   connect(m_profiler, &QGroupBox::toggled, this, [this] { notify(); });
-  for (QCheckBox* c : {m_cpu, m_cuda, m_shapes, m_memory, m_stack}) {
+  for (QCheckBox* c : {m_shapes, m_memory, m_stack}) {
     connect(c, &QCheckBox::toggled, this, [this] { notify(); });
   }
   for (QLineEdit* e : {m_projectDir, m_workspace, m_traceDir}) {
@@ -113,52 +122,73 @@ WizardToolsPage::WizardToolsPage(QWidget* parent) : WizardPage(parent) {
   }
 }
 
-void WizardToolsPage::load(const RunSpec& s) {
+void WizardToolsPage::load(const WizardRun& run) {
   m_loading = true;
-  for (auto it = m_trackers.begin(); it != m_trackers.end(); ++it) {
-    it.value()->setChecked(s.trackers.contains(it.key()));
+  const config::FathomSpec& f = run.spec.fathom;
+  for (auto [tracker, box] : m_trackers) {
+    box->setChecked(std::find(f.trackers.begin(), f.trackers.end(), tracker) != f.trackers.end());
   }
-  m_projectDir->setText(s.projectDir);
-  m_workspace->setText(s.workspace);
-  m_profiler->setChecked(s.profilerEnabled);
-  m_cpu->setChecked(s.profilerActivities.contains(u"cpu"_s));
-  m_cuda->setChecked(s.profilerActivities.contains(u"cuda"_s));
-  m_wait->setValue(s.scheduleWait);
-  m_warmup->setValue(s.scheduleWarmup);
-  m_active->setValue(s.scheduleActive);
-  m_repeat->setValue(s.scheduleRepeat);
-  m_shapes->setChecked(s.recordShapes);
-  m_memory->setChecked(s.profileMemory);
-  m_stack->setChecked(s.withStack);
-  m_traceDir->setText(s.traceDir);
+  m_projectDir->setText(QString::fromStdString(f.projectDir.value_or("")));
+  m_workspace->setText(QString::fromStdString(f.workspace.value_or("")));
+  // The profiler: CPU activity and one active window of three steps after a step of waiting and one of warm-up
+  // where the file is silent.
+  const config::ProfilerSpec& p = f.profiler;
+  m_profiler->setChecked(p.enabled.value_or(false));
+  for (auto [activity, box] : m_activities) {
+    box->setChecked(p.activities.empty()
+                        ? activity == config::ProfilerActivity::Cpu
+                        : std::find(p.activities.begin(), p.activities.end(), activity) != p.activities.end());
+  }
+  m_wait->setValue(p.scheduleWait.value_or(1));
+  m_warmup->setValue(p.scheduleWarmup.value_or(1));
+  m_active->setValue(p.scheduleActive.value_or(3));
+  m_repeat->setValue(p.scheduleRepeat.value_or(1));
+  m_shapes->setChecked(p.recordShapes.value_or(false));
+  m_memory->setChecked(p.profileMemory.value_or(false));
+  m_stack->setChecked(p.withStack.value_or(false));
+  m_traceDir->setText(QString::fromStdString(p.outputTraceDir.value_or("")));
   m_loading = false;
 }
 
-void WizardToolsPage::store(RunSpec& s) const {
-  s.trackers.clear();
-  for (const QString& name : trackerNames()) {
-    if (m_trackers.value(name)->isChecked()) {
-      s.trackers << name;
+void WizardToolsPage::store(WizardRun& run) const {
+  config::FathomSpec& f = run.spec.fathom;
+  // The file's order first (trackers the page does not offer stay: it says so in its notes), then those checked
+  // here, in the page's order.
+  std::vector<config::Tracker> trackers;
+  for (const config::Tracker t : f.trackers) {
+    const auto it = std::find_if(m_trackers.begin(), m_trackers.end(), [t](const auto& e) { return e.first == t; });
+    if (it == m_trackers.end() || it->second->isChecked()) {
+      trackers.push_back(t);
     }
   }
-  s.projectDir = m_projectDir->text().trimmed();
-  s.workspace = m_workspace->text().trimmed();
-  s.profilerEnabled = m_profiler->isChecked();
-  s.profilerActivities.clear();
-  if (m_cpu->isChecked()) {
-    s.profilerActivities << u"cpu"_s;
+  for (auto [tracker, box] : m_trackers) {
+    if (box->isChecked() && std::find(trackers.begin(), trackers.end(), tracker) == trackers.end()) {
+      trackers.push_back(tracker);
+    }
   }
-  if (m_cuda->isChecked()) {
-    s.profilerActivities << u"cuda"_s;
+  f.trackers = trackers;
+  auto text = [](const QLineEdit* e) {
+    const QString t = e->text().trimmed();
+    return t.isEmpty() ? std::nullopt : std::optional(t.toStdString());
+  };
+  f.projectDir = text(m_projectDir);
+  f.workspace = text(m_workspace);
+  config::ProfilerSpec& p = f.profiler;
+  p.enabled = m_profiler->isChecked();
+  p.activities.clear();
+  for (auto [activity, box] : m_activities) {
+    if (box->isChecked()) {
+      p.activities.push_back(activity);
+    }
   }
-  s.scheduleWait = m_wait->value();
-  s.scheduleWarmup = m_warmup->value();
-  s.scheduleActive = m_active->value();
-  s.scheduleRepeat = m_repeat->value();
-  s.recordShapes = m_shapes->isChecked();
-  s.profileMemory = m_memory->isChecked();
-  s.withStack = m_stack->isChecked();
-  s.traceDir = m_traceDir->text().trimmed();
+  p.scheduleWait = m_wait->value();
+  p.scheduleWarmup = m_warmup->value();
+  p.scheduleActive = m_active->value();
+  p.scheduleRepeat = m_repeat->value();
+  p.recordShapes = m_shapes->isChecked();
+  p.profileMemory = m_memory->isChecked();
+  p.withStack = m_stack->isChecked();
+  p.outputTraceDir = text(m_traceDir);
 }
 
 }  // namespace fathom::views

@@ -3,7 +3,10 @@
 
 #include "wizard/wizard_page.h"
 
-#include <QMap>
+#include <fathom/config/vocabulary.h>
+
+#include <utility>
+#include <vector>
 
 class QCheckBox;
 class QGroupBox;
@@ -12,27 +15,26 @@ class QSpinBox;
 
 namespace fathom::views {
 
-/// Profiler and trackers: where metrics go (the workspace's sqlite tracker, TensorBoard, MLflow, ...), the project
-/// directory and workspace, and the profiler's activities and schedule.
+/// Profiler and trackers: where metrics go (the trackers Fathom runs, config::kTrackers: the workspace's sqlite,
+/// TensorBoard, MLflow, ...), the project directory and workspace, and the profiler's activities and schedule.
 class WizardToolsPage : public WizardPage {
   Q_OBJECT
 
 public:
   explicit WizardToolsPage(QWidget* parent = nullptr);
 
-  void load(const RunSpec& spec) override;
-  void store(RunSpec& spec) const override;
+  void load(const WizardRun& run) override;
+  void store(WizardRun& run) const override;
 
-  /// Trackers offered, in order (the config's spellings).
-  static QStringList trackerNames();
+  /// A tracker's label (translated; its canonical name for one the page does not offer).
+  static QString trackerLabel(config::Tracker tracker);
 
 private:
-  QMap<QString, QCheckBox*> m_trackers;
+  std::vector<std::pair<config::Tracker, QCheckBox*>> m_trackers;  ///< the trackers offered, in core's order
   QLineEdit* m_projectDir = nullptr;
   QLineEdit* m_workspace = nullptr;
   QGroupBox* m_profiler = nullptr;
-  QCheckBox* m_cpu = nullptr;
-  QCheckBox* m_cuda = nullptr;
+  std::vector<std::pair<config::ProfilerActivity, QCheckBox*>> m_activities;
   QSpinBox* m_wait = nullptr;
   QSpinBox* m_warmup = nullptr;
   QSpinBox* m_active = nullptr;
