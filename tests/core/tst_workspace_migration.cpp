@@ -5,6 +5,7 @@
 // `fathom runs list --json` / `fathom runs show ID --json` printed of it (workspace_v3.expected). The typed run
 // layout of schema version 4 is derived once, by the migration, from what the old records say.
 #include <fathom/common/error.h>  // first: moc (Qt 6.4) cannot parse <concepts> when workspace.h leads
+#include <fathom/common/memory_metric_keys.h>
 #include <fathom/store/workspace.h>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +13,8 @@
 
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <algorithm>
 
 #include <cmath>
 #include <filesystem>
@@ -120,6 +123,26 @@ json showLists(const Workspace& ws, RunId run) {
   return out;
 }
 
+/// `metrics` sorted by key, then rank: the order of today's summaries, whatever the keys were renamed to.
+json byKeyAndRank(json metrics) {
+  std::sort(metrics.begin(), metrics.end(), [](const json& a, const json& b) {
+    return std::pair(a.at("key").get<std::string>(), a.at("rank").get<int>()) <
+           std::pair(b.at("key").get<std::string>(), b.at("rank").get<int>());
+  });
+  return metrics;
+}
+
+/// What the old release printed, its memory metric keys renamed as schema 5 renames them (docs/workspace.md,
+/// "Memory metric keys"): the same points under today's names.
+json withCurrentKeys(json metrics) {
+  for (json& m : metrics) {
+    if (const auto now = fathom::currentMetricKey(m.at("key").get<std::string>())) {
+      m["key"] = *now;
+    }
+  }
+  return byKeyAndRank(std::move(metrics));
+}
+
 RunLayout layout(int worldSize, RunStrategy strategy, const std::string& host) {
   RunLayout l;
   l.worldSize = worldSize;
@@ -164,9 +187,13 @@ private slots:
       const json& shown = expected.shows.at(run.id.value);
       QCOMPARE(run.configText, shown.at("config_text").get<std::string>());
       const json lists = showLists(ws, run.id);
-      for (const char* key : {"ranks", "metrics", "artifacts", "heartbeats", "traces", "log"}) {
+      for (const char* key : {"ranks", "artifacts", "heartbeats", "traces", "log"}) {
         QVERIFY2(lists.at(key) == shown.at(key), (std::to_string(run.id.value) + ": " + key).c_str());
       }
+      QVERIFY2(byKeyAndRank(lists.at("metrics")) == withCurrentKeys(shown.at("metrics")),
+               (std::to_string(run.id.value) + ": metrics\n" + byKeyAndRank(lists.at("metrics")).dump() + "\n" +
+                withCurrentKeys(shown.at("metrics")).dump())
+                   .c_str());
       QVERIFY(!shown.at("metrics").empty() || run.status == RunStatus::Failed);
     }
     // The traces' bytes, not only their sizes: the worker-selected ZeRO-2 run recorded one gzipped trace per rank.

@@ -35,6 +35,17 @@ QJsonObject object(const std::string& text) {
   return QJsonDocument::fromJson(QByteArray::fromStdString(text)).object();
 }
 
+/// A prediction as written today, less what that release did not write: `hardware.device` (added with CPU hardware
+/// presets; that release planned GPUs only, so today's value must be "gpu").
+nlohmann::json withoutNewKeys(nlohmann::json prediction) {
+  nlohmann::json& hardware = prediction.at("hardware");
+  if (hardware.value("device", "") != "gpu") {
+    return {{"unexpected hardware.device", hardware.value("device", "<missing>")}};
+  }
+  hardware.erase("device");
+  return prediction;
+}
+
 }  // namespace
 
 class TestSavedPlanFixture : public QObject {
@@ -124,13 +135,18 @@ private slots:
       const plan::PredictionReport report = plan::predictionReportFromJson(strategy);
       QVERIFY(report.prediction.memory.total > 0);
       QVERIFY(!report.prediction.explanations.empty());
-      QVERIFY(nlohmann::json::parse(plan::toJson(report).dump()) == strategy);  // same keys, same values
+      // Same keys, same values (and the one key added since, checked in withoutNewKeys).
+      QVERIFY(withoutNewKeys(nlohmann::json::parse(plan::toJson(report).dump())) == strategy);
       ++read;
     }
     QVERIFY(read > 0);
     const plan::SearchReport search = plan::searchReportFromJson(saved.at("search"));
     QVERIFY(!search.results.empty());
-    QVERIFY(nlohmann::json::parse(plan::toJson(search).dump()) == saved.at("search"));
+    nlohmann::json searchAgain = nlohmann::json::parse(plan::toJson(search).dump());
+    for (nlohmann::json& result : searchAgain.at("results")) {
+      result = withoutNewKeys(std::move(result));
+    }
+    QVERIFY(searchAgain == saved.at("search"));
   }
 
 private:
