@@ -176,6 +176,7 @@ int showRun(const RunsFlags& flags) {
   if (flags.json) {
     json out = runJson(r);
     out["config_text"] = r.configText;
+    out["run_spec"] = r.runSpec;
     out["ranks"] = json::array();
     for (const auto& k : ranks) {
       out["ranks"].push_back({{"rank", k.rank},
@@ -238,8 +239,9 @@ int showRun(const RunsFlags& flags) {
                          : "-"},
        {"precision", r.layout.mixedPrecision.empty() ? "-" : r.layout.mixedPrecision},
        {"command", r.commandLine.empty() ? "-" : r.commandLine},
-       {"config",
-        r.configText.empty() ? "-" : r.configFormat + ", " + std::to_string(r.configText.size()) + " bytes"}});
+       {"config", r.configText.empty() ? "-" : r.configFormat + ", " + std::to_string(r.configText.size()) + " bytes"},
+       {"run spec",
+        r.runSpec.empty() ? "-" : "Accelerate YAML, " + std::to_string(r.runSpec.size()) + " bytes (--json)"}});
   if (!ranks.empty()) {
     std::cout << "Ranks\n";
     std::vector<std::vector<std::string>> rows{{"RANK", "HOST", "PID", "DEVICE", "EXIT"}};

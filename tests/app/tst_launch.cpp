@@ -5,6 +5,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
 #include <QMap>
 #include <QProcess>
 #include <QRegularExpression>
@@ -261,6 +262,33 @@ private slots:
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("tracker 'wandb' is not supported by Fathom"), r.err.constData());
     QVERIFY(r.out.isEmpty());
+  }
+
+  // Issue 17: the run records the run specification it was launched with (schema 6's run_spec): Accelerate YAML
+  // with the precedence applied (--mixed_precision over the file), so `fathom launch --config_file` of it runs the
+  // same again.
+  void theRunRecordsItsSpecification() {
+    QTemporaryDir dir;
+    const QString file = dir.filePath(u"run.yaml"_s);
+    const QString workspace = dir.filePath(u"ws.sqlite"_s);
+    QVERIFY(writeFile(file, "distributed_type: FSDP\nnum_processes: 2\nmixed_precision: bf16\n"
+                            "fsdp_config:\n  fsdp_sharding_strategy: SHARD_GRAD_OP\n"));
+    Run r = fathom({u"launch"_s, u"--config_file"_s, file, u"--mixed_precision"_s, u"fp16"_s, u"--workspace"_s,
+                    workspace, u"--quiet"_s, u"true"_s});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    r = fathom({u"runs"_s, u"show"_s, u"1"_s, u"--workspace"_s, workspace, u"--json"_s});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QString spec = QJsonDocument::fromJson(r.out)[u"run_spec"_s].toString();
+    for (const QString& line : {u"distributed_type: FSDP"_s, u"num_processes: 2"_s, u"mixed_precision: fp16"_s,
+                                u"fsdp_sharding_strategy: SHARD_GRAD_OP"_s}) {
+      QVERIFY2(spec.contains(line), qPrintable(line + u" not in:\n"_s + spec));
+    }
+    // Launching that text again runs the same: two processes, fp16.
+    QVERIFY(writeFile(file, spec.toUtf8()));
+    r = fathom({u"launch"_s, u"--config_file"_s, file, u"--workspace"_s, workspace, u"--quiet"_s, u"sh"_s, u"-c"_s,
+                u"if [ $RANK = 0 ]; then echo $WORLD_SIZE $ACCELERATE_MIXED_PRECISION $FSDP_SHARDING_STRATEGY; fi"_s});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.out.contains("2 fp16 SHARD_GRAD_OP"), r.out.constData());
   }
 
   void precedenceFlagOverEnvironmentOverFile() {

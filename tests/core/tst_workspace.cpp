@@ -131,11 +131,12 @@ private slots:
       ws.appendMetrics(run, points(10, "loss"));
       ws.finishRun(run, RunStatus::Succeeded, 0);
     }
-    // Make it a version-1 file: what versions 2, 3 and 4 added is not there yet.
+    // Make it a version-1 file: what versions 2 to 6 added is not there yet (5 added no table).
     rawExec(path, "DROP TABLE plans; DROP INDEX metrics_by_run_key; DROP TABLE heartbeats; DROP TABLE trace_chunks; "
                   "DROP TABLE run_hosts; ALTER TABLE runs DROP COLUMN world_size; ALTER TABLE runs DROP COLUMN "
                   "num_machines; ALTER TABLE runs DROP COLUMN strategy; ALTER TABLE runs DROP COLUMN fsdp_sharding; "
-                  "ALTER TABLE runs DROP COLUMN mixed_precision; PRAGMA user_version = 1;");
+                  "ALTER TABLE runs DROP COLUMN mixed_precision; ALTER TABLE runs DROP COLUMN run_spec; "
+                  "PRAGMA user_version = 1;");
     QCOMPARE(rawInt(path, "PRAGMA user_version"), 1);
 
     Workspace ws(path);

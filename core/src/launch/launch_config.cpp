@@ -3,6 +3,7 @@
 
 #include <fathom/common/error.h>
 #include <fathom/config/config_schema.h>
+#include <fathom/config/config_writer.h>
 
 #include <variant>
 
@@ -167,6 +168,7 @@ LaunchOptions launchOptionsFromRunSpec(const config::RunSpec& spec) {
     o.gradientAccumulationSteps = ds.gradientAccumulationSteps;
   }
   o.fathomVariables = fathomVariables(spec);
+  o.runSpec = config::emitConfig(config::toConfig(spec, {}, config::DefaultKeys::Write));
   return o;
 }
 

@@ -134,12 +134,19 @@ CREATE TABLE run_hosts (
 // keys"). No table changes; renameLegacyMemoryMetricKeys() renames the keys older versions stored.
 constexpr std::string_view kVersion5 = "";
 
-constexpr std::array<Migration, 5> kMigrations{{
+// Version 6: the run specification a launch was made from (config::RunSpec as Accelerate YAML), written by
+// `fathom launch` when it creates the run; older runs have ''.
+constexpr std::string_view kVersion6 = R"sql(
+ALTER TABLE runs ADD COLUMN run_spec TEXT NOT NULL DEFAULT '';
+)sql";
+
+constexpr std::array<Migration, 6> kMigrations{{
     {1, "runs, ranks, metrics, events, artifacts", kVersion1},
     {2, "metric-series index, plans", kVersion2},
     {3, "heartbeats, trace chunks", kVersion3},
     {4, "typed run layout: world size, machines, strategy, precision, hosts", kVersion4, &deriveRunLayouts},
     {5, "memory metric keys named by the memory-category table", kVersion5, &renameLegacyMemoryMetricKeys},
+    {6, "the run specification of a launch", kVersion6},
 }};
 
 }  // namespace

@@ -102,7 +102,7 @@ LogLevel parseLevel(std::string_view text) {
 
 constexpr std::string_view kRunColumns =
     "id, name, status, created_at, started_at, ended_at, exit_code, command_line, host, launcher_pid, "
-    "launcher_start_time, config_format, config_text";
+    "launcher_start_time, config_format, config_text, run_spec";
 
 /// "SELECT <every column readRun() reads> FROM runs <tail>".
 std::string selectRuns(std::string_view tail) {
@@ -126,7 +126,8 @@ RunInfo readRun(const sql::Statement& s) {
   r.launcherStartTime = static_cast<std::uint64_t>(s.int64(10));
   r.configFormat = s.text(11);
   r.configText = s.text(12);
-  r.layout = readLayoutColumns(s, 13);  // selectRuns() puts kLayoutColumns last; the hosts are read separately
+  r.runSpec = s.text(13);
+  r.layout = readLayoutColumns(s, 14);  // selectRuns() puts kLayoutColumns last; the hosts are read separately
   return r;
 }
 
@@ -332,8 +333,8 @@ RunId Workspace::createRun(const NewRun& run, const ProcessIdentity& launcher) {
   const double now = unixNowSeconds();
   sql::Transaction tx(m_impl->db);
   sql::Statement s(m_impl->db, "INSERT INTO runs (name, status, created_at, started_at, command_line, host, "
-                               "launcher_pid, launcher_start_time, config_format, config_text) "
-                               "VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)");
+                               "launcher_pid, launcher_start_time, config_format, config_text, run_spec) "
+                               "VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.bind(1, std::string_view(run.name))
       .bind(2, now)
       .bind(3, now)
@@ -342,7 +343,8 @@ RunId Workspace::createRun(const NewRun& run, const ProcessIdentity& launcher) {
       .bind(6, launcher.pid)
       .bind(7, static_cast<std::int64_t>(launcher.startTime))
       .bind(8, std::string_view(run.configFormat))
-      .bind(9, std::string_view(run.configText));
+      .bind(9, std::string_view(run.configText))
+      .bind(10, std::string_view(run.runSpec));
   s.run();
   const RunId id{sqlite3_last_insert_rowid(m_impl->db.handle())};
   if (run.numberName) {

@@ -52,6 +52,7 @@ store::NewRun newRun(const launch::LaunchOptions& o, const RunRecordOptions& rec
   run.commandLine = store::shellCommandLine(words);
   run.configFormat = "json";
   run.configText = config.dump(2);
+  run.runSpec = o.runSpec;
   run.layout.worldSize = o.numProcesses;
   run.layout.numMachines = o.numMachines;
   run.layout.strategy = launchStrategy(o);

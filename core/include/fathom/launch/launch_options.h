@@ -97,6 +97,9 @@ struct LaunchOptions {
   /// FATHOM_* variables every worker gets: the run specification's fathom.trackers, project_dir, logging_dir and
   /// profiler.* (launchOptionsFromRunSpec), which `fathom train` reads below its own flags.
   std::vector<std::pair<std::string, std::string>> fathomVariables;
+  /// The run specification these options were made from, as Accelerate YAML with every key written
+  /// (launchOptionsFromRunSpec); the launcher records it with the run. Empty for options built in code.
+  std::string runSpec;
   /// After SIGTERM, how long workers get before SIGKILL.
   std::chrono::milliseconds terminateGracePeriod{5000};
   /// How many of a failed rank's last output lines the failure report shows.

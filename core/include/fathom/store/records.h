@@ -71,7 +71,10 @@ struct NewRun {
   std::string commandLine;
   std::string configFormat;  ///< "yaml", "json" or empty
   std::string configText;    ///< the effective configuration, as the run saw it
-  RunLayout layout;          ///< the run's shape, as far as its creator knows it
+  /// The run specification it was launched with (config::RunSpec as Accelerate YAML, every key written): what
+  /// `fathom launch --config_file` of that text would run again. Empty when the run was not made from one.
+  std::string runSpec;
+  RunLayout layout;  ///< the run's shape, as far as its creator knows it
   /// Appends "-<run id>" to `name` in the same transaction: `fathom launch`'s default names ("train-12"), unique in
   /// the workspace.
   bool numberName = false;
@@ -92,6 +95,7 @@ struct RunInfo {
   std::uint64_t launcherStartTime = 0;
   std::string configFormat;
   std::string configText;
+  std::string runSpec;  ///< see NewRun::runSpec ('' for runs of schema 5 and older)
   RunLayout layout;
 };
 
