@@ -13,6 +13,8 @@
 #include <fathom/parallel/comm.h>
 #include <fathom/train/accelerator.h>
 
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -47,7 +49,7 @@ int main(int argc, char** argv) {
   const int holdSeconds = intArg(argc, argv, "--hold_seconds", 120);
   try {
     fathom::Accelerator accelerator({.cpu = true});
-    accelerator.initTrackers("collective_program", nullptr);
+    accelerator.initTrackers("collective_program", nlohmann::json());
     const int rank = accelerator.processIndex();
     for (int step = 1; step <= steps; ++step) {
       if (fathom::parallel::Comm* comm = accelerator.comm()) {
