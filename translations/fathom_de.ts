@@ -687,6 +687,57 @@
     </message>
 </context>
 <context>
+    <name>fathom::views::AlertsModel</name>
+    <message>
+        <source>hang</source>
+        <translation>Hänger</translation>
+    </message>
+    <message>
+        <source>straggler</source>
+        <translation>Nachzügler</translation>
+    </message>
+    <message>
+        <source>stalled %1 s</source>
+        <translation>%1 s ohne Fortschritt</translation>
+    </message>
+    <message>
+        <source>%1 s per step (others %2 s)</source>
+        <translation>%1 s pro Schritt (andere %2 s)</translation>
+    </message>
+    <message>
+        <source>ended</source>
+        <translation>beendet</translation>
+    </message>
+    <message>
+        <source>open</source>
+        <translation>offen</translation>
+    </message>
+    <message>
+        <source>Raised</source>
+        <translation>Gemeldet</translation>
+    </message>
+    <message>
+        <source>Alert</source>
+        <translation>Warnung</translation>
+    </message>
+    <message>
+        <source>Ranks behind</source>
+        <translation>Zurückliegende Ränge</translation>
+    </message>
+    <message>
+        <source>Waiting in</source>
+        <translation>Wartet in</translation>
+    </message>
+    <message>
+        <source>How long</source>
+        <translation>Wie lange</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Status</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::CollectivesModel</name>
     <message>
         <source>intra-node</source>

@@ -684,6 +684,57 @@
     </message>
 </context>
 <context>
+    <name>fathom::views::AlertsModel</name>
+    <message>
+        <source>hang</source>
+        <translation>挂起</translation>
+    </message>
+    <message>
+        <source>straggler</source>
+        <translation>掉队者</translation>
+    </message>
+    <message>
+        <source>stalled %1 s</source>
+        <translation>停滞 %1 秒</translation>
+    </message>
+    <message>
+        <source>%1 s per step (others %2 s)</source>
+        <translation>每步 %1 秒（其他 %2 秒）</translation>
+    </message>
+    <message>
+        <source>ended</source>
+        <translation>已结束</translation>
+    </message>
+    <message>
+        <source>open</source>
+        <translation>未结束</translation>
+    </message>
+    <message>
+        <source>Raised</source>
+        <translation>报告时间</translation>
+    </message>
+    <message>
+        <source>Alert</source>
+        <translation>警报</translation>
+    </message>
+    <message>
+        <source>Ranks behind</source>
+        <translation>落后的 rank</translation>
+    </message>
+    <message>
+        <source>Waiting in</source>
+        <translation>等待于</translation>
+    </message>
+    <message>
+        <source>How long</source>
+        <translation>持续多久</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::CollectivesModel</name>
     <message>
         <source>intra-node</source>

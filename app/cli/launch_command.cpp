@@ -11,6 +11,7 @@
 #include <fathom/store/process_identity.h>
 #include <fathom/telemetry/launch_recorder.h>
 
+#include <atomic>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -32,15 +33,37 @@ int runLaunch(const LaunchCommandFlags& flags, const std::vector<std::string>& c
   std::vector<std::string> notes;
   config::WorkspaceSetting workspace;
   telemetry::RunRecordOptions record;
-  launch::LaunchOptions options = flags.launch.resolve(&notes, &workspace, &record.name);
+  MonitorSettings monitor;
+  launch::LaunchOptions options = flags.launch.resolve(&notes, &workspace, &record.name, &monitor);
   options.command = command;
   // With --json, stdout carries only the JSON lines: the workers' stdout joins their stderr on the launcher's.
   options.workerStdoutToStderr = flags.json;
   LaunchFlags::printNotes("launch", notes, options);
   launch::LocalLauncher launcher(std::move(options));
   record.launcherArguments = store::currentArguments();
+  // The run monitor's alerts, reported on the collector's writer thread: a line on stderr, a JSON line with --json,
+  // and with --hang_action abort a hang stops the group (as SIGTERM would; the run ends failed, nothing survives).
+  std::atomic<LaunchJsonChannel*> alertChannel{nullptr};
+  telemetry::CollectorOptions collector;
+  collector.monitor = monitor.options;
+  collector.onAlert = [&alertChannel, abortOnHang = monitor.abortOnHang](const store::AlertRow& row) {
+    const bool raised = !row.alert.resolvedAt;
+    std::string line =
+        "fathom launch: " + std::string(raised ? "" : "ended: ") + store::describeAlert(row.alert) + "\n";
+    const bool stop = abortOnHang && raised && row.alert.kind == store::AlertKind::Hang;
+    if (stop) {
+      line += "fathom launch: --hang_action abort: stopping the group\n";
+    }
+    std::cerr << line;
+    if (LaunchJsonChannel* channel = alertChannel.load()) {
+      channel->writeLine(telemetry::alertJsonLine(row));
+    }
+    if (stop) {
+      launch::LocalLauncher::requestStop();
+    }
+  };
   // Records the run and collects the workers' telemetry; destroyed by an exception, it marks the run failed.
-  telemetry::LaunchRecorder recorder(workspace.path, launcher.options(), std::move(record));
+  telemetry::LaunchRecorder recorder(workspace.path, launcher.options(), std::move(record), std::move(collector));
   const launch::LaunchOptions& o = launcher.options();
   launch::LaunchObserver* observer = &recorder;
   if (flags.json) {
@@ -50,6 +73,7 @@ int runLaunch(const LaunchCommandFlags& flags, const std::vector<std::string>& c
     channel->write(telemetry::RunCreated{recorder.run().value, recorder.runName(),
                                          std::filesystem::absolute(workspace.path).string(), o.numProcesses, ranks});
     observer = &*channel;
+    alertChannel = &*channel;
   }
   if (!o.quiet) {
     std::cerr << "fathom launch: run " << recorder.run().value << " (" << recorder.runName() << ") in "
@@ -57,6 +81,7 @@ int runLaunch(const LaunchCommandFlags& flags, const std::vector<std::string>& c
   }
   const launch::LaunchResult result = launcher.run(observer);
   recorder.finish(result.exitCode);
+  alertChannel = nullptr;
   if (channel) {
     channel->write(telemetry::LaunchFinished{
         recorder.run().value, result.exitCode == 0 ? store::RunStatus::Succeeded : store::RunStatus::Failed,

@@ -68,6 +68,33 @@ std::pair<std::string, std::string> endpoint(const std::string& text) {
   return {host, port};
 }
 
+/// The run monitor's settings in effect; ConfigError naming the key for a negative value.
+MonitorSettings monitorSettings(const config::EffectiveConfig& effective) {
+  MonitorSettings out;
+  const auto number = [&](const char* key) -> std::optional<double> {
+    const config::ResolvedValue* v = effective.find(key);
+    if (v == nullptr) {
+      return std::nullopt;
+    }
+    const double value = std::holds_alternative<double>(v->value)
+                             ? std::get<double>(v->value)
+                             : static_cast<double>(std::get<std::int64_t>(v->value));
+    FATHOM_CHECK(value >= 0 && std::isfinite(value), ConfigError, key, " must be a number >= 0, got ", value, " (from ",
+                 v->origin, ")");
+    return value;
+  };
+  if (const auto timeout = number("fathom.hang_timeout")) {
+    out.options.hangTimeout = std::chrono::duration<double>(*timeout);
+  }
+  if (const auto threshold = number("fathom.straggler_threshold")) {
+    out.options.stragglerThreshold = *threshold / 100.0;
+  }
+  if (const config::ResolvedValue* action = effective.find("fathom.hang_action")) {
+    out.abortOnHang = std::get<std::string>(action->value) == "abort";
+  }
+  return out;
+}
+
 std::chrono::milliseconds seconds(double s, const char* flag) {
   FATHOM_CHECK(std::isfinite(s) && s >= 0, ConfigError, "--", flag, " must be a number of seconds >= 0, got ", s);
   return std::chrono::milliseconds(static_cast<long long>(std::llround(s * 1000.0)));
@@ -163,10 +190,22 @@ void LaunchFlags::addTo(CLI::App& cmd, Scope scope) {
       "The run's name in the workspace, shown by `fathom runs` and the Studio (default: FATHOM_RUN_NAME, else the "
       "config's fathom.run_name, else <program>-<run id>, e.g. train-12); `fathom runs show NAME` finds the newest "
       "run of that name");
+  // The run monitor (docs/launch.md, "Hang and straggler detection"): config keys of the `fathom` section.
+  add(cmd, "hang_timeout", m_hangTimeout,
+      "Seconds without progress of any rank, while ranks disagree on the collective they are in, before a hang is "
+      "reported (default 60; 0 disables; also FATHOM_HANG_TIMEOUT or the config's fathom.hang_timeout)");
+  add(cmd, "straggler_threshold", m_stragglerThreshold,
+      "Percent by which a rank's own time per step (outside collectives, over the last 10 steps or more) may exceed "
+      "the other ranks' median before it is flagged as a straggler (default 20; 0 disables; "
+      "fathom.straggler_threshold)");
+  add(cmd, "hang_action", m_hangAction,
+      "report: record and print a hang, the run goes on (default); abort: also stop the group as a failure "
+      "(fathom.hang_action)")
+      ->check(CLI::IsMember({"report", "abort"}));
 }
 
 launch::LaunchOptions LaunchFlags::resolve(std::vector<std::string>* notes, config::WorkspaceSetting* workspace,
-                                           std::string* runName) const {
+                                           std::string* runName, MonitorSettings* monitor) const {
   // Config keys: fathom::config applies flag > environment > config file > default, per key.
   config::ResolveInputs inputs;
   if (given("config_file")) {
@@ -211,6 +250,11 @@ launch::LaunchOptions LaunchFlags::resolve(std::vector<std::string>* notes, conf
   if (given("run_name")) {
     inputs.commandLine["fathom.run_name"] = m_runName;
   }
+  for (const char* key : {"hang_timeout", "straggler_threshold", "hang_action"}) {
+    if (given(key)) {
+      inputs.commandLine[std::string("fathom.") + key] = m_options.at(key)->results().back();
+    }
+  }
   const config::EffectiveConfig effective = config::resolveConfig(inputs);
   config::RunSpec spec = config::runSpecFromConfig(effective);
   if (given("nproc_per_node")) {
@@ -226,6 +270,9 @@ launch::LaunchOptions LaunchFlags::resolve(std::vector<std::string>* notes, conf
   if (runName != nullptr) {
     const config::ResolvedValue* name = effective.find("fathom.run_name");
     *runName = name != nullptr ? std::get<std::string>(name->value) : std::string();
+  }
+  if (monitor != nullptr) {
+    *monitor = monitorSettings(effective);
   }
   if (notes != nullptr) {
     for (const auto& note : spec.notes) {

@@ -3,6 +3,7 @@
 
 #include <fathom/config/config_resolver.h>
 #include <fathom/launch/launch_options.h>
+#include <fathom/telemetry/run_monitor.h>
 
 #include <CLI/CLI.hpp>
 
@@ -13,6 +14,13 @@
 #include <vector>
 
 namespace fathom::cli {
+
+/// The launcher's run monitor as configured: --hang_timeout, --straggler_threshold (percent), --hang_action, or the
+/// config keys fathom.hang_timeout, fathom.straggler_threshold, fathom.hang_action (flag > environment > file).
+struct MonitorSettings {
+  telemetry::MonitorOptions options;
+  bool abortOnHang = false;  ///< --hang_action abort: stop the group when a hang is reported
+};
 
 /// The flags `fathom launch` shares with `fathom test`, and their resolution into LaunchOptions with the
 /// precedence flag > environment > config file > default. Only flags actually given on the command line take
@@ -34,9 +42,10 @@ public:
   /// used, Accelerate quirks, settings Fathom ignores); the Accelerate-fallback note is left out, because the config
   /// layer already logs it. `workspace` (Scope::Launch) receives the workspace file resolved the same way
   /// (--workspace > FATHOM_WORKSPACE > fathom.workspace > default), `runName` the run's name (--run_name >
-  /// FATHOM_RUN_NAME > fathom.run_name; empty when none is given).
+  /// FATHOM_RUN_NAME > fathom.run_name; empty when none is given), `monitor` the run monitor's settings.
   launch::LaunchOptions resolve(std::vector<std::string>* notes = nullptr,
-                                config::WorkspaceSetting* workspace = nullptr, std::string* runName = nullptr) const;
+                                config::WorkspaceSetting* workspace = nullptr, std::string* runName = nullptr,
+                                MonitorSettings* monitor = nullptr) const;
 
   /// Prints `notes` to stderr as "fathom <command>: note: ..." unless `options.quiet`.
   static void printNotes(const char* command, const std::vector<std::string>& notes,
@@ -78,6 +87,9 @@ private:
   std::string m_logDir;
   std::string m_workspace;
   std::string m_runName;
+  double m_hangTimeout = 60;
+  double m_stragglerThreshold = 20;
+  std::string m_hangAction;
   bool m_quiet = false;
   bool m_debug = false;
   double m_gracePeriod = 5.0;

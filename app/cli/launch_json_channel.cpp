@@ -4,8 +4,13 @@
 namespace fathom::cli {
 
 void LaunchJsonChannel::write(const telemetry::LaunchEvent& event) {
+  writeLine(telemetry::toJsonLine(event));
+}
+
+void LaunchJsonChannel::writeLine(const std::string& line) {
   // A closed or full stdout must not stop the launch: the stream's error state is the caller's to read.
-  m_out << telemetry::toJsonLine(event) << '\n';
+  const std::lock_guard lock(m_mutex);
+  m_out << line << '\n';
   m_out.flush();
 }
 

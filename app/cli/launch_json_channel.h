@@ -4,7 +4,9 @@
 #include <fathom/launch/launch_observer.h>
 #include <fathom/telemetry/launch_events.h>
 
+#include <mutex>
 #include <ostream>
+#include <string>
 
 namespace fathom::cli {
 
@@ -17,6 +19,9 @@ public:
 
   /// Writes `event` as one line.
   void write(const telemetry::LaunchEvent& event);
+  /// Writes one ready line (an alert, telemetry::alertJsonLine). Thread-safe with write(): the collector's writer
+  /// thread reports alerts while the launcher's thread reports ranks.
+  void writeLine(const std::string& line);
 
   std::vector<std::pair<std::string, std::string>> workerEnvironment() override { return m_inner.workerEnvironment(); }
   void workerStarted(const launch::WorkerEvent& worker) override;
@@ -25,6 +30,7 @@ public:
 private:
   launch::LaunchObserver& m_inner;
   std::ostream& m_out;
+  std::mutex m_mutex;  ///< one whole line at a time
 };
 
 }  // namespace fathom::cli

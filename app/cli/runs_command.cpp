@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// `fathom runs list|show|compare|export|delete`: reads (and prunes) the runs of a workspace. docs/workspace.md.
+// `fathom runs list|show|watch|compare|export|delete`: reads (and prunes) the runs of a workspace. docs/workspace.md.
 #include "command.h"
+#include "runs_watch.h"
 #include "text_table.h"
 
 #include <fathom/common/error.h>
@@ -171,6 +172,7 @@ int showRun(const RunsFlags& flags) {
   const auto summaries = ws.metricSummaries(r.id);
   const auto artifacts = ws.artifacts(r.id);
   const auto heartbeats = ws.heartbeats(r.id);
+  const auto alerts = ws.alerts(r.id);
   const auto traces = ws.traces(r.id);
   const auto logLines = ws.lastEvents(r.id, static_cast<std::size_t>(std::max(flags.logLines, 0)));
   if (flags.json) {
@@ -196,7 +198,15 @@ int showRun(const RunsFlags& flags) {
     }
     out["heartbeats"] = json::array();
     for (const auto& h : heartbeats) {
-      out["heartbeats"].push_back({{"rank", h.rank}, {"time", h.time}, {"step", h.step}});
+      out["heartbeats"].push_back({{"rank", h.rank},
+                                   {"time", h.time},
+                                   {"step", h.step},
+                                   {"entered", store::positionToJson(h.entered)},
+                                   {"finished", store::positionToJson(h.finished)}});
+    }
+    out["alerts"] = json::array();
+    for (const auto& a : alerts) {
+      out["alerts"].push_back(store::alertToJson(a));
     }
     out["traces"] = json::array();
     for (const auto& t : traces) {
@@ -280,6 +290,24 @@ int showRun(const RunsFlags& flags) {
     std::vector<std::vector<std::string>> rows{{"RANK", "LAST SEEN (UTC)", "STEP"}};
     for (const auto& h : heartbeats) {
       rows.push_back({std::to_string(h.rank), formatTime(h.time), std::to_string(h.step)});
+    }
+    printTable(std::cout, rows);
+  }
+  if (!alerts.empty()) {
+    // The run monitor's typed alerts (docs/launch.md, "Hang and straggler detection").
+    std::cout << "Alerts\n";
+    std::vector<std::vector<std::string>> rows{{"ID", "KIND", "RAISED (UTC)", "BEHIND", "STATUS", "DETAIL"}};
+    for (const auto& a : alerts) {
+      std::string behind;
+      for (int rank : a.alert.behind()) {
+        if (!behind.empty()) {
+          behind += ',';
+        }
+        behind += std::to_string(rank);
+      }
+      rows.push_back({std::to_string(a.id.value), std::string(store::toString(a.alert.kind)), formatTime(a.alert.time),
+                      behind.empty() ? "-" : behind, a.alert.resolvedAt ? "ended" : "open",
+                      store::describeAlert(a.alert)});
     }
     printTable(std::cout, rows);
   }
@@ -424,7 +452,8 @@ int deleteRun(const RunsFlags& flags) {
 
 void addRunsCommand(CLI::App& root, CommandAction& action) {
   auto flags = std::make_shared<RunsFlags>();
-  CLI::App* cmd = root.add_subcommand("runs", "List, inspect, compare, export and delete the runs of a workspace");
+  CLI::App* cmd =
+      root.add_subcommand("runs", "List, inspect, watch, compare, export and delete the runs of a workspace");
   cmd->require_subcommand(1);
   auto common = [flags](CLI::App* sub, bool json) {
     sub->add_option("--workspace", flags->workspace,
@@ -439,14 +468,16 @@ void addRunsCommand(CLI::App& root, CommandAction& action) {
   common(list, true);
   list->callback([flags, &action] { action = [flags] { return listRuns(*flags); }; });
 
-  CLI::App* show = cmd->add_subcommand(
-      "show", "Print a run's facts, ranks, per-key metric summaries per rank, memory per rank and last log lines");
+  CLI::App* show = cmd->add_subcommand("show", "Print a run's facts, ranks, per-key metric summaries per rank, memory "
+                                               "per rank, hang and straggler alerts and last log lines");
   common(show, true);
   show->add_option("run", flags->run, "Run id or name (the newest run of that name)")->required();
   show->add_option("--log_lines,--log-lines", flags->logLines, "How many of the run's last log lines to show")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   show->callback([flags, &action] { action = [flags] { return showRun(*flags); }; });
+
+  addRunsWatchCommand(*cmd, action);
 
   CLI::App* compare = cmd->add_subcommand("compare", "Put two runs' last metric values side by side");
   common(compare, true);

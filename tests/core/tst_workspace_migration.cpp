@@ -7,6 +7,7 @@
 #include <fathom/common/error.h>  // first: moc (Qt 6.4) cannot parse <concepts> when workspace.h leads
 #include <fathom/common/memory_metric_keys.h>
 #include <fathom/store/workspace.h>
+#include <store/schema.h>  // the released steps, to build a schema-6 file
 
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
@@ -228,6 +229,83 @@ private slots:
                                     (got.strategy ? strategyLabel(*got.strategy) : "?") + " " + got.mixedPrecision)
                                        .c_str());
     }
+  }
+
+  // A schema-6 file (built from the released steps 1-6, as that build wrote it): its heartbeats read back without a
+  // wavefront, and the migration adds the run monitor's columns and tables, which then take wavefronts and alerts
+  // (and lose them with their run).
+  void aSchema6WorkspaceGainsTheRunMonitorTables() {
+    const std::filesystem::path path = m_dir.filePath(QStringLiteral("v6.sqlite")).toStdString();
+    {
+      sqlite3* db = nullptr;
+      QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+      std::string script = "BEGIN;\n";
+      for (const auto& step : schema::migrations()) {
+        if (step.toVersion <= 6) {
+          script += std::string(step.sql) + "\n";  // steps 4 and 5 also derive from old rows: there are none
+        }
+      }
+      script += "PRAGMA user_version = 6; PRAGMA application_id = " + std::to_string(Workspace::kApplicationId) +
+                ";\nINSERT INTO runs (id, name, status, created_at) VALUES (1, 'old', 'succeeded', 1700000000);\n"
+                "INSERT INTO heartbeats (run_id, rank, time, step) VALUES (1, 0, 1700000001.5, 12);\nCOMMIT;";
+      char* error = nullptr;
+      const int rc = sqlite3_exec(db, script.c_str(), nullptr, nullptr, &error);
+      QVERIFY2(rc == SQLITE_OK, error);
+      sqlite3_close(db);
+    }
+    QCOMPARE(userVersion(path), 6);
+    Workspace ws(path, Workspace::Options{.create = false, .reconcile = false});
+    QCOMPARE(ws.schemaVersion(), Workspace::kSchemaVersion);
+    const auto old = ws.heartbeats(RunId{1});
+    QCOMPARE(old.size(), std::size_t{1});
+    QCOMPARE(old[0].step, std::int64_t{12});
+    QVERIFY(!old[0].entered && !old[0].finished);
+    QVERIFY(ws.alerts(RunId{1}).empty());
+
+    const parallel::CollectivePosition waiting{7, parallel::CommKind::AllReduce, "world", 2, 4096};
+    const parallel::CollectivePosition done{6, parallel::CommKind::Broadcast, "hybrid.shard.0", 2, 16};
+    IngestBatch batch;
+    batch.heartbeats.push_back({0, 1700000002.0, 13, waiting, done});
+    batch.heartbeats.push_back({1, 1700000002.5, 13, done, done});
+    ws.append(RunId{1}, batch);
+    QVERIFY(ws.heartbeats(RunId{1}) == batch.heartbeats);
+
+    RunAlert alert;
+    alert.kind = AlertKind::Hang;
+    alert.time = 1700000010.0;
+    alert.stalledSeconds = 61.5;
+    alert.waitingIn = waiting;
+    alert.ranks = {{0, false, 13, waiting, done, std::nullopt}, {1, true, 13, done, done, 0.25}};
+    const AlertId id = ws.addAlert(RunId{1}, alert);
+    RunAlert straggler;
+    straggler.kind = AlertKind::Straggler;
+    straggler.time = 1700000011.0;
+    straggler.medianStepSeconds = 0.1;
+    straggler.ranks = {{0, false, 20, std::nullopt, std::nullopt, 0.1}, {1, true, 20, std::nullopt, std::nullopt, 0.3}};
+    const AlertId second = ws.addAlert(RunId{1}, straggler);
+    ws.resolveAlert(id, 1700000020.0);
+    ws.resolveAlert(id, 1700000030.0);  // the first resolution stays
+    auto rows = ws.alerts(RunId{1});
+    QCOMPARE(rows.size(), std::size_t{2});
+    alert.resolvedAt = 1700000020.0;
+    QVERIFY(rows[0].id == id && rows[0].alert == alert);
+    QVERIFY(rows[1].id == second && rows[1].alert == straggler);
+    QCOMPARE(rows[0].alert.behind(), std::vector<int>{1});
+    // Incremental: only the alerts after an id.
+    rows = ws.alerts(RunId{1}, id);
+    QCOMPARE(rows.size(), std::size_t{1});
+    QVERIFY(rows[0].id == second);
+
+    ws.deleteRun(RunId{1});
+    sqlite3* db = nullptr;
+    sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+    sqlite3_stmt* s = nullptr;
+    sqlite3_prepare_v2(db, "SELECT (SELECT COUNT(*) FROM alerts) + (SELECT COUNT(*) FROM alert_ranks)", -1, &s,
+                       nullptr);
+    QCOMPARE(sqlite3_step(s), SQLITE_ROW);
+    QCOMPARE(sqlite3_column_int(s, 0), 0);
+    sqlite3_finalize(s);
+    sqlite3_close(db);
   }
 
   // Migrated once: a second open changes nothing, and the file takes new runs with their layout.

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # views/runs: the workspace's runs: the runs browser and its model, one run's page and its ranks, metrics and log
-# models.
+# models, and the run monitor's alerts.
 target_sources(fathom_views PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/alerts_model.h ${CMAKE_CURRENT_LIST_DIR}/alerts_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/event_log_model.h ${CMAKE_CURRENT_LIST_DIR}/event_log_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metric_summary_model.h ${CMAKE_CURRENT_LIST_DIR}/metric_summary_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ranks_model.h ${CMAKE_CURRENT_LIST_DIR}/ranks_model.cpp

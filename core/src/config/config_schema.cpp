@@ -360,6 +360,15 @@ void addFathom(std::vector<KeySpec>& t) {
   t.push_back(key("fathom", "workspace", ValueKind::String, "SQLite workspace file (fathom.sqlite)"));
   t.push_back(
       key("fathom", "run_name", ValueKind::String, "name of the run `fathom launch` records (default <program>-<id>)"));
+  // The launcher's run monitor (docs/launch.md, "Hang and straggler detection"); `fathom launch` checks the ranges.
+  t.push_back(key("fathom", "hang_timeout", ValueKind::Float,
+                  "seconds without progress, ranks disagreeing on the collective wavefront, before `fathom launch` "
+                  "reports a hang (default 60; 0 disables)"));
+  t.push_back(key("fathom", "straggler_threshold", ValueKind::Float,
+                  "percent by which a rank's own time per step may exceed the others' median before it is flagged "
+                  "as a straggler (default 20; 0 disables)"));
+  t.push_back(enumKey("fathom", "hang_action", {"report", "abort"},
+                      "on a hang, `fathom launch` reports it (default) or also stops the group"));
   t.push_back(key("fathom", "hosts", ValueKind::StringList, "machines for a multi-node launch, rank order"));
   t.push_back(key("fathom", "hostfile", ValueKind::String, "file with one host per line"));
   t.push_back(tableKey("fathom", "launcher", kLaunchers, "how agents start on the hosts"));

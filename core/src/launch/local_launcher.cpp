@@ -37,8 +37,11 @@ constexpr milliseconds kDrainAfterExit{2000};
 
 struct SignalMessage {
   int signal = 0;
-  pid_t pid = 0;  ///< for SIGCHLD: the child that changed state
+  pid_t pid = 0;  ///< for SIGCHLD: the child that changed state; kRequestedStop: LocalLauncher::requestStop()
 };
+
+/// SignalMessage::pid of a stop the launcher asked for itself (no process has this pid).
+constexpr pid_t kRequestedStop = -1;
 
 std::atomic<int> g_signalPipe{-1};
 
@@ -300,7 +303,11 @@ LaunchResult runGroup(const LaunchOptions& o, const std::string& program, int at
         exitOrder.push_back(m.pid);
       } else if (!result.interruptedBy) {
         result.interruptedBy = m.signal;
-        note(o, "received " + signalName(m.signal) + ": stopping all " + std::to_string(local) + " processes", true);
+        note(o,
+             (m.pid == kRequestedStop ? std::string("stopping the group as asked")
+                                      : "received " + signalName(m.signal)) +
+                 ": stopping all " + std::to_string(local) + " processes",
+             true);
         stopAll(m.signal);
       } else if (!killed) {
         note(o, "received " + signalName(m.signal) + " again: killing all processes", true);
@@ -420,6 +427,15 @@ LaunchResult LocalLauncher::run(LaunchObserver* observer) {
              ")",
          true);
   }
+}
+
+bool LocalLauncher::requestStop() {
+  const int fd = g_signalPipe.load();
+  if (fd < 0) {
+    return false;
+  }
+  const SignalMessage message{SIGTERM, kRequestedStop};
+  return ::write(fd, &message, sizeof(message)) == static_cast<ssize_t>(sizeof(message));
 }
 
 }  // namespace fathom::launch

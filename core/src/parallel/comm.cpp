@@ -17,8 +17,8 @@ namespace fathom::parallel {
 Comm::Comm(runtime::ProcessGroup& group, const CommRecorderOptions& options)
     : m_group(group), m_recorder(std::make_shared<CommRecorder>(options)) {}
 
-Comm::Comm(runtime::ProcessGroup& group, std::shared_ptr<CommRecorder> recorder)
-    : m_group(group), m_recorder(std::move(recorder)) {
+Comm::Comm(runtime::ProcessGroup& group, std::shared_ptr<CommRecorder> recorder, std::string name)
+    : m_group(group), m_recorder(std::move(recorder)), m_name(std::move(name)) {
   FATHOM_CHECK(m_recorder != nullptr, ConfigError, "a Comm sharing a recorder needs one (got null)");
 }
 
@@ -48,6 +48,7 @@ PendingCall Comm::begin(CommKind kind, const at::Tensor& buffer, std::int64_t el
   draft.groupSize = m_group.worldSize();
   draft.rank = m_group.rank();
   draft.label.assign(label.data(), label.size());
+  draft.group = m_name;
   return m_recorder->begin(std::move(draft));
 }
 

@@ -15,6 +15,16 @@ const char* toString(CommKind kind) {
   return "unknown";
 }
 
+std::optional<CommKind> parseCommKind(std::string_view name) {
+  for (std::size_t i = 0; i < kCommKindCount; ++i) {
+    const auto kind = static_cast<CommKind>(i);
+    if (name == toString(kind)) {
+      return kind;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<plan::CollectiveKind> toPlanKind(CommKind kind) {
   switch (kind) {
   case CommKind::AllReduce: return plan::CollectiveKind::AllReduce;

@@ -9,6 +9,11 @@
 #include <utility>
 
 namespace fathom::parallel {
+namespace {
+CollectivePosition positionOf(const CommRecord& record) {
+  return {record.sequence, record.kind, record.group, record.groupSize, record.bytes};
+}
+}  // namespace
 
 CommRecorder::CommRecorder(const CommRecorderOptions& options)
     : m_options(options), m_epoch(std::chrono::steady_clock::now()) {
@@ -28,11 +33,13 @@ PendingCall CommRecorder::begin(CommRecord draft) {
   draft.start = now();
   // While a profiler records: a correlation id, pushed to CUPTI until the call is issued (PendingCall::issued).
   draft.externalId = profile::hooks::beginCollectiveIssue();
+  m_wavefront->entered(positionOf(draft));
   return PendingCall(this, std::move(draft));
 }
 
 void CommRecorder::complete(CommRecord&& record) {
   record.duration = {now().value - record.start.value};
+  m_wavefront->finished(positionOf(record));
   if (record.externalId != 0)
     reportToProfiler(record);
   const std::lock_guard lock(m_mutex);
@@ -72,6 +79,10 @@ void CommRecorder::reportToProfiler(const CommRecord& record) const {
   span.step = record.step;
   span.externalId = record.externalId;
   profile::hooks::collectiveFinished(span);
+}
+
+void CommRecorder::abandon(const CommRecord& /*record*/) {
+  m_wavefront->abandoned();
 }
 
 void CommRecorder::append(CommRecord record) {
@@ -120,6 +131,7 @@ void CommRecorder::markStep(std::int64_t step) {
     m_steps.pop_front();
   }
   m_currentStep.store(step, std::memory_order_relaxed);
+  m_wavefront->markStep(step);
 }
 
 std::int64_t CommRecorder::currentStep() const {

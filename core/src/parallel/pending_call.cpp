@@ -14,11 +14,21 @@ PendingCall::PendingCall(PendingCall&& other) noexcept
 PendingCall& PendingCall::operator=(PendingCall&& other) noexcept {
   if (this != &other) {
     issued();
+    if (m_recorder != nullptr) {
+      m_recorder->abandon(m_record);
+    }
     m_recorder = std::exchange(other.m_recorder, nullptr);
     m_record = std::move(other.m_record);
     m_issueOpen = std::exchange(other.m_issueOpen, false);
   }
   return *this;
+}
+
+PendingCall::~PendingCall() {
+  issued();
+  if (m_recorder != nullptr) {
+    m_recorder->abandon(m_record);
+  }
 }
 
 void PendingCall::issued() {

@@ -19,7 +19,9 @@ public:
   PendingCall& operator=(PendingCall&& other) noexcept;
   PendingCall(const PendingCall&) = delete;
   PendingCall& operator=(const PendingCall&) = delete;
-  ~PendingCall() { issued(); }
+  /// An active handle dies only when its collective threw: the recorder hears of it (the wavefront's in-flight
+  /// time ends) and records nothing.
+  ~PendingCall();
 
   /// The record being built; callers may amend what ran (kind, bytes) before finish().
   CommRecord& record() { return m_record; }

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # core/parallel: the Comm layer (every collective, recorded) DDP, FSDP and ZeRO.
 target_sources(fathom_core PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/collective_wavefront.cpp
   ${CMAKE_CURRENT_LIST_DIR}/comm.cpp
   ${CMAKE_CURRENT_LIST_DIR}/comm_record.cpp
   ${CMAKE_CURRENT_LIST_DIR}/comm_recorder.cpp
@@ -20,3 +21,5 @@ target_sources(fathom_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/zero_engine.cpp
   ${CMAKE_CURRENT_LIST_DIR}/zero_grad_reducer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/zero_options.cpp)
+# The wavefront is free of LibTorch (the telemetry sender reads it): no precompiled header.
+set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/collective_wavefront.cpp PROPERTIES SKIP_PRECOMPILE_HEADERS ON)

@@ -3,6 +3,7 @@
 
 #include "metric_key_migration.h"
 #include "run_layout_migration.h"
+#include "run_monitor_migration.h"
 
 #include <array>
 
@@ -140,13 +141,16 @@ constexpr std::string_view kVersion6 = R"sql(
 ALTER TABLE runs ADD COLUMN run_spec TEXT NOT NULL DEFAULT '';
 )sql";
 
-constexpr std::array<Migration, 6> kMigrations{{
+// Version 7: the run monitor (docs/launch.md, "Hang and straggler detection"): each heartbeat's collective wavefront
+// and the typed alerts, all added by addRunMonitorTables().
+constexpr std::array<Migration, 7> kMigrations{{
     {1, "runs, ranks, metrics, events, artifacts", kVersion1},
     {2, "metric-series index, plans", kVersion2},
     {3, "heartbeats, trace chunks", kVersion3},
     {4, "typed run layout: world size, machines, strategy, precision, hosts", kVersion4, &deriveRunLayouts},
     {5, "memory metric keys named by the memory-category table", kVersion5, &renameLegacyMemoryMetricKeys},
     {6, "the run specification of a launch", kVersion6},
+    {7, "run monitor: heartbeat wavefronts, alerts", "", &addRunMonitorTables},
 }};
 
 }  // namespace

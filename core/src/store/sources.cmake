@@ -2,11 +2,14 @@
 # core/store: the SQLite workspace (runs, ranks, metrics, events, artifacts, plans). No LibTorch: its sources skip
 # the LibTorch precompiled header.
 set(_fathom_store_sources
+  ${CMAKE_CURRENT_LIST_DIR}/alert_rows.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metric_key_migration.cpp
   ${CMAKE_CURRENT_LIST_DIR}/process_identity.cpp
   ${CMAKE_CURRENT_LIST_DIR}/records.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_layout_migration.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/run_alert.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_layout_rows.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/run_monitor_migration.cpp
   ${CMAKE_CURRENT_LIST_DIR}/schema.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sqlite_db.cpp
   ${CMAKE_CURRENT_LIST_DIR}/workspace.cpp)

@@ -2,6 +2,7 @@
 #include <fathom/common/clock.h>
 #include <fathom/store/workspace.h>
 
+#include "alert_rows.h"
 #include "run_layout_rows.h"
 #include "schema.h"
 #include "sqlite_db.h"
@@ -152,7 +153,6 @@ struct Workspace::Impl {
   std::unique_ptr<sql::Statement> insertKey;
   std::unique_ptr<sql::Statement> selectKey;
   std::unique_ptr<sql::Statement> insertEvent;
-  std::unique_ptr<sql::Statement> upsertHeartbeat;
   std::unique_ptr<sql::Statement> insertTrace;
 
   Impl(std::filesystem::path p, int flags) : path(std::move(p)), db(path, flags) {}
@@ -407,14 +407,7 @@ void Workspace::append(RunId run, const IngestBatch& batch) {
     }
     impl.insertMetrics(run, batch.metrics);
     impl.insertEvents(run, batch.events);
-    if (!batch.heartbeats.empty()) {
-      auto& beat = impl.cached(impl.upsertHeartbeat,
-                               "INSERT OR REPLACE INTO heartbeats (run_id, rank, time, step) VALUES (?, ?, ?, ?)");
-      for (const Heartbeat& h : batch.heartbeats) {
-        beat.bind(1, run.value).bind(2, h.rank).bind(3, h.time).bind(4, h.step);
-        beat.run();
-      }
-    }
+    upsertHeartbeats(impl.db, run.value, batch.heartbeats);
     if (!batch.traces.empty()) {
       auto& chunk = impl.cached(impl.insertTrace,
                                 "INSERT INTO trace_chunks (run_id, rank, name, time, data) VALUES (?, ?, ?, ?, ?)");
@@ -446,6 +439,17 @@ PlanId Workspace::savePlan(std::string_view inputJson, std::string_view predicti
   s.bind(1, unixNowSeconds()).bind(2, inputJson).bind(3, predictionJson);
   s.run();
   return PlanId{sqlite3_last_insert_rowid(m_impl->db.handle())};
+}
+
+AlertId Workspace::addAlert(RunId run, const RunAlert& alert) {
+  sql::Transaction tx(m_impl->db);
+  const AlertId id = insertAlert(m_impl->db, run.value, alert);
+  tx.commit();
+  return id;
+}
+
+void Workspace::resolveAlert(AlertId alert, double time) {
+  store::resolveAlert(m_impl->db, alert, time);
 }
 
 void Workspace::deleteRun(RunId run, bool force) {
@@ -643,13 +647,11 @@ std::vector<ArtifactRow> Workspace::artifacts(RunId run) const {
 }
 
 std::vector<Heartbeat> Workspace::heartbeats(RunId run) const {
-  sql::Statement s(m_impl->db, "SELECT rank, time, step FROM heartbeats WHERE run_id = ? ORDER BY rank");
-  s.bind(1, run.value);
-  std::vector<Heartbeat> out;
-  while (s.step()) {
-    out.push_back({static_cast<int>(s.int64(0)), s.real(1), s.int64(2)});
-  }
-  return out;
+  return readHeartbeats(m_impl->db, run.value);
+}
+
+std::vector<AlertRow> Workspace::alerts(RunId run, AlertId after) const {
+  return readAlerts(m_impl->db, run.value, after);
 }
 
 std::vector<TraceSummary> Workspace::traces(RunId run) const {

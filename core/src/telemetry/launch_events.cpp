@@ -77,6 +77,12 @@ std::string toJsonLine(const LaunchEvent& event) {
   return std::visit([](const auto& e) { return toJson(e).dump(); }, event);
 }
 
+std::string alertJsonLine(const store::AlertRow& alert) {
+  json j = store::alertToJson(alert);
+  j["event"] = alert.alert.resolvedAt ? "alert_resolved" : "alert";
+  return j.dump();
+}
+
 std::optional<LaunchEvent> parseLaunchEvent(std::string_view line) {
   const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) {

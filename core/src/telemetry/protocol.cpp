@@ -104,12 +104,81 @@ void FrameWriter::bye(std::uint64_t seq) {
   end(start);
 }
 
-void FrameWriter::heartbeat(std::uint64_t seq, double time, std::int64_t step) {
+namespace {
+
+enum HeartbeatFlag : std::uint8_t { kEntered = 1, kFinished = 2, kPace = 4 };
+
+void putPosition(std::string& out, const parallel::CollectivePosition& p) {
+  put(out, p.sequence);
+  put(out, static_cast<std::uint8_t>(p.kind));
+  put(out, static_cast<std::int32_t>(p.groupSize));
+  put(out, p.bytes);
+  putShort(out, p.group, "a process group's name");
+}
+
+parallel::CollectivePosition readPosition(BodyReader& in) {
+  parallel::CollectivePosition p;
+  p.sequence = in.u64();
+  const std::uint8_t kind = in.u8();
+  FATHOM_CHECK(kind < parallel::kCommKindCount, CommError, "telemetry: malformed heartbeat frame (collective kind ",
+               int(kind), ")");
+  p.kind = static_cast<parallel::CommKind>(kind);
+  p.groupSize = in.i32();
+  FATHOM_CHECK(p.groupSize >= 1, CommError, "telemetry: malformed heartbeat frame (group size ", p.groupSize, ")");
+  p.bytes = in.i64();
+  FATHOM_CHECK(p.bytes >= 0, CommError, "telemetry: malformed heartbeat frame (", p.bytes, " bytes)");
+  p.group = std::string(in.shortString());
+  return p;
+}
+
+}  // namespace
+
+void FrameWriter::heartbeat(std::uint64_t seq, const HeartbeatBody& beat) {
   const auto start = begin(FrameType::Heartbeat);
   put(m_out, seq);
-  put(m_out, time);
-  put(m_out, step);
+  put(m_out, beat.time);
+  put(m_out, beat.step);
+  std::uint8_t flags = 0;
+  if (beat.wavefront) {
+    flags = kPace | (beat.wavefront->entered ? kEntered : 0) | (beat.wavefront->finished ? kFinished : 0);
+  }
+  put(m_out, flags);
+  if (beat.wavefront) {
+    if (beat.wavefront->entered) {
+      putPosition(m_out, *beat.wavefront->entered);
+    }
+    if (beat.wavefront->finished) {
+      putPosition(m_out, *beat.wavefront->finished);
+    }
+    put(m_out, beat.wavefront->step);
+    put(m_out, beat.wavefront->workSecondsAtStep);
+  }
   end(start);
+}
+
+HeartbeatBody decodeHeartbeat(BodyReader& in) {
+  HeartbeatBody beat;
+  beat.time = in.f64();
+  beat.step = in.i64();
+  const std::uint8_t flags = in.u8();
+  FATHOM_CHECK((flags & ~(kEntered | kFinished | kPace)) == 0, CommError,
+               "telemetry: malformed heartbeat frame (unknown flags ", int(flags), ")");
+  FATHOM_CHECK(flags == 0 || (flags & kPace) != 0, CommError,
+               "telemetry: malformed heartbeat frame (a collective without the wavefront's pace)");
+  if (flags != 0) {
+    parallel::WavefrontSnapshot wavefront;
+    if ((flags & kEntered) != 0) {
+      wavefront.entered = readPosition(in);
+    }
+    if ((flags & kFinished) != 0) {
+      wavefront.finished = readPosition(in);
+    }
+    wavefront.step = in.i64();
+    wavefront.workSecondsAtStep = in.f64();
+    beat.wavefront = std::move(wavefront);
+  }
+  in.finish();
+  return beat;
 }
 
 void FrameWriter::memory(std::uint64_t seq, const MemorySample& sample) {

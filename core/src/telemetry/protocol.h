@@ -3,6 +3,7 @@
 #pragma once
 
 #include <fathom/common/log.h>
+#include <fathom/parallel/collective_wavefront.h>
 #include <fathom/store/records.h>
 
 #include <bit>
@@ -28,7 +29,8 @@ namespace protocol {
 /// The version this build speaks (sent in Hello and Welcome). A collector refuses any other.
 /// 2: the Artifact frame (a file the run produced, e.g. a profiler trace).
 /// 3: the Setup frame (rank 0's strategy and precision, which replace what the launcher recorded).
-constexpr std::uint16_t kVersion = 3;
+/// 4: the Heartbeat frame carries the rank's collective wavefront (the run monitor's input).
+constexpr std::uint16_t kVersion = 4;
 /// The first four bytes of a Hello body.
 constexpr std::string_view kMagic = "FTHM";
 /// Frames longer than this (type byte and body) are a protocol error: the connection is closed.
@@ -40,7 +42,7 @@ enum class FrameType : std::uint8_t {
   Metrics = 2,    ///< seq, count, then per point: step, wall time, value, key
   Memory = 3,     ///< seq, time, step, allocated, reserved, peak bytes
   Log = 4,        ///< seq, time, level, text
-  Heartbeat = 5,  ///< seq, time, step
+  Heartbeat = 5,  ///< seq, time, step, u8 flags, [entered], [finished], [wavefront step, work seconds] (see below)
   Trace = 6,      ///< seq, time, name, bytes
   Bye = 7,        ///< seq: the sender has nothing more; the collector acks it once everything before is committed
   Artifact = 8,   ///< seq, time, kind (u8: store::ArtifactKind), path, bytes
@@ -64,6 +66,19 @@ struct Hello {
   std::string host;
 };
 
+/// A Heartbeat frame's body after its seq: `f64 time, i64 step, u8 flags`, then, per flag bit in this order, bit 0
+/// the collective entered, bit 1 the collective finished (each `u64 sequence, u8 kind (parallel::CommKind),
+/// i32 group size, i64 bytes, u16-length group name`), bit 2 the wavefront's pace (`i64 step, f64 work seconds`,
+/// parallel::WavefrontSnapshot). Other flag bits are a protocol error.
+struct HeartbeatBody {
+  double time = 0;
+  std::int64_t step = 0;  ///< the latest step the trainer logged
+  /// The rank's wavefront; empty for a rank without a Comm (a single process, a program without collectives).
+  std::optional<parallel::WavefrontSnapshot> wavefront;
+
+  bool operator==(const HeartbeatBody&) const = default;
+};
+
 /// Appends frames to a byte string. Each call writes one complete frame.
 class FrameWriter {
 public:
@@ -74,7 +89,7 @@ public:
   void refused(std::string_view reason);
   void ack(std::uint64_t seq);
   void bye(std::uint64_t seq);
-  void heartbeat(std::uint64_t seq, double time, std::int64_t step);
+  void heartbeat(std::uint64_t seq, const HeartbeatBody& beat);
   void memory(std::uint64_t seq, const MemorySample& sample);
   void log(std::uint64_t seq, double time, LogLevel level, std::string_view text);
   void trace(std::uint64_t seq, double time, std::string_view name, std::string_view bytes);
@@ -133,6 +148,9 @@ private:
 Hello decodeHello(std::string_view body);
 /// Decodes a Metrics body (after its seq) into points of `rank`, appended to `out`.
 void decodeMetrics(BodyReader& in, int rank, std::vector<store::MetricPoint>& out);
+/// Decodes a Heartbeat body (after its seq); CommError for unknown flag bits, an unknown kind, a group size below 1,
+/// negative bytes, or bytes left over.
+HeartbeatBody decodeHeartbeat(BodyReader& in);
 /// Decodes a Setup body (after its seq); CommError for a strategy or sharding this build does not know.
 store::RunSetup decodeSetup(BodyReader& in);
 

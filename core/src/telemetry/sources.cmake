@@ -6,6 +6,7 @@ set(_fathom_telemetry_sources
   ${CMAKE_CURRENT_LIST_DIR}/launch_recorder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/process_memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/protocol.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/run_monitor.cpp
   ${CMAKE_CURRENT_LIST_DIR}/socket.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sqlite_tracker.cpp
   ${CMAKE_CURRENT_LIST_DIR}/telemetry_collector.cpp

@@ -63,6 +63,12 @@ void SqliteTracker::ensureRun(const std::string& configText) {
   m_workspace->upsertRank(m_run, {m_rank, store::currentHostName(), store::ProcessIdentity::current().pid, "", {}});
 }
 
+void SqliteTracker::watchCollectives(std::shared_ptr<const parallel::CollectiveWavefront> wavefront) {
+  if (m_sender) {
+    m_sender->watchCollectives(std::move(wavefront));
+  }
+}
+
 void SqliteTracker::doStoreInitConfiguration(const nlohmann::json& config) {
   if (m_sender) {
     if (m_rank == 0) {

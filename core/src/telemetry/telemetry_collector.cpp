@@ -71,6 +71,8 @@ struct Item {
   std::uint64_t seq = 0;
   std::size_t weight = 1;
   store::IngestBatch part;
+  std::optional<RankReport> report;  ///< a heartbeat's wavefront, for the run monitor
+  std::optional<int> left;           ///< this rank's connection ended (the run monitor stops expecting it)
 };
 
 /// Decodes the body of a data frame (after its sequence number) from `rank` into `item`. CommError for a malformed
@@ -102,10 +104,14 @@ void decodeDataFrame(FrameType type, protocol::BodyReader& in, int rank, Item& i
     break;
   }
   case FrameType::Heartbeat: {
-    const double time = in.f64();
-    const std::int64_t step = in.i64();
-    in.finish();
-    item.part.heartbeats.push_back({rank, time, step});
+    protocol::HeartbeatBody beat = protocol::decodeHeartbeat(in);
+    store::Heartbeat row{rank, beat.time, beat.step, std::nullopt, std::nullopt};
+    if (beat.wavefront) {
+      row.entered = beat.wavefront->entered;
+      row.finished = beat.wavefront->finished;
+      item.report = RankReport{rank, beat.step, std::move(*beat.wavefront)};
+    }
+    item.part.heartbeats.push_back(std::move(row));
     break;
   }
   case FrameType::Trace: {
@@ -207,6 +213,8 @@ private:
   /// Answers a bad hello with Refused, closes, and records why.
   void refuse(Connection& connection, const std::string& why, const protocol::Hello* hello);
   void writerLoop();
+  /// Runs the monitor's check and stores what it raised or resolved (writer thread).
+  void runMonitor();
   void sendAcks(Connection& connection);
   void recordWarning(const std::string& text);
   template <typename F> void updateStats(F&& f) {
@@ -235,6 +243,9 @@ private:
 
   mutable std::mutex m_statsMutex;
   CollectorStats m_stats;
+
+  RunMonitor m_monitor{m_options.monitor};   ///< writer thread only
+  std::map<int, store::AlertId> m_alertIds;  ///< the monitor's alert keys -> their rows (writer thread)
 };
 
 void TelemetryCollector::Impl::push(Item item) {
@@ -378,6 +389,15 @@ void TelemetryCollector::Impl::readLoop(const std::shared_ptr<Connection>& conne
     }
     ::shutdown(fd, SHUT_RDWR);
   }
+  if (welcomed) {
+    Item left;
+    left.left = connection->rank;
+    try {
+      push(std::move(left));
+    } catch (const Error&) {
+      // the workspace failed already; nothing more is monitored
+    }
+  }
   connection->readerDone = true;
   std::lock_guard lock(m_queueMutex);
   m_readerFinished.notify_all();
@@ -439,6 +459,12 @@ void TelemetryCollector::Impl::writerLoop() {
         if (part.setup) {
           batch.setup = std::move(part.setup);  // the latest report wins
         }
+        if (item.report) {
+          m_monitor.observe(*item.report, Clock::now());
+        }
+        if (item.left) {
+          m_monitor.rankLeft(*item.left);
+        }
         if (item.connection) {
           highest[item.connection.get()] = item.seq;
           ++frames;
@@ -478,6 +504,7 @@ void TelemetryCollector::Impl::writerLoop() {
       }
       taken.clear();
     }
+    runMonitor();
     std::vector<std::shared_ptr<Connection>> connections;
     {
       std::lock_guard lock(m_connectionsMutex);
@@ -485,6 +512,27 @@ void TelemetryCollector::Impl::writerLoop() {
     }
     for (const auto& c : connections) {
       sendAcks(*c);
+    }
+  }
+}
+
+void TelemetryCollector::Impl::runMonitor() {
+  for (MonitorUpdate& update : m_monitor.check(Clock::now(), unixNowSeconds())) {
+    store::AlertRow row{{}, m_run, std::move(update.alert)};
+    try {
+      if (update.raised) {
+        row.id = m_workspace.addAlert(m_run, row.alert);
+        m_alertIds[update.key] = row.id;
+      } else if (const auto found = m_alertIds.find(update.key); found != m_alertIds.end()) {
+        row.id = found->second;
+        m_workspace.resolveAlert(row.id, *row.alert.resolvedAt);
+      }
+    } catch (const std::exception& e) {
+      // The alert is still reported to the launcher; the next commit finds out whether the workspace is gone.
+      log(LogLevel::Error, std::string("telemetry: cannot store an alert: ") + e.what());
+    }
+    if (m_options.onAlert) {
+      m_options.onAlert(row);
     }
   }
 }

@@ -80,7 +80,7 @@ public:
     m_wakeRead = net::Socket(fds[0]);
     m_wakeWrite = net::Socket(fds[1]);
     net::setNonBlocking(m_socket.fd(), true);
-    m_lastSend = Clock::now();
+    m_lastHeartbeat = Clock::now();
     m_io = std::thread([this] { ioLoop(); });
   }
 
@@ -330,12 +330,18 @@ public:
             enqueueUnboundedLocked(std::move(*frame));  // this thread must not block; the bound is soft by one
           }
         }
-        if (m_options.heartbeatInterval.count() > 0 && m_queue.empty() && out.empty() &&
-            now - m_lastSend >= m_options.heartbeatInterval) {
+        // Heartbeats go out on their interval whatever else is queued: they carry the wavefront the run monitor
+        // compares, and this thread sends them even while the trainer is blocked inside a collective.
+        if (m_options.heartbeatInterval.count() > 0 && now - m_lastHeartbeat >= m_options.heartbeatInterval) {
           QueuedFrame frame;
           frame.seq = ++m_nextSeq;
-          FrameWriter(frame.bytes).heartbeat(frame.seq, unixNowSeconds(), m_step);
+          protocol::HeartbeatBody beat{unixNowSeconds(), m_step, std::nullopt};
+          if (m_wavefront) {
+            beat.wavefront = m_wavefront->snapshot();
+          }
+          FrameWriter(frame.bytes).heartbeat(frame.seq, beat);
           enqueueUnboundedLocked(std::move(frame));
+          m_lastHeartbeat = now;
         }
         if (out.empty() && !m_queue.empty()) {
           while (!m_queue.empty()) {
@@ -367,7 +373,6 @@ public:
         const ssize_t n = ::send(m_socket.fd(), out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n > 0) {
           out.erase(0, static_cast<std::size_t>(n));
-          m_lastSend = Clock::now();
         } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
           fail(detail::concat("telemetry: cannot send to the collector at ", m_where, ": ", std::strerror(errno),
                               " (was the launcher stopped?)"));
@@ -387,8 +392,8 @@ public:
   std::thread m_io;
   std::atomic<bool> m_stopIo{false};
   bool m_closed = false;
-  Clock::time_point m_lastSend;  ///< I/O thread only
-  std::string m_inbox;           ///< I/O thread only
+  Clock::time_point m_lastHeartbeat;  ///< I/O thread only
+  std::string m_inbox;                ///< I/O thread only
 
   mutable std::mutex m_mutex;
   std::condition_variable m_spaceAvailable;
@@ -397,6 +402,7 @@ public:
   std::uint32_t m_pendingCount = 0;
   Clock::time_point m_pendingSince;
   std::int64_t m_step = 0;
+  std::shared_ptr<const parallel::CollectiveWavefront> m_wavefront;  ///< read by the I/O thread for heartbeats
   std::deque<QueuedFrame> m_queue;
   std::deque<std::pair<std::uint64_t, std::uint64_t>> m_unacked;  ///< (seq, points) sent, not yet acknowledged
   std::uint64_t m_nextSeq = 0;
@@ -453,6 +459,11 @@ void TelemetrySender::sendSetup(const store::RunSetup& setup) {
 void TelemetrySender::setStep(std::int64_t step) {
   std::lock_guard lock(m_impl->m_mutex);
   m_impl->m_step = step;
+}
+
+void TelemetrySender::watchCollectives(std::shared_ptr<const parallel::CollectiveWavefront> wavefront) {
+  std::lock_guard lock(m_impl->m_mutex);
+  m_impl->m_wavefront = std::move(wavefront);
 }
 
 void TelemetrySender::flush() {

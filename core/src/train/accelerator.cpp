@@ -113,11 +113,14 @@ void Accelerator::joinHybridGroups() {
   std::vector<int> replicas;
   for (int r = rank % size; r < world; r += size)
     replicas.push_back(r);
-  m_shardGroup = m_group->newGroup(shard, "hybrid.shard." + std::to_string(node));
-  m_replicaGroup = m_group->newGroup(replicas, "hybrid.replica." + std::to_string(rank % size));
-  // Their collectives are recorded with the world's: one recorder per rank, so step totals cover all groups.
-  m_shardComm = std::make_unique<parallel::Comm>(*m_shardGroup, m_comm->recorderHandle());
-  m_replicaComm = std::make_unique<parallel::Comm>(*m_replicaGroup, m_comm->recorderHandle());
+  const std::string shardName = "hybrid.shard." + std::to_string(node);
+  const std::string replicaName = "hybrid.replica." + std::to_string(rank % size);
+  m_shardGroup = m_group->newGroup(shard, shardName);
+  m_replicaGroup = m_group->newGroup(replicas, replicaName);
+  // Their collectives are recorded with the world's: one recorder per rank, so step totals cover all groups (and
+  // the wavefront the heartbeats report numbers every call of this rank in one sequence).
+  m_shardComm = std::make_unique<parallel::Comm>(*m_shardGroup, m_comm->recorderHandle(), shardName);
+  m_replicaComm = std::make_unique<parallel::Comm>(*m_replicaGroup, m_comm->recorderHandle(), replicaName);
 }
 
 Accelerator::~Accelerator() {
@@ -431,6 +434,10 @@ void Accelerator::initTrackers(const std::string& projectName, const nlohmann::j
   }
   m_trackers = std::move(trackers);
   m_workspace = handle;
+  // Heartbeats carry this rank's collective wavefront, read by the sender's own thread (hang detection works while
+  // this thread is blocked inside a collective).
+  if (m_comm)
+    handle->watchCollectives(m_comm->recorder().wavefront());
   if (!config.is_null())
     m_trackers.storeInitConfiguration(config);
 }

@@ -63,6 +63,12 @@ public:
   /// The validated options.
   const LaunchOptions& options() const { return m_options; }
 
+  /// Asks the run() in progress in this process to stop its group as SIGTERM to the launcher would (SIGTERM to every
+  /// worker's process group, SIGKILL after the grace period, no restart; the result's interruptedBy is SIGTERM), but
+  /// with a note that the launcher itself asked. Thread-safe and async-signal-safe (one write to run()'s self-pipe);
+  /// false when no run() is in progress. `fathom launch --hang_action abort` calls it from the telemetry collector.
+  static bool requestStop();
+
 private:
   LaunchOptions m_options;
   std::string m_program;

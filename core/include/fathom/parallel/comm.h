@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -35,8 +36,9 @@ public:
   /// Wraps `group`, which must outlive this Comm. Throws ConfigError for invalid recorder capacities.
   explicit Comm(runtime::ProcessGroup& group, const CommRecorderOptions& options = {});
   /// Wraps `group` and records into `recorder`, shared with another Comm (a sub-group's calls then count in
-  /// the same step totals as the world's, e.g. HYBRID_SHARD's shard and replica groups).
-  Comm(runtime::ProcessGroup& group, std::shared_ptr<CommRecorder> recorder);
+  /// the same step totals as the world's, e.g. HYBRID_SHARD's shard and replica groups). `name` names the group in
+  /// the records and the wavefront (CommRecord::group): the sub-group's name as given to ProcessGroup::newGroup.
+  Comm(runtime::ProcessGroup& group, std::shared_ptr<CommRecorder> recorder, std::string name = "world");
 
   /// This rank in the group.
   int rank() const;
@@ -105,6 +107,7 @@ private:
 
   runtime::ProcessGroup& m_group;
   std::shared_ptr<CommRecorder> m_recorder;  ///< never null
+  std::string m_name = "world";              ///< CommRecord::group of every call
 };
 
 }  // namespace fathom::parallel

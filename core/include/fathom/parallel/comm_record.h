@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <fathom/parallel/comm_kind.h>
 #include <fathom/plan/prediction.h>
 #include <fathom/runtime/process_group.h>
 
@@ -14,15 +15,6 @@
 
 namespace fathom::parallel {
 
-/// The kind of a collective as the Comm layer records it. The first five are the planner's
-/// plan::CollectiveKind (same names, see toPlanKind); Barrier moves no payload and has no planner counterpart.
-enum class CommKind { AllReduce, AllGather, ReduceScatter, Broadcast, SendRecv, Barrier };
-
-/// Number of CommKind values (for per-kind arrays).
-inline constexpr std::size_t kCommKindCount = 6;
-
-/// "all_reduce", "all_gather", "reduce_scatter", "broadcast", "send_recv", "barrier": the planner's names.
-const char* toString(CommKind kind);
 /// The planner's kind for `kind`; std::nullopt for Barrier.
 std::optional<plan::CollectiveKind> toPlanKind(CommKind kind);
 
@@ -51,6 +43,8 @@ struct CommRecord {
   CommNanos start;                                     ///< when the call was issued
   CommNanos duration;                                  ///< until the result was available on this rank
   std::string label;                                   ///< caller's tag ("ddp.bucket.3"); may be empty
+  /// The process group it ran on: "world", or the sub-group's name ("hybrid.shard.0"); see Comm's constructor.
+  std::string group = "world";
   /// The profiler's correlation id of this call (links the GPU kernels it launched); 0 when no profiler recorded.
   std::uint64_t externalId = 0;
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <fathom/parallel/collective_wavefront.h>
 #include <fathom/parallel/comm_record.h>
 
 #include <atomic>
@@ -8,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -66,9 +68,15 @@ public:
   /// Forgets every record and total and returns to step 0. Sequence numbers keep counting; the epoch stays.
   void reset();
 
+  /// The last call begun and the last finished, kept current by begin() and the handle's finish(): what this rank
+  /// reports with its heartbeats (the telemetry sender holds this handle and reads it from its own thread).
+  std::shared_ptr<const CollectiveWavefront> wavefront() const { return m_wavefront; }
+
 private:
   friend class PendingCall;
   void complete(CommRecord&& record);
+  /// A begun call whose handle died unfinished (the collective threw).
+  void abandon(const CommRecord& record);
   /// Hands a finished record that a profiler correlated to it (as a Fathom collective span).
   void reportToProfiler(const CommRecord& record) const;
   void storeLocked(CommRecord&& record);
@@ -84,6 +92,7 @@ private:
   std::size_t m_size = 0;          ///< records kept
   std::uint64_t m_dropped = 0;
   std::deque<StepTotals> m_steps;  ///< oldest first; back() is the current step
+  std::shared_ptr<CollectiveWavefront> m_wavefront = std::make_shared<CollectiveWavefront>();  ///< never null
 };
 
 }  // namespace fathom::parallel

@@ -21,5 +21,6 @@ using MetricId = Id<struct MetricTag>;
 using EventId = Id<struct EventTag>;
 using ArtifactId = Id<struct ArtifactTag>;
 using PlanId = Id<struct PlanTag>;
+using AlertId = Id<struct AlertTag>;
 
 }  // namespace fathom::store

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <fathom/common/log.h>
+#include <fathom/parallel/collective_wavefront.h>
 #include <fathom/plan/training_plan.h>
 #include <fathom/store/ids.h>
 
@@ -168,6 +169,13 @@ struct Heartbeat {
   int rank = 0;
   double time = 0;        ///< seconds since the Unix epoch, as the rank's clock read it
   std::int64_t step = 0;  ///< the rank's step at that time
+  /// The last collective the rank entered and the last it finished (its collective wavefront, docs/launch.md "Hang
+  /// and straggler detection"); empty before its first call, for a rank without a process group, and for rows of
+  /// schema 6 and older.
+  std::optional<parallel::CollectivePosition> entered;
+  std::optional<parallel::CollectivePosition> finished;
+
+  bool operator==(const Heartbeat&) const = default;
 };
 
 /// A piece of a named trace (opaque bytes, e.g. a Chrome trace or a profiler dump) sent by one rank. A trace is

@@ -4,6 +4,7 @@
 #include <fathom/store/ids.h>
 #include <fathom/store/process_identity.h>
 #include <fathom/store/records.h>
+#include <fathom/store/run_alert.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -25,7 +26,7 @@ namespace fathom::store {
 class Workspace {
 public:
   /// The schema this build writes; files from older builds are migrated on open, newer ones refused.
-  static constexpr int kSchemaVersion = 6;
+  static constexpr int kSchemaVersion = 7;
   /// `PRAGMA application_id` of every workspace: "FTHM".
   static constexpr std::int32_t kApplicationId = 0x4654484D;
 
@@ -67,6 +68,10 @@ public:
   void append(RunId run, const IngestBatch& batch);
   ArtifactId addArtifact(RunId run, const Artifact& artifact);
   PlanId savePlan(std::string_view inputJson, std::string_view predictionJson);
+  /// Stores an alert of the run monitor with its ranks (one transaction); the launcher's collector writes them.
+  AlertId addAlert(RunId run, const RunAlert& alert);
+  /// Marks `alert` resolved at `time` (seconds since the Unix epoch); an alert already resolved keeps its time.
+  void resolveAlert(AlertId alert, double time);
   /// Deletes a run and everything it owns. Throws ConfigError when the run is missing, or still running without
   /// `force`.
   void deleteRun(RunId run, bool force = false);
@@ -97,6 +102,9 @@ public:
   /// The last `limit` events (log lines) of a run, oldest first (the index (run_id, id) serves it).
   std::vector<EventRow> lastEvents(RunId run, std::size_t limit) const;
   std::vector<ArtifactRow> artifacts(RunId run) const;
+  /// The alerts of `run` with id > `after` (all by default), in id order: the Studio's and `fathom runs watch`'s
+  /// incremental read. An alert resolved later keeps its id; re-read it to see its resolution.
+  std::vector<AlertRow> alerts(RunId run, AlertId after = AlertId{}) const;
   /// The latest heartbeat of each rank that sent one, by rank.
   std::vector<Heartbeat> heartbeats(RunId run) const;
   /// The traces of a run, by name then rank.

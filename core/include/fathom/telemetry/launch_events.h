@@ -2,6 +2,7 @@
 #pragma once
 
 #include <fathom/store/records.h>
+#include <fathom/store/run_alert.h>
 
 #include <cstdint>
 #include <optional>
@@ -68,6 +69,11 @@ using LaunchEvent = std::variant<RunCreated, RankStarted, RankEnded, LaunchFinis
 
 /// The event as one line of JSON, without the newline.
 std::string toJsonLine(const LaunchEvent& event);
+/// "alert" / "alert_resolved": the run monitor raised or resolved a hang or straggler alert (docs/launch.md, "Hang
+/// and straggler detection"): the event key plus store::alertToJson()'s fields. Not a LaunchEvent alternative:
+/// parseLaunchEvent() skips these lines, so readers that know only the lifecycle events are unaffected.
+std::string alertJsonLine(const store::AlertRow& alert);
+
 /// Reads one line written by toJsonLine(); nothing for a line that is not a launch event of a known kind (blank,
 /// not JSON, another object).
 std::optional<LaunchEvent> parseLaunchEvent(std::string_view line);

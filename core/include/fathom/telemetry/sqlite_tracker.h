@@ -2,6 +2,7 @@
 #pragma once
 
 #include <fathom/common/log.h>
+#include <fathom/parallel/collective_wavefront.h>
 #include <fathom/store/ids.h>
 #include <fathom/store/records.h>
 #include <fathom/track/tracker.h>
@@ -58,6 +59,9 @@ public:
   /// the launcher recorded (a worker may choose its own strategy). Direct: the run this tracker creates records
   /// it as its layout (or is updated, when it exists already).
   void recordSetup(const store::RunSetup& setup, int worldSize);
+  /// Launched: every heartbeat carries this rank's collective wavefront from now on (TelemetrySender::
+  /// watchCollectives), the launcher's hang and straggler detection's input. Direct: nothing (no launcher watches).
+  void watchCollectives(std::shared_ptr<const parallel::CollectiveWavefront> wavefront);
 
 protected:
   void doStoreInitConfiguration(const nlohmann::json& config) override;

@@ -2,10 +2,12 @@
 #pragma once
 
 #include <fathom/store/workspace.h>
+#include <fathom/telemetry/run_monitor.h>
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -26,6 +28,12 @@ struct CollectorOptions {
   std::chrono::milliseconds drainTimeout{10'000};
   /// The token senders must present; empty = a new random one (64 hex digits).
   std::string token;
+  /// Hang and straggler detection over the heartbeats' collective wavefronts (docs/launch.md); the writer thread
+  /// runs it after every commit (at least every 50 ms) and stores its alerts in the workspace.
+  MonitorOptions monitor;
+  /// Called on the writer thread after an alert was stored (raised: resolvedAt empty) or resolved. Must be quick
+  /// and must not call the collector; `fathom launch` prints it and may stop the group.
+  std::function<void(const store::AlertRow&)> onAlert;
 };
 
 /// Counters of a collector, readable at any time.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <fathom/common/log.h>
+#include <fathom/parallel/collective_wavefront.h>
 #include <fathom/store/records.h>
 
 #include <chrono>
@@ -46,7 +47,8 @@ struct SenderOptions {
   /// Sealed frames waiting for the socket. When full, the calls that queue (addMetric and the others) block
   /// until the collector takes more: a slow disk slows the trainer instead of losing points.
   std::size_t maxQueuedFrames = 32;
-  /// A heartbeat frame when nothing else was sent for this long; zero: none.
+  /// A heartbeat frame this often, whatever else is sent (it carries the collective wavefront the launcher's run
+  /// monitor compares, read on the I/O thread, so a rank blocked in a collective still reports); zero: none.
   std::chrono::milliseconds heartbeatInterval{1'000};
   /// Connecting and the hello/welcome exchange.
   std::chrono::milliseconds connectTimeout{10'000};
@@ -91,6 +93,9 @@ public:
   void sendSetup(const store::RunSetup& setup);
   /// The step heartbeats report (the latest step the trainer logged, by default).
   void setStep(std::int64_t step);
+  /// From now on every heartbeat carries this rank's collective wavefront (the Accelerator passes its Comm
+  /// recorder's). The I/O thread reads it; the sender shares its ownership. nullptr stops it.
+  void watchCollectives(std::shared_ptr<const parallel::CollectiveWavefront> wavefront);
 
   /// Seals the current frame and waits until everything sent so far is acknowledged. CommError on a broken
   /// connection or after ackTimeout.
