@@ -21,6 +21,7 @@
 #include <QPaintEvent>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <QWindow>
 
 #include <algorithm>
 #include <atomic>
@@ -93,6 +94,9 @@ void plotSweep(int points, int frames) {
   plot.setOptions(o);  // builds the LOD from the points
   const double built = double(first.nsecsElapsed()) / 1e6;
   plot.show();
+  while (plot.windowHandle() == nullptr || !plot.windowHandle()->isExposed()) {  // a frame can be painted now
+    QCoreApplication::processEvents();
+  }
   plot.redrawNow();  // at the shown size
   plot.viewport()->repaint();
   const double firstPaint = double(first.nsecsElapsed()) / 1e6;

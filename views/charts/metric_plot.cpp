@@ -447,8 +447,14 @@ void MetricPlot::redrawNow() {
     const double pad = std::max((yHigh - yLow) * 0.05, std::max(std::fabs(yHigh) * 1e-6, 1e-12));
     static_cast<QValueAxis*>(m_yAxis)->setRange(yLow - pad, yHigh + pad);
   }
-  m_xAxis->setTitleText(m_options.xAxis == XAxis::Step ? tr("Step") : tr("Seconds since the run's first point"));
-  m_yAxis->setTitleText(m_options.key);
+  // Titles only when they change: setting one lays the chart out again, a cost every zoom frame would pay.
+  const QString xTitle = m_options.xAxis == XAxis::Step ? tr("Step") : tr("Seconds since the run's first point");
+  if (m_xAxis->titleText() != xTitle) {
+    m_xAxis->setTitleText(xTitle);
+  }
+  if (m_yAxis->titleText() != m_options.key) {
+    m_yAxis->setTitleText(m_options.key);
+  }
 }
 
 void MetricPlot::setXRange(double x0, double x1) {
