@@ -639,6 +639,18 @@
         <source>A launch is running. Stop it and quit? The launcher ends its workers and records the run as failed.</source>
         <translation>Ein Start läuft. Abbrechen und beenden? Der Launcher beendet seine Worker und vermerkt den Lauf als fehlgeschlagen.</translation>
     </message>
+    <message>
+        <source>Compare %1</source>
+        <translation>Vergleich %1</translation>
+    </message>
+    <message>
+        <source>Following run %1 failed: %2</source>
+        <translation>Verfolgen von Lauf %1 fehlgeschlagen: %2</translation>
+    </message>
+    <message>
+        <source>Select two or more runs to compare.</source>
+        <translation>Zum Vergleichen zwei oder mehr Läufe auswählen.</translation>
+    </message>
 </context>
 <context>
     <name>fathom::studio::SettingsDialog</name>
@@ -684,6 +696,10 @@
     <message>
         <source>No workspace is open.</source>
         <translation>Kein Arbeitsbereich ist geöffnet.</translation>
+    </message>
+    <message>
+        <source>Comparing runs</source>
+        <translation>Vergleichen der Läufe</translation>
     </message>
 </context>
 <context>
@@ -829,6 +845,21 @@
     <message>
         <source>Seconds per step</source>
         <translation>Sekunden pro Schritt</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::ConfigDiffModel</name>
+    <message>
+        <source>Run %1: %2</source>
+        <translation>Lauf %1: %2</translation>
+    </message>
+    <message>
+        <source>(not set)</source>
+        <translation>(nicht gesetzt)</translation>
+    </message>
+    <message>
+        <source>Key</source>
+        <translation>Schlüssel</translation>
     </message>
 </context>
 <context>
@@ -1062,6 +1093,73 @@
     </message>
 </context>
 <context>
+    <name>fathom::views::LiveRanksModel</name>
+    <message>
+        <source>exited</source>
+        <translation>beendet</translation>
+    </message>
+    <message>
+        <source>failed (exit code %1)</source>
+        <translation>fehlgeschlagen (Exit-Code %1)</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>läuft</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>Rang</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>Zustand</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>Host</translation>
+    </message>
+    <message>
+        <source>PID</source>
+        <translation>PID</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>Steps/s</source>
+        <translation>Schritte/s</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>Verlust</translation>
+    </message>
+    <message>
+        <source>Device memory</source>
+        <translation>Gerätespeicher</translation>
+    </message>
+    <message>
+        <source>Host memory</source>
+        <translation>Hostspeicher</translation>
+    </message>
+    <message>
+        <source>Phase</source>
+        <translation>Phase</translation>
+    </message>
+    <message>
+        <source>Last heartbeat</source>
+        <translation>Letztes Lebenszeichen</translation>
+    </message>
+    <message>
+        <source>Collective entered</source>
+        <translation>Kollektiv begonnen</translation>
+    </message>
+    <message>
+        <source>Collective finished</source>
+        <translation>Kollektiv beendet</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::MemoryChart</name>
     <message>
         <source>Memory per GPU by strategy</source>
@@ -1086,6 +1184,108 @@
     <message>
         <source>GiB per GPU</source>
         <translation>GiB pro GPU</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::MetricPlot</name>
+    <message>
+        <source>mean (band: min–max over ranks)</source>
+        <translation>Mittelwert (Band: Min–Max über die Ränge)</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>Rang %1</translation>
+    </message>
+    <message>
+        <source>%1, %2</source>
+        <translation>%1, %2</translation>
+    </message>
+    <message>
+        <source>min–max</source>
+        <translation>Min–Max</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>Seconds since the run&apos;s first point</source>
+        <translation>Sekunden seit dem ersten Punkt des Laufs</translation>
+    </message>
+    <message>
+        <source>%1: %2 at %3</source>
+        <translation>%1: %2 bei %3</translation>
+    </message>
+    <message>
+        <source> (smoothed %1)</source>
+        <translation> (geglättet %1)</translation>
+    </message>
+    <message>
+        <source>Cannot write %1.</source>
+        <translation>%1 kann nicht geschrieben werden.</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::MetricPlotPanel</name>
+    <message>
+        <source>The metric to plot</source>
+        <translation>Die darzustellende Metrik</translation>
+    </message>
+    <message>
+        <source>Per rank</source>
+        <translation>Je Rang</translation>
+    </message>
+    <message>
+        <source>Mean, min–max band</source>
+        <translation>Mittelwert, Min–Max-Band</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>Wall time</source>
+        <translation>Uhrzeit</translation>
+    </message>
+    <message>
+        <source>Exponential smoothing, debiased as in TensorBoard</source>
+        <translation>Exponentielle Glättung, entzerrt wie in TensorBoard</translation>
+    </message>
+    <message>
+        <source>Log scale</source>
+        <translation>Log-Skala</translation>
+    </message>
+    <message>
+        <source>Show all</source>
+        <translation>Alles zeigen</translation>
+    </message>
+    <message>
+        <source>Zoom out to every point (Home; the wheel zooms, dragging pans)</source>
+        <translation>Auf alle Punkte herauszoomen (Pos1; das Mausrad zoomt, Ziehen verschiebt)</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>Exportieren…</translation>
+    </message>
+    <message>
+        <source>Save the plot as PNG or SVG, or its points as CSV</source>
+        <translation>Das Diagramm als PNG oder SVG speichern, oder seine Punkte als CSV</translation>
+    </message>
+    <message>
+        <source>Metric</source>
+        <translation>Metrik</translation>
+    </message>
+    <message>
+        <source>Smoothing</source>
+        <translation>Glättung</translation>
+    </message>
+    <message>
+        <source>Export Plot</source>
+        <translation>Diagramm exportieren</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;SVG image (*.svg);;CSV points (*.csv)</source>
+        <translation>PNG-Bild (*.png);;SVG-Bild (*.svg);;CSV-Punkte (*.csv)</translation>
     </message>
 </context>
 <context>
@@ -1448,11 +1648,42 @@
     </message>
 </context>
 <context>
-    <name>fathom::views::RunDetailsPage</name>
+    <name>fathom::views::RunComparisonPage</name>
     <message>
-        <source>Loss</source>
-        <translation>Verlust</translation>
+        <source>Summary</source>
+        <translation>Zusammenfassung</translation>
     </message>
+    <message>
+        <source>Configuration differences</source>
+        <translation>Konfigurationsunterschiede</translation>
+    </message>
+    <message>
+        <source>run %1</source>
+        <translation>Lauf %1</translation>
+    </message>
+    <message>
+        <source>%1 (run %2)</source>
+        <translation>%1 (Lauf %2)</translation>
+    </message>
+    <message>
+        <source>The configuration of run %1 could not be read: %2</source>
+        <translation>Die Konfiguration von Lauf %1 konnte nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>Comparing %1</source>
+        <translation>Vergleich von %1</translation>
+    </message>
+    <message>
+        <source>The runs&apos; configurations are the same.</source>
+        <translation>Die Konfigurationen der Läufe sind gleich.</translation>
+    </message>
+    <message>
+        <source>Keys that differ: %1 (the keys every run sets alike are left out).</source>
+        <translation>Abweichende Schlüssel: %1 (Schlüssel, die alle Läufe gleich setzen, sind ausgelassen).</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::RunDetailsPage</name>
     <message>
         <source>Metrics</source>
         <translation>Metriken</translation>
@@ -1517,21 +1748,48 @@
         <source>Run %1: %2</source>
         <translation>Lauf %1: %2</translation>
     </message>
+</context>
+<context>
+    <name>fathom::views::RunSummaryModel</name>
     <message>
-        <source>Loss: this run logged none</source>
-        <translation>Verlust: Dieser Lauf hat keinen protokolliert</translation>
+        <source>Run %1: %2</source>
+        <translation>Lauf %1: %2</translation>
     </message>
     <message>
-        <source>Loss per rank</source>
-        <translation>Verlust pro Rang</translation>
+        <source>Run</source>
+        <translation>Lauf</translation>
     </message>
     <message>
-        <source>Step</source>
-        <translation>Schritt</translation>
+        <source>Status</source>
+        <translation>Status</translation>
     </message>
     <message>
-        <source>rank %1</source>
-        <translation>Rang %1</translation>
+        <source>World size</source>
+        <translation>Weltgröße</translation>
+    </message>
+    <message>
+        <source>Strategy</source>
+        <translation>Strategie</translation>
+    </message>
+    <message>
+        <source>Steps/s</source>
+        <translation>Schritte/s</translation>
+    </message>
+    <message>
+        <source>Final loss</source>
+        <translation>Endverlust</translation>
+    </message>
+    <message>
+        <source>Last step</source>
+        <translation>Letzter Schritt</translation>
+    </message>
+    <message>
+        <source>Peak device memory per rank</source>
+        <translation>Spitzen-Gerätespeicher je Rang</translation>
+    </message>
+    <message>
+        <source>Peak host memory per rank</source>
+        <translation>Spitzen-Hostspeicher je Rang</translation>
     </message>
 </context>
 <context>
@@ -1551,6 +1809,14 @@
     <message>
         <source>No run matches the filter.</source>
         <translation>Kein Lauf passt zum Filter.</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>Vergleichen</translation>
+    </message>
+    <message>
+        <source>Select two or more runs (Ctrl+click) to compare their metrics, configurations and summaries</source>
+        <translation>Zwei oder mehr Läufe auswählen (Strg+Klick), um ihre Metriken, Konfigurationen und Zusammenfassungen zu vergleichen</translation>
     </message>
 </context>
 <context>

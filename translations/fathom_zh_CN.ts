@@ -636,6 +636,18 @@
         <source>A launch is running. Stop it and quit? The launcher ends its workers and records the run as failed.</source>
         <translation>有一个启动正在运行。要停止并退出吗？启动器会结束其工作进程，并将该运行记录为失败。</translation>
     </message>
+    <message>
+        <source>Compare %1</source>
+        <translation>比较 %1</translation>
+    </message>
+    <message>
+        <source>Following run %1 failed: %2</source>
+        <translation>跟踪运行 %1 失败：%2</translation>
+    </message>
+    <message>
+        <source>Select two or more runs to compare.</source>
+        <translation>请选择两个或更多运行进行比较。</translation>
+    </message>
 </context>
 <context>
     <name>fathom::studio::SettingsDialog</name>
@@ -681,6 +693,10 @@
     <message>
         <source>No workspace is open.</source>
         <translation>没有打开的工作区。</translation>
+    </message>
+    <message>
+        <source>Comparing runs</source>
+        <translation>比较运行</translation>
     </message>
 </context>
 <context>
@@ -826,6 +842,21 @@
     <message>
         <source>Seconds per step</source>
         <translation>每步秒数</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::ConfigDiffModel</name>
+    <message>
+        <source>Run %1: %2</source>
+        <translation>运行 %1：%2</translation>
+    </message>
+    <message>
+        <source>(not set)</source>
+        <translation>（未设置）</translation>
+    </message>
+    <message>
+        <source>Key</source>
+        <translation>键</translation>
     </message>
 </context>
 <context>
@@ -1057,6 +1088,73 @@
     </message>
 </context>
 <context>
+    <name>fathom::views::LiveRanksModel</name>
+    <message>
+        <source>exited</source>
+        <translation>已退出</translation>
+    </message>
+    <message>
+        <source>failed (exit code %1)</source>
+        <translation>失败（退出码 %1）</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>秩</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <source>PID</source>
+        <translation>PID</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>Steps/s</source>
+        <translation>步/秒</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>Device memory</source>
+        <translation>设备内存</translation>
+    </message>
+    <message>
+        <source>Host memory</source>
+        <translation>主机内存</translation>
+    </message>
+    <message>
+        <source>Phase</source>
+        <translation>阶段</translation>
+    </message>
+    <message>
+        <source>Last heartbeat</source>
+        <translation>最近心跳</translation>
+    </message>
+    <message>
+        <source>Collective entered</source>
+        <translation>已进入的集合通信</translation>
+    </message>
+    <message>
+        <source>Collective finished</source>
+        <translation>已完成的集合通信</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::MemoryChart</name>
     <message>
         <source>Memory per GPU by strategy</source>
@@ -1081,6 +1179,108 @@
     <message>
         <source>GiB per GPU</source>
         <translation>每 GPU GiB</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::MetricPlot</name>
+    <message>
+        <source>mean (band: min–max over ranks)</source>
+        <translation>均值（区间：各秩的最小–最大值）</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>秩 %1</translation>
+    </message>
+    <message>
+        <source>%1, %2</source>
+        <translation>%1，%2</translation>
+    </message>
+    <message>
+        <source>min–max</source>
+        <translation>最小–最大</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>Seconds since the run&apos;s first point</source>
+        <translation>自运行第一个数据点起的秒数</translation>
+    </message>
+    <message>
+        <source>%1: %2 at %3</source>
+        <translation>%1：%2，位于 %3</translation>
+    </message>
+    <message>
+        <source> (smoothed %1)</source>
+        <translation>（平滑后 %1）</translation>
+    </message>
+    <message>
+        <source>Cannot write %1.</source>
+        <translation>无法写入 %1。</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::MetricPlotPanel</name>
+    <message>
+        <source>The metric to plot</source>
+        <translation>要绘制的指标</translation>
+    </message>
+    <message>
+        <source>Per rank</source>
+        <translation>按秩</translation>
+    </message>
+    <message>
+        <source>Mean, min–max band</source>
+        <translation>均值，最小–最大区间</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>Wall time</source>
+        <translation>挂钟时间</translation>
+    </message>
+    <message>
+        <source>Exponential smoothing, debiased as in TensorBoard</source>
+        <translation>指数平滑，按 TensorBoard 的方式去偏</translation>
+    </message>
+    <message>
+        <source>Log scale</source>
+        <translation>对数刻度</translation>
+    </message>
+    <message>
+        <source>Show all</source>
+        <translation>显示全部</translation>
+    </message>
+    <message>
+        <source>Zoom out to every point (Home; the wheel zooms, dragging pans)</source>
+        <translation>缩小以显示所有数据点（Home；滚轮缩放，拖动平移）</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Save the plot as PNG or SVG, or its points as CSV</source>
+        <translation>将图表保存为 PNG 或 SVG，或将其数据点保存为 CSV</translation>
+    </message>
+    <message>
+        <source>Metric</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>Smoothing</source>
+        <translation>平滑</translation>
+    </message>
+    <message>
+        <source>Export Plot</source>
+        <translation>导出图表</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;SVG image (*.svg);;CSV points (*.csv)</source>
+        <translation>PNG 图像 (*.png);;SVG 图像 (*.svg);;CSV 数据点 (*.csv)</translation>
     </message>
 </context>
 <context>
@@ -1443,11 +1643,42 @@
     </message>
 </context>
 <context>
-    <name>fathom::views::RunDetailsPage</name>
+    <name>fathom::views::RunComparisonPage</name>
     <message>
-        <source>Loss</source>
-        <translation>损失</translation>
+        <source>Summary</source>
+        <translation>摘要</translation>
     </message>
+    <message>
+        <source>Configuration differences</source>
+        <translation>配置差异</translation>
+    </message>
+    <message>
+        <source>run %1</source>
+        <translation>运行 %1</translation>
+    </message>
+    <message>
+        <source>%1 (run %2)</source>
+        <translation>%1（运行 %2）</translation>
+    </message>
+    <message>
+        <source>The configuration of run %1 could not be read: %2</source>
+        <translation>无法读取运行 %1 的配置：%2</translation>
+    </message>
+    <message>
+        <source>Comparing %1</source>
+        <translation>正在比较 %1</translation>
+    </message>
+    <message>
+        <source>The runs&apos; configurations are the same.</source>
+        <translation>这些运行的配置相同。</translation>
+    </message>
+    <message>
+        <source>Keys that differ: %1 (the keys every run sets alike are left out).</source>
+        <translation>不同的键：%1（所有运行设置相同的键已省略）。</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::RunDetailsPage</name>
     <message>
         <source>Metrics</source>
         <translation>指标</translation>
@@ -1512,21 +1743,48 @@
         <source>Run %1: %2</source>
         <translation>运行 %1：%2</translation>
     </message>
+</context>
+<context>
+    <name>fathom::views::RunSummaryModel</name>
     <message>
-        <source>Loss: this run logged none</source>
-        <translation>损失：此运行没有记录</translation>
+        <source>Run %1: %2</source>
+        <translation>运行 %1：%2</translation>
     </message>
     <message>
-        <source>Loss per rank</source>
-        <translation>各秩的损失</translation>
+        <source>Run</source>
+        <translation>运行</translation>
     </message>
     <message>
-        <source>Step</source>
-        <translation>步</translation>
+        <source>Status</source>
+        <translation>状态</translation>
     </message>
     <message>
-        <source>rank %1</source>
-        <translation>秩 %1</translation>
+        <source>World size</source>
+        <translation>进程总数</translation>
+    </message>
+    <message>
+        <source>Strategy</source>
+        <translation>策略</translation>
+    </message>
+    <message>
+        <source>Steps/s</source>
+        <translation>步/秒</translation>
+    </message>
+    <message>
+        <source>Final loss</source>
+        <translation>最终损失</translation>
+    </message>
+    <message>
+        <source>Last step</source>
+        <translation>最后一步</translation>
+    </message>
+    <message>
+        <source>Peak device memory per rank</source>
+        <translation>每个秩的设备内存峰值</translation>
+    </message>
+    <message>
+        <source>Peak host memory per rank</source>
+        <translation>每个秩的主机内存峰值</translation>
     </message>
 </context>
 <context>
@@ -1546,6 +1804,14 @@
     <message>
         <source>No run matches the filter.</source>
         <translation>没有符合筛选条件的运行。</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <source>Select two or more runs (Ctrl+click) to compare their metrics, configurations and summaries</source>
+        <translation>选择两个或更多运行（Ctrl+单击）以比较其指标、配置和摘要</translation>
     </message>
 </context>
 <context>

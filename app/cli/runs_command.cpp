@@ -6,6 +6,7 @@
 
 #include <fathom/common/error.h>
 #include <fathom/config/config_resolver.h>
+#include <fathom/store/run_comparison.h>
 #include <fathom/store/workspace.h>
 
 #include <nlohmann/json.hpp>
@@ -35,7 +36,7 @@ struct RunsFlags {
   std::string workspace;  ///< --workspace; empty: FATHOM_WORKSPACE, the config's fathom.workspace, ./fathom.sqlite
   bool json = false;
   std::string run;
-  std::string otherRun;
+  std::vector<std::string> runs;  ///< compare: two or more
   std::string format = "csv";
   std::string output;
   bool force = false;
@@ -340,38 +341,151 @@ int showRun(const RunsFlags& flags) {
   return 0;
 }
 
-int compareRuns(const RunsFlags& flags) {
-  const Workspace ws = openWorkspace(flags);
-  const RunInfo a = ws.resolveRun(flags.run);
-  const RunInfo b = ws.resolveRun(flags.otherRun);
-  // (key, rank) -> last value in a, in b.
-  std::map<std::pair<std::string, int>, std::pair<std::optional<double>, std::optional<double>>> table;
-  for (const auto& m : ws.metricSummaries(a.id)) {
-    table[{m.key, m.rank}].first = m.last;
+json optionalNumber(const std::optional<double>& v) {
+  return v ? number(*v) : json(nullptr);
+}
+
+json summaryJson(const store::RunSummary& s) {
+  json peaks = json::array();
+  for (const store::RankPeakMemory& p : s.peakMemory) {
+    peaks.push_back({{"rank", p.rank},
+                     {"device_bytes", optionalNumber(p.deviceBytes)},
+                     {"host_bytes", optionalNumber(p.hostBytes)}});
   }
-  for (const auto& m : ws.metricSummaries(b.id)) {
-    table[{m.key, m.rank}].second = m.last;
+  return {{"id", s.info.id.value},
+          {"world_size", s.worldSize > 0 ? json(s.worldSize) : json(nullptr)},
+          {"strategy", s.strategy.empty() ? json(nullptr) : json(s.strategy)},
+          {"steps_per_second", optionalNumber(s.stepsPerSecond)},
+          {"final_loss", optionalNumber(s.finalLoss)},
+          {"last_step", s.lastStep ? json(*s.lastStep) : json(nullptr)},
+          {"peak_memory", peaks},
+          {"config_error", s.configError.empty() ? json(nullptr) : json(s.configError)}};
+}
+
+/// "0: 1.2 GiB, 1: 1.3 GiB" over the ranks that sampled the kind.
+std::string peaksText(const store::RunSummary& s, bool device) {
+  std::string out;
+  for (const store::RankPeakMemory& p : s.peakMemory) {
+    if (const auto& v = device ? p.deviceBytes : p.hostBytes) {
+      out += (out.empty() ? "" : ", ") + std::to_string(p.rank) + ": " + formatBytes(*v);
+    }
+  }
+  return out.empty() ? "-" : out;
+}
+
+/// Two or more runs: the configuration keys that differ (store::compareRuns, shared with the Studio), a summary per
+/// run, and the last value of every (key, rank). JSON keeps "a" and "b" (the first two runs) for scripts written
+/// against the two-run form.
+int compareRuns(const RunsFlags& flags) {
+  FATHOM_CHECK(flags.runs.size() >= 2, ConfigError, "runs compare needs two or more runs, got ", flags.runs.size());
+  const Workspace ws = openWorkspace(flags);
+  std::vector<RunInfo> runs;
+  std::vector<store::RunId> ids;
+  for (const std::string& name : flags.runs) {
+    runs.push_back(ws.resolveRun(name));
+    ids.push_back(runs.back().id);
+  }
+  const store::RunComparison comparison = store::compareRuns(ws, ids);
+  // (key, rank) -> last value in each run.
+  std::map<std::pair<std::string, int>, std::vector<std::optional<double>>> table;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    for (const auto& m : ws.metricSummaries(runs[i].id)) {
+      auto& values = table[{m.key, m.rank}];
+      values.resize(runs.size());
+      values[i] = m.last;
+    }
+  }
+  for (auto& entry : table) {
+    entry.second.resize(runs.size());
   }
   if (flags.json) {
     json rows = json::array();
     for (const auto& [where, values] : table) {
-      auto opt = [](const std::optional<double>& v) { return v ? number(*v) : json(nullptr); };
-      rows.push_back(
-          {{"key", where.first}, {"rank", where.second}, {"a", opt(values.first)}, {"b", opt(values.second)}});
+      json all = json::array();
+      for (const auto& v : values) {
+        all.push_back(optionalNumber(v));
+      }
+      rows.push_back({{"key", where.first},
+                      {"rank", where.second},
+                      {"a", optionalNumber(values[0])},
+                      {"b", optionalNumber(values[1])},
+                      {"values", all}});
     }
-    std::cout << json{{"a", runJson(a)}, {"b", runJson(b)}, {"metrics", rows}}.dump(2) << '\n';
+    json runsJson = json::array(), summaries = json::array(), diff = json::array();
+    for (const RunInfo& r : runs) {
+      runsJson.push_back(runJson(r));
+    }
+    for (const store::RunSummary& summary : comparison.runs) {
+      summaries.push_back(summaryJson(summary));
+    }
+    for (const store::ConfigDifference& d : comparison.configDifferences) {
+      json values = json::array();
+      for (const auto& v : d.values) {
+        values.push_back(v ? json(*v) : json(nullptr));
+      }
+      diff.push_back({{"key", d.key}, {"values", values}});
+    }
+    std::cout << json{{"runs", runsJson},    {"a", runsJson[0]},     {"b", runsJson[1]},
+                      {"config_diff", diff}, {"summary", summaries}, {"metrics", rows}}
+                     .dump(2)
+              << '\n';
     return 0;
   }
-  const std::string nameA = "#" + std::to_string(a.id.value) + " " + a.name;
-  const std::string nameB = "#" + std::to_string(b.id.value) + " " + b.name;
-  std::cout << "Last values: " << nameA << " (" << store::toString(a.status) << ") vs " << nameB << " ("
-            << store::toString(b.status) << ")\n";
-  std::vector<std::vector<std::string>> rows{{"KEY", "RANK", nameA, nameB, "B - A"}};
+  std::vector<std::string> names;
+  for (const RunInfo& r : runs) {
+    names.push_back("#" + std::to_string(r.id.value) + " " + r.name);
+  }
+  std::cout << "Configuration differences";
+  if (comparison.configDifferences.empty()) {
+    std::cout << ": none (the runs' configurations are the same)\n";
+  } else {
+    std::cout << " (only the keys that differ):\n";
+    std::vector<std::vector<std::string>> rows{{"KEY"}};
+    rows[0].insert(rows[0].end(), names.begin(), names.end());
+    for (const store::ConfigDifference& d : comparison.configDifferences) {
+      std::vector<std::string> row{d.key};
+      for (const auto& v : d.values) {
+        row.push_back(v ? *v : std::string("(not set)"));
+      }
+      rows.push_back(std::move(row));
+    }
+    printTable(std::cout, rows);
+  }
+  for (const store::RunSummary& summary : comparison.runs) {
+    if (!summary.configError.empty()) {
+      std::cout << "  run " << summary.info.id.value << "'s configuration could not be read: " << summary.configError
+                << '\n';
+    }
+  }
+  std::cout << "\nSummary:\n";
+  std::vector<std::vector<std::string>> summaryRows{
+      {"RUN", "STATUS", "WORLD", "STRATEGY", "STEPS/S", "FINAL LOSS", "LAST STEP", "PEAK DEVICE", "PEAK HOST"}};
+  for (std::size_t i = 0; i < comparison.runs.size(); ++i) {
+    const store::RunSummary& s = comparison.runs[i];
+    auto opt = [](const std::optional<double>& v) { return v ? formatNumber(*v) : std::string("-"); };
+    summaryRows.push_back({names[i], std::string(store::toString(s.info.status)),
+                           s.worldSize > 0 ? std::to_string(s.worldSize) : "-", s.strategy.empty() ? "-" : s.strategy,
+                           opt(s.stepsPerSecond), opt(s.finalLoss), s.lastStep ? std::to_string(*s.lastStep) : "-",
+                           peaksText(s, true), peaksText(s, false)});
+  }
+  printTable(std::cout, summaryRows);
+  std::cout << "\nLast values:\n";
+  std::vector<std::vector<std::string>> rows{{"KEY", "RANK"}};
+  rows[0].insert(rows[0].end(), names.begin(), names.end());
+  const bool two = runs.size() == 2;
+  if (two) {
+    rows[0].push_back("B - A");
+  }
   auto cell = [](const std::optional<double>& v) { return v ? formatNumber(*v) : std::string("-"); };
   for (const auto& [where, values] : table) {
-    const std::string delta =
-        values.first && values.second ? formatNumber(*values.second - *values.first) : std::string("-");
-    rows.push_back({where.first, std::to_string(where.second), cell(values.first), cell(values.second), delta});
+    std::vector<std::string> row{where.first, std::to_string(where.second)};
+    for (const auto& v : values) {
+      row.push_back(cell(v));
+    }
+    if (two) {
+      row.push_back(values[0] && values[1] ? formatNumber(*values[1] - *values[0]) : std::string("-"));
+    }
+    rows.push_back(std::move(row));
   }
   printTable(std::cout, rows);
   return 0;
@@ -479,10 +593,11 @@ void addRunsCommand(CLI::App& root, CommandAction& action) {
 
   addRunsWatchCommand(*cmd, action);
 
-  CLI::App* compare = cmd->add_subcommand("compare", "Put two runs' last metric values side by side");
+  CLI::App* compare = cmd->add_subcommand(
+      "compare", "Compare two or more runs: the configuration keys that differ, a summary of each (steps/s, final "
+                 "loss, peak memory per rank, strategy, world size) and their last metric values side by side");
   common(compare, true);
-  compare->add_option("run", flags->run, "First run (id or name)")->required();
-  compare->add_option("other", flags->otherRun, "Second run (id or name)")->required();
+  compare->add_option("runs", flags->runs, "Two or more runs (ids or names)")->required()->expected(2, -1);
   compare->callback([flags, &action] { action = [flags] { return compareRuns(*flags); }; });
 
   CLI::App* exportCmd = cmd->add_subcommand("export", "Write all metrics of a run as CSV or JSON lines");

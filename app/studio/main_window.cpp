@@ -7,6 +7,7 @@
 #include "home_page.h"
 #include "launch_controller.h"
 #include "planner_controller.h"
+#include "run_feed.h"
 #include "settings_dialog.h"
 #include "studio_settings.h"
 #include "workspace_controller.h"
@@ -16,6 +17,7 @@
 #include "planner/planner_panel.h"
 #include "planner/saved_plans_model.h"
 #include "planner/what_if_view.h"
+#include "runs/run_comparison_page.h"
 #include "runs/run_details_page.h"
 #include "runs/runs_browser.h"
 #include "runs/runs_model.h"
@@ -51,6 +53,8 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
+
+#include <utility>
 
 using namespace Qt::StringLiterals;
 
@@ -344,6 +348,7 @@ void MainWindow::connectControllers() {
   });
 
   connect(m_workspace, &WorkspaceController::opened, this, [this](const QString& path) {
+    m_reopenRuns = settings::openRuns(path);
     settings::addRecentWorkspace(path);
     settings::setLastWorkspace(path);
     m_home->setRecentWorkspaces(settings::recentWorkspaces());
@@ -376,8 +381,14 @@ void MainWindow::connectControllers() {
             updateProperties(m_runsBrowser->currentRun());
             for (auto it = m_runPages.begin(); it != m_runPages.end(); ++it) {
               const int row = m_runsModel->rowOfRun(it.key());
-              if (it.value() && row >= 0 && m_runsModel->runs().at(row).info.status == store::RunStatus::Running) {
-                m_workspace->loadRun(it.key());  // live run: its page follows
+              if (it.value() && row >= 0) {
+                it.value()->setRow(m_runsModel->runs().at(row));  // the header; the feed fills the rest
+              }
+            }
+            // Pages open when the Studio closed last: reopened, and followed again when live.
+            for (const qint64 id : std::exchange(m_reopenRuns, {})) {
+              if (m_runsModel->rowOfRun(id) >= 0) {
+                openRun(id);
               }
             }
           });
@@ -385,12 +396,20 @@ void MainWindow::connectControllers() {
     const qint64 id = details.row.info.id.value;
     QPointer<views::RunDetailsPage> page = m_runPages.value(id);
     if (!page) {
-      page = new views::RunDetailsPage(m_tabs);
-      m_runPages.insert(id, page);
-      m_tabs->addTab(page, tr("Run %1").arg(id));
-      m_tabs->setCurrentWidget(page);
+      page = createRunPage(id);
     }
     page->setDetails(details);
+  });
+  connect(m_workspace, &WorkspaceController::comparisonLoaded, this, [this](const views::RunComparisonData& data) {
+    auto* page = new views::RunComparisonPage(m_tabs);
+    page->setData(data);
+    QStringList ids;
+    for (const qint64 id : page->runIds()) {
+      ids << QString::number(id);
+    }
+    m_tabs->addTab(page, tr("Compare %1").arg(ids.join(u", "_s)));
+    m_tabs->setCurrentWidget(page);
+    m_comparison = page;
   });
   connect(m_workspace, &WorkspaceController::planSaved, this,
           [this](qint64 id) { statusBar()->showMessage(tr("Comparison saved as plan %1.").arg(id), 5000); });
@@ -401,6 +420,7 @@ void MainWindow::connectControllers() {
   });
 
   connect(m_runsBrowser, &views::RunsBrowser::runActivated, this, &MainWindow::openRun);
+  connect(m_runsBrowser, &views::RunsBrowser::compareRequested, this, &MainWindow::compareRuns);
   connect(m_runsBrowser, &views::RunsBrowser::currentRunChanged, this, &MainWindow::updateProperties);
 
   connect(m_launch, &LaunchController::started, this, [this](const QString& commandLine) {
@@ -485,6 +505,7 @@ void MainWindow::chooseWorkspace(bool create) {
 }
 
 void MainWindow::openWorkspace(const QString& path, bool create) {
+  saveOpenRuns();
   for (const QPointer<views::RunDetailsPage>& page : std::as_const(m_runPages)) {
     if (page) {
       m_tabs->removeTab(m_tabs->indexOf(page));
@@ -492,6 +513,7 @@ void MainWindow::openWorkspace(const QString& path, bool create) {
     }
   }
   m_runPages.clear();
+  m_runFeeds.clear();
   m_runsModel->setRuns({});
   m_plansModel->setPlans({});
   setBusy(tr("Opening %1…").arg(QDir::toNativeSeparators(path)));
@@ -499,6 +521,7 @@ void MainWindow::openWorkspace(const QString& path, bool create) {
 }
 
 void MainWindow::closeWorkspace() {
+  saveOpenRuns();
   m_workspace->close();
   settings::setLastWorkspace(QString());
 }
@@ -633,6 +656,52 @@ views::RunDetailsPage* MainWindow::runPage(qint64 id) const {
   return m_runPages.value(id);
 }
 
+RunFeed* MainWindow::runFeed(qint64 id) const {
+  return m_runFeeds.value(id);
+}
+
+views::RunComparisonPage* MainWindow::comparisonPage() const {
+  return m_comparison;
+}
+
+views::RunDetailsPage* MainWindow::createRunPage(qint64 id) {
+  auto* page = new views::RunDetailsPage(m_tabs);
+  m_runPages.insert(id, page);
+  m_tabs->addTab(page, tr("Run %1").arg(id));
+  m_tabs->setCurrentWidget(page);
+  // The page's models and plot follow the run through the workspace, whoever launched it; the feed goes with the
+  // page when its tab closes.
+  auto* feed = new RunFeed(m_workspace->path(), id, page);
+  m_runFeeds.insert(id, feed);
+  connect(feed, &RunFeed::delta, page, &views::RunDetailsPage::applyDelta);
+  connect(feed, &RunFeed::ended, this, [this, id] { m_workspace->loadRun(id); });  // the final header
+  connect(feed, &RunFeed::failed, this,
+          [this, id](const QString& message) { appendLog(tr("Following run %1 failed: %2").arg(id).arg(message)); });
+  feed->start();
+  return page;
+}
+
+void MainWindow::saveOpenRuns() {
+  if (!m_workspace->isOpen()) {
+    return;
+  }
+  QList<qint64> open;
+  for (auto it = m_runPages.cbegin(); it != m_runPages.cend(); ++it) {
+    if (it.value()) {
+      open << it.key();
+    }
+  }
+  settings::setOpenRuns(m_workspace->path(), open);
+}
+
+void MainWindow::compareRuns(const QList<qint64>& ids) {
+  if (ids.size() < 2) {
+    statusBar()->showMessage(tr("Select two or more runs to compare."), 5000);
+    return;
+  }
+  m_workspace->loadComparison(ids);
+}
+
 void MainWindow::openRun(qint64 id) {
   if (id <= 0) {
     return;
@@ -713,6 +782,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     m_launch->stop();
   }
   m_demo->cancel();
+  saveOpenRuns();
   settings::setWindowLayout(saveGeometry(), saveState());
   QMainWindow::closeEvent(event);
 }

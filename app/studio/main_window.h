@@ -18,6 +18,7 @@ namespace fathom::views {
 class ConfigWizard;
 class EnvironmentModel;
 class PlannerPanel;
+class RunComparisonPage;
 class RunDetailsPage;
 class RunsBrowser;
 class RunsModel;
@@ -33,6 +34,7 @@ class EnvironmentController;
 class HomePage;
 class LaunchController;
 class PlannerController;
+class RunFeed;
 class WorkspaceController;
 
 /// The Studio's main window. Documents in the centre (the home page, the what-if planner, one page per opened
@@ -62,6 +64,10 @@ public:
   views::WhatIfView* whatIfView() const;
   /// The page of run `id`, or nullptr when it is not open.
   views::RunDetailsPage* runPage(qint64 id) const;
+  /// The feed that follows run `id`'s page, or nullptr.
+  RunFeed* runFeed(qint64 id) const;
+  /// The comparison page opened last, or nullptr.
+  views::RunComparisonPage* comparisonPage() const;
 
 public slots:
   void showAbout();
@@ -76,8 +82,10 @@ public slots:
   views::ConfigWizard* openConfiguration(const QString& path);
   /// Shows the what-if planner.
   views::WhatIfView* showPlanner();
-  /// Opens run `id` in a page (reading it from the workspace).
+  /// Opens run `id` in a page (reading it from the workspace; a live run's page follows it).
   void openRun(qint64 id);
+  /// Opens a page comparing `ids` (two or more runs).
+  void compareRuns(const QList<qint64>& ids);
   void showSettings();
 
 protected:
@@ -95,6 +103,10 @@ private:
   void setBusy(const QString& message);
   void setIdle(const QString& message);
   void showError(const QString& title, const QString& text, const QString& detail);
+  /// Creates run `id`'s page and the feed that fills it.
+  views::RunDetailsPage* createRunPage(qint64 id);
+  /// Remembers the open run pages of the workspace (reopened with it).
+  void saveOpenRuns();
   void chooseWorkspace(bool create);
 
   EnvironmentController* m_environment = nullptr;
@@ -111,6 +123,9 @@ private:
   QPointer<views::WhatIfView> m_whatIf;
   QPointer<views::ConfigWizard> m_wizard;
   QMap<qint64, QPointer<views::RunDetailsPage>> m_runPages;
+  QMap<qint64, QPointer<RunFeed>> m_runFeeds;
+  QPointer<views::RunComparisonPage> m_comparison;
+  QList<qint64> m_reopenRuns;  ///< pages to reopen once the workspace's runs are read
   views::RunsBrowser* m_runsBrowser = nullptr;
   QTableView* m_plansView = nullptr;
   QLabel* m_properties = nullptr;

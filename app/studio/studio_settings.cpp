@@ -47,6 +47,31 @@ void setLastWorkspace(const QString& path) {
   QSettings().setValue(u"workspaces/last"_s, path);
 }
 
+QList<qint64> openRuns(const QString& workspace) {
+  QList<qint64> out;
+  const QVariantMap byWorkspace = QSettings().value(u"workspaces/openRuns"_s).toMap();
+  for (const QVariant& id : byWorkspace.value(workspace).toList()) {
+    out << id.toLongLong();
+  }
+  return out;
+}
+
+void setOpenRuns(const QString& workspace, const QList<qint64>& runs) {
+  QSettings settings;
+  // One workspace's entry only: the last session of each workspace is remembered.
+  QVariantMap byWorkspace = settings.value(u"workspaces/openRuns"_s).toMap();
+  QVariantList ids;
+  for (const qint64 id : runs) {
+    ids << id;
+  }
+  if (ids.isEmpty()) {
+    byWorkspace.remove(workspace);
+  } else {
+    byWorkspace.insert(workspace, ids);
+  }
+  settings.setValue(u"workspaces/openRuns"_s, byWorkspace);
+}
+
 QByteArray windowGeometry() {
   return QSettings().value(u"window/geometry"_s).toByteArray();
 }

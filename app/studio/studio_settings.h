@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QList>
 #include <QString>
 #include <QStringList>
 
@@ -24,6 +25,11 @@ inline constexpr int kMaxRecent = 8;
 /// The workspace open when the Studio last closed ("" when none).
 QString lastWorkspace();
 void setLastWorkspace(const QString& path);
+
+/// The runs whose pages were open in `workspace` when the Studio last closed: reopened (and, when live, followed
+/// again) when that workspace opens.
+QList<qint64> openRuns(const QString& workspace);
+void setOpenRuns(const QString& workspace, const QList<qint64>& runs);
 
 /// Main window geometry and dock/toolbar state (QMainWindow::saveGeometry/saveState).
 QByteArray windowGeometry();

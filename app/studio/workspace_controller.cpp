@@ -2,9 +2,11 @@
 #include "workspace_controller.h"
 
 #include <fathom/common/error.h>
+#include <fathom/store/run_comparison.h>
 #include <fathom/store/workspace.h>
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QHash>
 #include <QLoggingCategory>
 #include <QMutex>
@@ -35,20 +37,28 @@ template <typename T> struct Outcome {
 
 }  // namespace
 
-/// Metric summaries of finished runs never change: read them once per run (by id and end time).
+static double nowSeconds() {
+  return double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
+}
+
+/// Metric summaries of finished runs never change: read them once per run (by id and end time). A live run's are
+/// kept for kLiveSummaryMaxAgeS (aggregating a long run every second would cost more than everything else).
 class WorkspaceController::SummaryCache {
 public:
-  std::optional<std::vector<store::MetricSummary>> find(qint64 run, double endedAt) {
+  std::optional<std::vector<store::MetricSummary>> find(qint64 run, std::optional<double> endedAt) {
     QMutexLocker lock(&m_mutex);
     const auto it = m_entries.constFind(run);
-    if (it != m_entries.constEnd() && it->endedAt == endedAt) {
-      return it->summaries;
+    if (it == m_entries.constEnd() || it->endedAt != endedAt) {
+      return std::nullopt;
     }
-    return std::nullopt;
+    if (!endedAt && nowSeconds() - it->readAt > kLiveSummaryMaxAgeS) {
+      return std::nullopt;
+    }
+    return it->summaries;
   }
-  void insert(qint64 run, double endedAt, std::vector<store::MetricSummary> summaries) {
+  void insert(qint64 run, std::optional<double> endedAt, std::vector<store::MetricSummary> summaries) {
     QMutexLocker lock(&m_mutex);
-    m_entries.insert(run, {endedAt, std::move(summaries)});
+    m_entries.insert(run, {endedAt, nowSeconds(), std::move(summaries)});
   }
   void clear() {
     QMutexLocker lock(&m_mutex);
@@ -57,7 +67,8 @@ public:
 
 private:
   struct Entry {
-    double endedAt = 0;
+    std::optional<double> endedAt;  ///< empty: the run was live when read
+    double readAt = 0;
     std::vector<store::MetricSummary> summaries;
   };
   QMutex m_mutex;
@@ -138,13 +149,12 @@ void WorkspaceController::refresh(bool reconcile) {
       for (const store::RunInfo& run : ws.listRuns()) {
         std::vector<store::MetricSummary> summaries;
         const bool finished = run.status != store::RunStatus::Running && run.endedAt;
-        if (auto cached = finished ? cache->find(run.id.value, *run.endedAt) : std::nullopt) {
+        const std::optional<double> endedAt = finished ? run.endedAt : std::nullopt;
+        if (auto cached = cache->find(run.id.value, endedAt)) {
           summaries = std::move(*cached);
         } else {
           summaries = ws.metricSummaries(run.id);
-          if (finished) {
-            cache->insert(run.id.value, *run.endedAt, summaries);
-          }
+          cache->insert(run.id.value, endedAt, summaries);
         }
         const int ranks = static_cast<int>(ws.ranks(run.id).size());
         snapshot.runs.append(views::RunRow::fromStore(run, ranks, summaries));
@@ -168,12 +178,8 @@ void WorkspaceController::refresh(bool reconcile) {
       m_live.stop();
       emit failed(tr("Reading the workspace"), out.error);
     } else {
-      const bool live = std::any_of(out.value->runs.begin(), out.value->runs.end(),
-                                    [](const views::RunRow& r) { return r.info.status == store::RunStatus::Running; });
-      if (live && !m_live.isActive()) {
-        m_live.start();
-      } else if (!live) {
-        m_live.stop();
+      if (!m_live.isActive()) {
+        m_live.start();  // runs launched elsewhere (the command line) appear within kLiveRefreshMs
       }
       emit runsLoaded(out.value->runs, out.value->plans);
     }
@@ -200,11 +206,7 @@ void WorkspaceController::loadRun(qint64 runId) {
       d.ranks = ws.ranks(info->id);
       d.metrics = ws.metricSummaries(info->id);
       d.row = views::RunRow::fromStore(*info, static_cast<int>(d.ranks.size()), d.metrics);
-      d.events = ws.lastEvents(info->id, views::RunDetails::kEventLimit);
       d.artifacts = ws.artifacts(info->id);
-      for (const store::MetricRow& m : ws.metricSeries(info->id, "loss")) {
-        d.loss[m.point.rank].emplace_back(m.point.step, m.point.value);
-      }
       out.value = std::move(d);
     } catch (const Error& e) {
       out.error = QString::fromUtf8(e.what());
@@ -220,6 +222,44 @@ void WorkspaceController::loadRun(qint64 runId) {
       emit runLoaded(*out.value);
     } else {
       emit failed(tr("Reading run %1").arg(runId), out.error);
+    }
+  });
+}
+
+void WorkspaceController::loadComparison(const QList<qint64>& runIds) {
+  if (m_path.isEmpty() || runIds.isEmpty()) {
+    return;
+  }
+  const quint64 generation = m_generation;
+  const QString path = m_path;
+  auto worker = QtConcurrent::run([path, runIds] {
+    Outcome<views::RunComparisonData> out;
+    try {
+      const store::Workspace ws(fsPath(path), store::Workspace::Options{.create = false, .reconcile = false});
+      views::RunComparisonData data;
+      std::vector<store::RunId> ids;
+      for (const qint64 id : runIds) {
+        ids.push_back(store::RunId{id});
+      }
+      data.comparison = store::compareRuns(ws, ids);
+      for (const store::RunId id : ids) {
+        ws.forEachMetric(id, [&data](const store::MetricRow& m) { data.metrics.push_back(m); });
+      }
+      out.value = std::move(data);
+    } catch (const Error& e) {
+      out.error = QString::fromUtf8(e.what());
+    }
+    return out;
+  });
+  track(QFuture<void>(worker));
+  worker.then(this, [this, generation](const Outcome<views::RunComparisonData>& out) {
+    if (generation != m_generation) {
+      return;
+    }
+    if (out.value) {
+      emit comparisonLoaded(*out.value);
+    } else {
+      emit failed(tr("Comparing runs"), out.error);
     }
   });
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "planner/saved_plans_model.h"
+#include "runs/run_comparison.h"
 #include "runs/run_details.h"
 #include "runs/runs_model.h"
 
@@ -16,8 +17,10 @@ namespace fathom::studio {
 
 /// The open workspace, read off the GUI thread. Each job opens its own store::Workspace (the store is one object
 /// per thread), reads what it needs and hands a value back on the GUI thread; results of a workspace that is no
-/// longer open are dropped. While a run is live the controller refreshes itself every two seconds (the WAL lets it
-/// read while the launcher's collector writes).
+/// longer open are dropped. While a workspace is open the controller reads its runs every kLiveRefreshMs (the WAL
+/// lets it read while a launcher's collector writes), so a run started from the command line appears as one
+/// started here; a live run's metric summaries are read at most every kLiveSummaryMaxAgeS. A run's page follows
+/// the run itself, incrementally (RunFeed).
 class WorkspaceController : public QObject {
   Q_OBJECT
 
@@ -34,13 +37,18 @@ public:
   /// Reads the runs and saved plans again (runsLoaded follows). `reconcile`: mark runs whose launcher is gone as
   /// lost first (a write; the periodic refresh does not).
   void refresh(bool reconcile = false);
-  /// Reads one run in full (runLoaded follows).
+  /// Reads the facts of one run for its page's header (runLoaded follows); its page's RunFeed reads the rest.
   void loadRun(qint64 runId);
+  /// Reads two or more runs for the comparison page (comparisonLoaded follows): core's store::compareRuns and
+  /// every metric point of the runs.
+  void loadComparison(const QList<qint64>& runIds);
   /// Saves a planner result (planSaved follows, then a refresh).
   void savePlan(const std::string& inputJson, const std::string& predictionJson);
 
-  /// How often a workspace with a running run is read again.
-  static constexpr int kLiveRefreshMs = 2000;
+  /// How often the runs of an open workspace are read again.
+  static constexpr int kLiveRefreshMs = 1000;
+  /// How old a live run's metric summaries (the browser's final loss) may get before they are read again.
+  static constexpr double kLiveSummaryMaxAgeS = 5;
 
 signals:
   void opened(const QString& path);
@@ -48,6 +56,7 @@ signals:
   void closed();
   void runsLoaded(const QList<fathom::views::RunRow>& runs, const QList<fathom::views::SavedPlanRow>& plans);
   void runLoaded(const fathom::views::RunDetails& details);
+  void comparisonLoaded(const fathom::views::RunComparisonData& data);
   void planSaved(qint64 planId);
   /// A read or write failed (the workspace stays open).
   void failed(const QString& what, const QString& message);

@@ -9,11 +9,16 @@
 #include "studio_test_mode.h"
 #include "workspace_controller.h"
 
+#include "charts/metric_plot_panel.h"
 #include "planner/saved_plans_model.h"
+#include "run_feed.h"
+#include "runs/config_diff_model.h"
 #include "runs/event_log_model.h"
+#include "runs/live_ranks_model.h"
 #include "runs/metric_summary_model.h"
-#include "runs/ranks_model.h"
+#include "runs/run_comparison_page.h"
 #include "runs/run_details_page.h"
+#include "runs/run_summary_model.h"
 #include "runs/runs_browser.h"
 #include "runs/runs_model.h"
 
@@ -26,6 +31,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSortFilterProxyModel>
@@ -202,11 +208,40 @@ private slots:
     QTRY_COMPARE(page->ranksModel()->rowCount(), 4);
     QCOMPARE(page->metricsModel()->rowCount(), 2 * 4);  // loss and final_loss for each rank
     QCOMPARE(page->eventsModel()->rowCount(), 2);
-    QCOMPARE(page->ranksModel()->index(1, views::RanksModel::ExitCodeColumn).data().toInt(), 3);
+    const QModelIndex state = page->ranksModel()->index(1, views::LiveRanksModel::StateColumn);
+    QCOMPARE(state.data(views::LiveRanksModel::ExitCodeRole).toInt(), 3);
+    QCOMPARE(state.data().toString(), u"failed (exit code 3)"_s);
+    QVERIFY(!window.runFeed(2)->isFollowing());  // a finished run is read once
     QCOMPARE(window.documents()->currentWidget(), page);
 
     filter->clear();
     QCOMPARE(shown->rowCount(), 3);
+  }
+
+  // Two runs selected in the browser, Compare: a comparison page with both runs' summaries and overlaid losses.
+  void comparesSelectedRuns() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(u"runs.sqlite"_s);
+    writeFixture(path);
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.openWorkspace(path);
+    QTRY_COMPARE(window.runsModel()->rowCount(), 3);
+    auto* compare = window.runsBrowser()->findChild<QPushButton*>(u"runsCompare"_s);
+    QVERIFY(compare != nullptr);
+    window.runsBrowser()->selectRuns({1});
+    QVERIFY(!compare->isEnabled());
+    window.runsBrowser()->selectRuns({1, 3});
+    QCOMPARE(window.runsBrowser()->selectedRuns(), (QList<qint64>{1, 3}));
+    QVERIFY(compare->isEnabled());
+    QTest::mouseClick(compare, Qt::LeftButton);
+    QTRY_VERIFY(window.comparisonPage() != nullptr);
+    views::RunComparisonPage* page = window.comparisonPage();
+    QCOMPARE(window.documents()->currentWidget(), page);
+    QCOMPARE(page->summaryModel()->rowCount(), 2);
+    QCOMPARE(page->diffModel()->rowCount(), 0);  // neither run recorded a specification
+    QCOMPARE(page->plotPanel()->plot()->lineCount(), 2);
   }
 
   // At 1600×1000 the Properties dock shows the selected run whole, the command as `fathom launch` recorded it

@@ -13,6 +13,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <cstdlib>
 
 using namespace Qt::StringLiterals;
 using namespace fathom::store;
@@ -151,6 +152,47 @@ private slots:
     QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
     QVERIFY(r.out.contains("B - A"));
     QVERIFY(r.out.contains("-1"));  // loss dropped by 1 between the runs
+  }
+
+  // Three runs recorded with specifications: only the keys that differ, a summary per run, in JSON and text.
+  void compareShowsConfigurationDiff() {
+    const QString path = m_dir.filePath(u"specs.sqlite"_s);
+    {
+      Workspace ws(path.toStdString());
+      for (const char* processes : {"2", "2", "4"}) {
+        NewRun run{std::string("spec-") + processes, "fathom launch", "", ""};
+        run.runSpec = std::string("distributed_type: MULTI_CPU\nnum_processes: ") + processes + "\n";
+        run.layout.worldSize = std::atoi(processes);
+        const RunId id = ws.createRun(run);
+        ws.appendMetrics(id, std::vector<MetricPoint>{{0, 1, 1.0, "steps_per_second", 3.0},
+                                                      {0, 1, 1.0, "memory/peak_allocated_bytes", 4096.0},
+                                                      {0, 2, 2.0, "loss", 0.5}});
+        ws.finishRun(id, RunStatus::Succeeded, 0);
+      }
+    }
+    Run r = runFathom({u"runs"_s, u"compare"_s, u"1"_s, u"2"_s, u"3"_s, u"--json"_s, u"--workspace"_s, path});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QJsonObject o = parse(r).object();
+    QCOMPARE(o.value(u"runs"_s).toArray().size(), 3);
+    const QJsonArray diff = o.value(u"config_diff"_s).toArray();
+    QCOMPARE(diff.size(), 1);
+    QCOMPARE(diff[0].toObject().value(u"key"_s).toString(), u"num_processes"_s);
+    QCOMPARE(diff[0].toObject().value(u"values"_s).toArray(), (QJsonArray{u"2"_s, u"2"_s, u"4"_s}));
+    const QJsonObject summary = o.value(u"summary"_s).toArray().at(2).toObject();
+    QCOMPARE(summary.value(u"world_size"_s).toInt(), 4);
+    QCOMPARE(summary.value(u"steps_per_second"_s).toDouble(), 3.0);
+    QCOMPARE(summary.value(u"final_loss"_s).toDouble(), 0.5);
+    QCOMPARE(summary.value(u"peak_memory"_s).toArray().at(0).toObject().value(u"device_bytes"_s).toDouble(), 4096.0);
+    QCOMPARE(o.value(u"metrics"_s).toArray().at(0).toObject().value(u"values"_s).toArray().size(), 3);
+
+    r = runFathom({u"runs"_s, u"compare"_s, u"1"_s, u"2"_s, u"--workspace"_s, path});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QVERIFY(r.out.contains("Configuration differences: none"));
+    r = runFathom({u"runs"_s, u"compare"_s, u"1"_s, u"3"_s, u"--workspace"_s, path});
+    QVERIFY(r.out.contains("num_processes"));
+    QVERIFY(r.out.contains("4.0 KiB"));
+    r = runFathom({u"runs"_s, u"compare"_s, u"1"_s, u"--workspace"_s, path});
+    QVERIFY(r.exitCode != 0);
   }
 
   void exportCsv() {

@@ -435,6 +435,35 @@ private slots:
     QCOMPARE(ws.metricSeries(run, "new_key").size(), std::size_t{2});
   }
 
+  // The live run page's reads: one run's rows above a cursor, another run's interleaved rows left out.
+  void incrementalReadsOfOneRun() {
+    Workspace ws(file("incremental_run.sqlite"));
+    const RunId a = ws.createRun({"a", "", "", ""});
+    const RunId b = ws.createRun({"b", "", "", ""});
+    ws.appendMetrics(a, points(3, "loss"));
+    ws.appendMetrics(b, points(4, "loss"));
+    ws.appendMetrics(a, points(2, "acc"));
+    auto rows = ws.metricsSince(a, MetricId{0});
+    QCOMPARE(rows.size(), std::size_t{5});
+    for (const auto& r : rows) {
+      QCOMPARE(r.run, a);
+    }
+    QCOMPARE(rows[3].point.key, std::string("acc"));
+    QCOMPARE(ws.metricsSince(a, rows[2].id).size(), std::size_t{2});
+    QCOMPARE(ws.metricsSince(a, MetricId{0}, 2).size(), std::size_t{2});
+    QVERIFY(ws.metricsSince(a, rows.back().id).empty());
+    QCOMPARE(ws.metricsSince(b, MetricId{0}).size(), std::size_t{4});
+
+    ws.appendEvents(a, std::vector<EventRecord>{{0, 1, LogLevel::Info, "a1"}});
+    ws.appendEvents(b, std::vector<EventRecord>{{0, 1, LogLevel::Info, "b1"}});
+    ws.appendEvents(a, std::vector<EventRecord>{{1, 2, LogLevel::Warning, "a2"}});
+    const auto events = ws.eventsSince(a, EventId{0});
+    QCOMPARE(events.size(), std::size_t{2});
+    QCOMPARE(events[1].event.text, std::string("a2"));
+    QCOMPARE(ws.eventsSince(a, events[0].id).size(), std::size_t{1});
+    QCOMPARE(ws.eventsSince(b, EventId{0}).size(), std::size_t{1});
+  }
+
   void reconcileMarksKilledLauncherLost() {
     const std::string path = file("reconcile.sqlite");
     { Workspace init(path); }

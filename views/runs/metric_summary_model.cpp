@@ -5,6 +5,9 @@
 
 #include <QLocale>
 
+#include <algorithm>
+#include <cmath>
+
 namespace fathom::views {
 namespace {
 
@@ -20,6 +23,45 @@ void MetricSummaryModel::setSummaries(const std::vector<store::MetricSummary>& s
   beginResetModel();
   m_rows = summaries;
   endResetModel();
+}
+
+void MetricSummaryModel::appendPoints(const std::vector<store::MetricRow>& rows) {
+  int firstChanged = -1, lastChanged = -1;
+  for (const store::MetricRow& row : rows) {
+    const store::MetricPoint& p = row.point;
+    const auto at = std::lower_bound(m_rows.begin(), m_rows.end(), p, [](const store::MetricSummary& m, const auto& q) {
+      return m.key != q.key ? m.key < q.key : m.rank < q.rank;
+    });
+    const int position = static_cast<int>(at - m_rows.begin());
+    if (at == m_rows.end() || at->key != p.key || at->rank != p.rank) {
+      beginInsertRows({}, position, position);
+      m_rows.insert(at, store::MetricSummary{p.key, p.rank, 1, p.step, p.value, p.value, p.value});
+      endInsertRows();
+      if (firstChanged >= position) {
+        ++firstChanged;
+      }
+      if (lastChanged >= position) {
+        ++lastChanged;
+      }
+      continue;
+    }
+    store::MetricSummary& m = *at;
+    ++m.count;
+    if (p.step >= m.lastStep) {  // the last value is the one at the highest step (the latest among equal steps)
+      m.lastStep = p.step;
+      m.last = p.value;
+    }
+    // SQLite's MIN/MAX skip NULL (NaN is stored as NULL).
+    if (!std::isnan(p.value)) {
+      m.min = std::isnan(m.min) ? p.value : std::min(m.min, p.value);
+      m.max = std::isnan(m.max) ? p.value : std::max(m.max, p.value);
+    }
+    firstChanged = firstChanged < 0 ? position : std::min(firstChanged, position);
+    lastChanged = std::max(lastChanged, position);
+  }
+  if (firstChanged >= 0) {
+    emit dataChanged(index(firstChanged, 0), index(lastChanged, ColumnCount - 1));
+  }
 }
 
 int MetricSummaryModel::rowCount(const QModelIndex& parent) const {

@@ -24,6 +24,9 @@ public:
   explicit MetricSummaryModel(QObject* parent = nullptr);
 
   void setSummaries(const std::vector<store::MetricSummary>& summaries);
+  /// Folds newly read points into the summaries (a live run): counts, last (at the highest step), min and max
+  /// change in place, a new (key, rank) is inserted where it sorts. Never a reset.
+  void appendPoints(const std::vector<store::MetricRow>& rows);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

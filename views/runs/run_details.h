@@ -5,22 +5,19 @@
 
 #include <fathom/store/records.h>
 
-#include <map>
-#include <utility>
 #include <vector>
 
 namespace fathom::views {
 
-/// Everything the run page shows of one run, read from the workspace in one go (off the GUI thread).
+/// The facts of one run the run page's header shows, read from the workspace in one go (off the GUI thread). The
+/// page's tables and plots come from a RunFeed (RunDelta), which reads the run incrementally.
 struct RunDetails {
   RunRow row;  ///< the run and what the browser derives from it
   std::vector<store::RankInfo> ranks;
   std::vector<store::MetricSummary> metrics;
-  std::vector<store::EventRow> events;  ///< the last kEventLimit log lines, oldest first
   std::vector<store::ArtifactRow> artifacts;
-  /// The loss of each rank by step: (step, value) pairs ordered by step.
-  std::map<int, std::vector<std::pair<std::int64_t, double>>> loss;
 
+  /// How many of the last log lines a page reads when it opens.
   static constexpr std::size_t kEventLimit = 500;
 };
 

@@ -8,10 +8,13 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QStackedWidget>
 #include <QTableView>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 using namespace Qt::StringLiterals;
 
@@ -69,7 +72,7 @@ RunsBrowser::RunsBrowser(RunsModel* model, QWidget* parent) : QWidget(parent), m
   m_view->setSortingEnabled(true);
   m_view->sortByColumn(RunsModel::IdColumn, Qt::DescendingOrder);  // newest first
   m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
-  m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);  // Ctrl/Shift-click: runs to compare
   m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_view->setAlternatingRowColors(true);
   m_view->verticalHeader()->hide();
@@ -86,9 +89,16 @@ RunsBrowser::RunsBrowser(RunsModel* model, QWidget* parent) : QWidget(parent), m
   m_stack->addWidget(m_view);
   m_stack->addWidget(m_empty);
 
+  m_compare = new QPushButton(tr("Compare"), this);
+  m_compare->setObjectName(u"runsCompare"_s);
+  m_compare->setToolTip(tr("Select two or more runs (Ctrl+click) to compare their metrics, configurations and "
+                           "summaries"));
+  m_compare->setEnabled(false);
+
   auto* top = new QHBoxLayout();
   top->addWidget(m_filter, 1);
   top->addWidget(m_status);
+  top->addWidget(m_compare);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addLayout(top);
@@ -101,6 +111,13 @@ RunsBrowser::RunsBrowser(RunsModel* model, QWidget* parent) : QWidget(parent), m
           [this](const QModelIndex& index) { emit runActivated(index.data(RunsModel::RunIdRole).toLongLong()); });
   connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
     emit currentRunChanged(current.isValid() ? current.data(RunsModel::RunIdRole).toLongLong() : 0);
+  });
+  connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+          [this] { m_compare->setEnabled(selectedRuns().size() >= 2); });
+  connect(m_compare, &QPushButton::clicked, this, [this] {
+    if (const QList<qint64> runs = selectedRuns(); runs.size() >= 2) {
+      emit compareRequested(runs);
+    }
   });
   connect(m_proxy, &QAbstractItemModel::modelReset, this, &RunsBrowser::updateEmptyState);
   connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &RunsBrowser::updateEmptyState);
@@ -138,6 +155,27 @@ void RunsBrowser::selectRun(qint64 id) {
     m_view->setCurrentIndex(index);
     m_view->scrollTo(index);
   }
+}
+
+QList<qint64> RunsBrowser::selectedRuns() const {
+  QList<qint64> out;
+  for (const QModelIndex& index : m_view->selectionModel()->selectedRows()) {
+    out << index.data(RunsModel::RunIdRole).toLongLong();
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void RunsBrowser::selectRuns(const QList<qint64>& ids) {
+  QItemSelection selection;
+  for (const qint64 id : ids) {
+    const int row = m_model->rowOfRun(id);
+    if (row >= 0) {
+      const QModelIndex index = m_proxy->mapFromSource(m_model->index(row, 0));
+      selection.select(index, index);
+    }
+  }
+  m_view->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
 }
 
 qint64 RunsBrowser::currentRun() const {

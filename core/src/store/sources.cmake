@@ -6,6 +6,7 @@ set(_fathom_store_sources
   ${CMAKE_CURRENT_LIST_DIR}/metric_key_migration.cpp
   ${CMAKE_CURRENT_LIST_DIR}/process_identity.cpp
   ${CMAKE_CURRENT_LIST_DIR}/records.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/run_comparison.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_layout_migration.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_alert.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_layout_rows.cpp

@@ -620,6 +620,31 @@ std::vector<EventRow> Workspace::eventsSince(EventId after, std::size_t limit) c
   return out;
 }
 
+std::vector<MetricRow> Workspace::metricsSince(RunId run, MetricId after, std::size_t limit) const {
+  // `+m.run_id` keeps SQLite off the (run_id, key_id, ...) index: the id range (the rowid) is the narrow side of a
+  // live read, a few new rows, where the index would walk the run's whole history.
+  sql::Statement s(m_impl->db,
+                   std::string(kMetricSelect) + "WHERE m.id > ?1 AND +m.run_id = ?2 ORDER BY m.id LIMIT ?3");
+  s.bind(1, after.value).bind(2, run.value).bind(3, static_cast<std::int64_t>(limit));
+  std::vector<MetricRow> out;
+  while (s.step()) {
+    out.push_back(readMetric(s));
+  }
+  return out;
+}
+
+std::vector<EventRow> Workspace::eventsSince(RunId run, EventId after, std::size_t limit) const {
+  sql::Statement s(m_impl->db, "SELECT id, run_id, rank, time, level, text FROM events WHERE run_id = ? AND id > ? "
+                               "ORDER BY id LIMIT ?");  // the index (run_id, id) serves it
+  s.bind(1, run.value).bind(2, after.value).bind(3, static_cast<std::int64_t>(limit));
+  std::vector<EventRow> out;
+  while (s.step()) {
+    out.push_back({EventId{s.int64(0)}, RunId{s.int64(1)},
+                   EventRecord{static_cast<int>(s.int64(2)), s.real(3), parseLevel(s.text(4)), s.text(5)}});
+  }
+  return out;
+}
+
 std::vector<EventRow> Workspace::lastEvents(RunId run, std::size_t limit) const {
   sql::Statement s(m_impl->db, "SELECT id, run_id, rank, time, level, text FROM events WHERE run_id = ? ORDER BY id "
                                "DESC LIMIT ?");

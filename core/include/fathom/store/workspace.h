@@ -99,6 +99,10 @@ public:
   /// Metrics with id > `after` (of every run), in id order, at most `limit`: the Studio's incremental read.
   std::vector<MetricRow> metricsSince(MetricId after, std::size_t limit = 100'000) const;
   std::vector<EventRow> eventsSince(EventId after, std::size_t limit = 100'000) const;
+  /// The same for one run: its metrics with id > `after`, in id order, at most `limit` (a live run page's
+  /// incremental read: it costs the new rows, not the run's history).
+  std::vector<MetricRow> metricsSince(RunId run, MetricId after, std::size_t limit = 100'000) const;
+  std::vector<EventRow> eventsSince(RunId run, EventId after, std::size_t limit = 100'000) const;
   /// The last `limit` events (log lines) of a run, oldest first (the index (run_id, id) serves it).
   std::vector<EventRow> lastEvents(RunId run, std::size_t limit) const;
   std::vector<ArtifactRow> artifacts(RunId run) const;

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "run_feed.h"
+
+#include "runs/run_details.h"
+
+#include <fathom/common/error.h>
+#include <fathom/store/workspace.h>
+
+#include <QDateTime>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <optional>
+
+namespace fathom::studio {
+namespace {
+
+struct ReadOutcome {
+  std::optional<views::RunDelta> delta;
+  bool more = false;
+  QString error;
+};
+
+}  // namespace
+
+RunFeed::RunFeed(const QString& workspacePath, qint64 runId, QObject* parent)
+    : QObject(parent), m_path(workspacePath), m_run(runId) {
+  m_timer.setInterval(kPollMs);
+  connect(&m_timer, &QTimer::timeout, this, &RunFeed::poll);
+}
+
+RunFeed::~RunFeed() {
+  m_stopped = true;
+  m_worker.waitForFinished();
+}
+
+void RunFeed::start() {
+  m_stopped = false;
+  m_timer.start();
+  poll();
+}
+
+void RunFeed::stop() {
+  m_stopped = true;
+  m_timer.stop();
+}
+
+views::RunDelta RunFeed::read(const QString& workspacePath, qint64 runId, qint64 metricsAfter, qint64 eventsAfter,
+                              bool first, bool* more) {
+  const store::Workspace ws(std::filesystem::path(workspacePath.toStdString()),
+                            store::Workspace::Options{.create = false, .reconcile = false});
+  views::RunDelta d;
+  d.readAt = double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
+  d.first = first;
+  // The status first: a run read as finished has committed everything before the rows below are read.
+  const auto info = ws.run(store::RunId{runId});
+  FATHOM_CHECK(info.has_value(), ConfigError, "run ", runId, " is not in the workspace (deleted?)");
+  d.info = *info;
+  d.ranks = ws.ranks(info->id);
+  d.heartbeats = ws.heartbeats(info->id);
+  d.metrics = ws.metricsSince(info->id, store::MetricId{metricsAfter}, kBatchLimit);
+  *more = d.metrics.size() >= kBatchLimit;
+  d.events = first ? ws.lastEvents(info->id, views::RunDetails::kEventLimit)
+                   : ws.eventsSince(info->id, store::EventId{eventsAfter});
+  return d;
+}
+
+void RunFeed::poll() {
+  if (m_busy || m_stopped) {
+    return;
+  }
+  m_busy = true;
+  auto worker = QtConcurrent::run(
+      [path = m_path, run = m_run, metrics = m_metricCursor, events = m_eventCursor, first = m_first] {
+        ReadOutcome out;
+        try {
+          out.delta = read(path, run, metrics, events, first, &out.more);
+        } catch (const Error& e) {
+          out.error = QString::fromUtf8(e.what());
+        }
+        return out;
+      });
+  m_worker = QFuture<void>(worker);
+  worker.then(this, [this](const ReadOutcome& out) {
+    m_busy = false;
+    if (m_stopped) {
+      return;
+    }
+    if (!out.delta) {
+      stop();
+      emit failed(out.error);
+      return;
+    }
+    const views::RunDelta& d = *out.delta;
+    m_first = false;
+    if (!d.metrics.empty()) {
+      m_metricCursor = d.metrics.back().id.value;
+    }
+    if (!d.events.empty()) {
+      m_eventCursor = d.events.back().id.value;
+    }
+    const bool live = d.info.status == store::RunStatus::Running;
+    emit delta(d);
+    if (out.more) {
+      poll();  // the rest of a long history (or a burst) before the next tick
+    } else if (!live) {
+      stop();
+      emit ended();
+    }
+  });
+}
+
+}  // namespace fathom::studio

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "runs/run_delta.h"
+
+#include <QFuture>
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+namespace fathom::studio {
+
+/// Follows one run of a workspace: the first read brings its history (every metric point, the last log lines),
+/// each later one, every kPollMs while the run is live, only the rows with ids above the cursors (store::Workspace's
+/// run-scoped metricsSince / eventsSince), off the GUI thread. delta() hands each read to the page; ended() follows
+/// the read that found the run finished (that read holds everything it recorded, since the status is read first).
+/// A run started from the command line is followed the same way: the feed reads the workspace, not a launcher.
+class RunFeed : public QObject {
+  Q_OBJECT
+
+public:
+  RunFeed(const QString& workspacePath, qint64 runId, QObject* parent = nullptr);
+  ~RunFeed() override;
+
+  /// Reads now, then every kPollMs until the run ends or stop().
+  void start();
+  void stop();
+  qint64 runId() const { return m_run; }
+  bool isFollowing() const { return m_timer.isActive(); }
+
+  /// How often a live run is read: a point the collector commits is on screen within this plus one read.
+  static constexpr int kPollMs = 250;
+  /// The most metric rows one read takes; the rest follow in the next read, right away.
+  static constexpr std::size_t kBatchLimit = 200'000;
+
+  /// One read (what the worker does): the run's row, ranks and heartbeats, and the metrics and events above the
+  /// cursors (the last RunDetails::kEventLimit events when `first`). `more`: the batch limit cut the metrics short.
+  static views::RunDelta read(const QString& workspacePath, qint64 runId, qint64 metricsAfter, qint64 eventsAfter,
+                              bool first, bool* more);
+
+signals:
+  void delta(const fathom::views::RunDelta& delta);
+  void failed(const QString& message);
+  void ended();
+
+private:
+  void poll();
+
+  QString m_path;
+  qint64 m_run = 0;
+  qint64 m_metricCursor = 0;
+  qint64 m_eventCursor = 0;
+  bool m_first = true;
+  bool m_busy = false;
+  bool m_stopped = false;
+  QTimer m_timer;
+  QFuture<void> m_worker;
+};
+
+}  // namespace fathom::studio
