@@ -6,6 +6,7 @@ set(_fathom_store_sources
   ${CMAKE_CURRENT_LIST_DIR}/process_identity.cpp
   ${CMAKE_CURRENT_LIST_DIR}/records.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_layout_migration.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/run_measurements.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_layout_rows.cpp
   ${CMAKE_CURRENT_LIST_DIR}/schema.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sqlite_db.cpp

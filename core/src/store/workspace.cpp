@@ -352,6 +352,9 @@ RunId Workspace::createRun(const NewRun& run, const ProcessIdentity& launcher) {
     rename.bind(1, run.name + "-" + std::to_string(id.value)).bind(2, id.value).run();
   }
   writeRunLayout(m_impl->db, id.value, run.layout);
+  if (!run.planJson.empty()) {
+    setRunPlan(id, "launch", run.planJson);
+  }
   tx.commit();
   return id;
 }
@@ -446,6 +449,14 @@ PlanId Workspace::savePlan(std::string_view inputJson, std::string_view predicti
   s.bind(1, unixNowSeconds()).bind(2, inputJson).bind(3, predictionJson);
   s.run();
   return PlanId{sqlite3_last_insert_rowid(m_impl->db.handle())};
+}
+
+void Workspace::setRunPlan(RunId run, std::string_view source, std::string_view predictionJson) {
+  FATHOM_CHECK(this->run(run).has_value(), ConfigError, m_impl->path.string(), ": no run with id ", run.value);
+  sql::Statement s(m_impl->db, "INSERT OR REPLACE INTO run_plans (run_id, created_at, source, prediction_json) "
+                               "VALUES (?, ?, ?, ?)");
+  s.bind(1, run.value).bind(2, unixNowSeconds()).bind(3, source).bind(4, predictionJson);
+  s.run();
 }
 
 void Workspace::deleteRun(RunId run, bool force) {
@@ -680,6 +691,15 @@ std::vector<PlanRecord> Workspace::plans() const {
     out.push_back({PlanId{s.int64(0)}, s.real(1), s.text(2), s.text(3)});
   }
   return out;
+}
+
+std::optional<RunPlan> Workspace::runPlan(RunId run) const {
+  sql::Statement s(m_impl->db, "SELECT created_at, source, prediction_json FROM run_plans WHERE run_id = ?");
+  s.bind(1, run.value);
+  if (!s.step()) {
+    return std::nullopt;
+  }
+  return RunPlan{s.real(0), s.text(1), s.text(2)};
 }
 
 }  // namespace fathom::store

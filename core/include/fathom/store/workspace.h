@@ -25,7 +25,7 @@ namespace fathom::store {
 class Workspace {
 public:
   /// The schema this build writes; files from older builds are migrated on open, newer ones refused.
-  static constexpr int kSchemaVersion = 6;
+  static constexpr int kSchemaVersion = 7;
   /// `PRAGMA application_id` of every workspace: "FTHM".
   static constexpr std::int32_t kApplicationId = 0x4654484D;
 
@@ -67,6 +67,9 @@ public:
   void append(RunId run, const IngestBatch& batch);
   ArtifactId addArtifact(RunId run, const Artifact& artifact);
   PlanId savePlan(std::string_view inputJson, std::string_view predictionJson);
+  /// Stores (or replaces) the plan of `run`: `predictionJson` is the `fathom plan --json` object, `source` says where
+  /// it came from ("launch", "computed"). ConfigError when the run is missing.
+  void setRunPlan(RunId run, std::string_view source, std::string_view predictionJson);
   /// Deletes a run and everything it owns. Throws ConfigError when the run is missing, or still running without
   /// `force`.
   void deleteRun(RunId run, bool force = false);
@@ -104,6 +107,8 @@ public:
   /// One trace's bytes: the chunks of (name, rank) concatenated in arrival order; empty when there are none.
   std::string traceData(RunId run, std::string_view name, int rank) const;
   std::vector<PlanRecord> plans() const;
+  /// The stored plan of `run`; std::nullopt when it has none (runs launched before schema 7, or not planned).
+  std::optional<RunPlan> runPlan(RunId run) const;
 
 private:
   struct Impl;
