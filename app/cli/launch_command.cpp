@@ -4,10 +4,12 @@
 #include "command.h"
 #include "launch_flags.h"
 #include "launch_json_channel.h"
+#include "train_plan.h"
 
 #include <fathom/common/error.h>
 #include <fathom/launch/local_launcher.h>
 #include <fathom/launch/worker_environment.h>
+#include <fathom/plan/prediction_json.h>
 #include <fathom/store/process_identity.h>
 #include <fathom/telemetry/launch_recorder.h>
 
@@ -17,6 +19,8 @@
 #include <memory>
 #include <numeric>
 
+#include <nlohmann/json.hpp>
+
 namespace fathom::cli {
 namespace {
 
@@ -24,6 +28,22 @@ struct LaunchCommandFlags {
   LaunchFlags launch;
   bool json = false;
 };
+
+/// The plan stored with the run (docs/planner.md, "Plan vs actual"): for `fathom train`, what the planner predicts
+/// for it; empty for any other program. A plan that cannot be made is a note, never a reason not to launch.
+std::string launchPlan(const std::vector<std::string>& command, const launch::LaunchOptions& options) {
+  if (!isTrainCommand(command)) {
+    return {};
+  }
+  try {
+    return plan::toJson(predictTrainRun(command, options.runSpec)).dump();
+  } catch (const std::exception& e) {
+    if (!options.quiet) {
+      std::cerr << "fathom launch: note: no plan stored with the run: " << e.what() << "\n";
+    }
+    return {};
+  }
+}
 
 int runLaunch(const LaunchCommandFlags& flags, const std::vector<std::string>& command,
               std::optional<LaunchJsonChannel>& channel) {
@@ -62,6 +82,7 @@ int runLaunch(const LaunchCommandFlags& flags, const std::vector<std::string>& c
       launch::LocalLauncher::requestStop();
     }
   };
+  record.planJson = launchPlan(command, launcher.options());
   // Records the run and collects the workers' telemetry; destroyed by an exception, it marks the run failed.
   telemetry::LaunchRecorder recorder(workspace.path, launcher.options(), std::move(record), std::move(collector));
   const launch::LaunchOptions& o = launcher.options();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// `fathom runs list|show|watch|compare|export|delete`: reads (and prunes) the runs of a workspace. docs/workspace.md.
+// `fathom runs list|show|watch|compare|export|plan-vs-actual|delete`: reads (and prunes) the runs of a workspace.
+// docs/workspace.md.
 #include "command.h"
+#include "runs_plan_vs_actual.h"
 #include "runs_watch.h"
 #include "text_table.h"
 
@@ -608,6 +610,8 @@ void addRunsCommand(CLI::App& root, CommandAction& action) {
   exportCmd->add_option("--key_prefix,--key-prefix", flags->keyPrefix,
                         "Only the keys that start with this (e.g. memory/ for the memory samples)");
   exportCmd->callback([flags, &action] { action = [flags] { return exportRun(*flags); }; });
+
+  addRunsPlanVsActual(*cmd, action);
 
   CLI::App* del = cmd->add_subcommand("delete", "Delete a run and all it recorded (not a running one without --force)");
   common(del, true);

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <memory>
 
@@ -40,9 +41,12 @@ struct TrainFlags {
   TrainProfileFlags profiling;
 };
 
-}  // namespace
+/// What a parse that selected `fathom train` leaves: the options it trains with under the launcher's variables
+/// `env` (the sharding flags are resolved against them, as Accelerate's scripts read the launcher's choice).
+using TrainResolver = std::function<TrainOptions(const runtime::EnvLookup& env)>;
 
-void addTrainCommand(CLI::App& root, CommandAction& action) {
+/// Registers `fathom train` and its flags on `root`; a parse that selects it hands `onParsed` the resolver.
+void registerTrain(CLI::App& root, std::function<void(TrainResolver)> onParsed) {
   auto flags = std::make_shared<TrainFlags>();
   TrainOptions& o = flags->options;
   CLI::App* cmd = root.add_subcommand(
@@ -119,7 +123,7 @@ void addTrainCommand(CLI::App& root, CommandAction& action) {
                   "Write per-rank model-state bytes and per-step losses and collectives to PATH (JSON, rank 0)");
   cmd->add_flag("--json", o.json, "Print JSON lines: {\"event\":\"log\",...} and a final {\"event\":\"summary\",...}");
 
-  cmd->callback([flags, dataset, workspace, logWith, projectDir, &action] {
+  cmd->callback([flags, dataset, workspace, logWith, projectDir, onParsed = std::move(onParsed)] {
     TrainOptions& opts = flags->options;
     // An unknown name is reported where the model is built (exit code 2, listing the known ones).
     const auto names = models::builtinModelNames();
@@ -163,9 +167,10 @@ void addTrainCommand(CLI::App& root, CommandAction& action) {
     }
     const bool logWithGiven = logWith->count() > 0;
     const bool projectDirGiven = projectDir->count() > 0;
-    action = [flags, logWithGiven, projectDirGiven] {
+    onParsed([flags, logWithGiven, projectDirGiven](const runtime::EnvLookup& env) {
       // In the action, not the parse callback: a ConfigError here is a usage error (exit code 2).
-      train::AcceleratorOptions& accelerator = flags->options.accelerator;
+      TrainOptions options = flags->options;  // resolved on a copy: the resolver may run more than once
+      train::AcceleratorOptions& accelerator = options.accelerator;
       // The configuration's fathom section, as `fathom launch --config_file F` passes it; the flags win.
       const config::FathomSpec launched = config::workerSettingsFromEnvironment();
       if (!logWithGiven && !launched.trackers.empty()) {
@@ -183,14 +188,40 @@ void addTrainCommand(CLI::App& root, CommandAction& action) {
       if (launched.loggingDir) {
         accelerator.loggingDir = *launched.loggingDir;
       }
-      flags->sharding.apply(accelerator, [](const std::string& name) -> std::optional<std::string> {
+      flags->sharding.apply(accelerator, env);
+      options.profile = flags->profiling.options(launched.profiler);
+      return options;
+    });
+  });
+}
+
+}  // namespace
+
+void addTrainCommand(CLI::App& root, CommandAction& action) {
+  registerTrain(root, [&action](TrainResolver resolve) {
+    action = [resolve = std::move(resolve)] {
+      return runTraining(resolve([](const std::string& name) -> std::optional<std::string> {
         const char* value = std::getenv(name.c_str());
         return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
-      });
-      flags->options.profile = flags->profiling.options(launched.profiler);
-      return runTraining(flags->options);
+      }));
     };
   });
+}
+
+TrainOptions parseTrainArguments(const std::vector<std::string>& arguments, const runtime::EnvLookup& env) {
+  CLI::App root("fathom");
+  TrainResolver resolver;
+  registerTrain(root, [&resolver](TrainResolver r) { resolver = std::move(r); });
+  std::vector<std::string> args{"train"};
+  args.insert(args.end(), arguments.begin(), arguments.end());
+  std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last first
+  try {
+    root.parse(args);
+  } catch (const CLI::Error& e) {
+    throw ConfigError(detail::concat("fathom train: ", e.get_name() == "CallForHelp" ? "--help" : e.what()));
+  }
+  FATHOM_CHECK(resolver != nullptr, ConfigError, "fathom train: the arguments did not select the command");
+  return resolver(env);
 }
 
 }  // namespace fathom::cli

@@ -217,9 +217,12 @@ int runTraining(const TrainOptions& options) {
         }
         emitLine(accelerator, line.str(), true, skipped ? LogLevel::Warning : LogLevel::Info);
       }
-      // A memory sample (RSS, model-state bytes) at every logged step and at the last one, on every process.
-      if (logNow || step == options.steps)
+      // A memory sample (RSS, model-state bytes) and the step's collectives at every logged step and at the last
+      // one, on every process (the logging reduction above already counts in the next step).
+      if (logNow || step == options.steps) {
         accelerator.logMemory(step);
+        accelerator.logCollectives(step);
+      }
       if (step == options.steps)
         break;
     }

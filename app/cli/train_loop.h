@@ -3,12 +3,14 @@
 
 #include <fathom/models/model_factory.h>
 #include <fathom/profile/profiler_options.h>
+#include <fathom/runtime/process_state.h>
 #include <fathom/train/accelerator_options.h>
 
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace fathom::cli {
 
@@ -37,5 +39,10 @@ struct TrainOptions {
 /// Runs the training loop with fathom::Accelerator's public API only (this file is meant to be read as an
 /// example). Returns the process exit code.
 int runTraining(const TrainOptions& options);
+
+/// The options `fathom train ARGUMENTS` trains with when the launcher's variables are `env`: the same flags, parse
+/// and resolution as the command itself (train_command.cpp; train_plan.h plans a run from them). ConfigError
+/// "fathom train: ..." for arguments it rejects.
+TrainOptions parseTrainArguments(const std::vector<std::string>& arguments, const runtime::EnvLookup& env);
 
 }  // namespace fathom::cli

@@ -2,6 +2,7 @@
 # core/plan: the planner (pure functions, no LibTorch). Its sources skip the LibTorch precompiled header, which
 # both keeps them fast to compile and proves they do not depend on it.
 set(_fathom_plan_sources
+  ${CMAKE_CURRENT_LIST_DIR}/collective_metric_keys.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compute_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/comm_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/exact_layout.cpp
@@ -12,6 +13,7 @@ set(_fathom_plan_sources
   ${CMAKE_CURRENT_LIST_DIR}/model_spec.cpp
   ${CMAKE_CURRENT_LIST_DIR}/plan_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/plan_json.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/plan_vs_actual.cpp
   ${CMAKE_CURRENT_LIST_DIR}/predict.cpp
   ${CMAKE_CURRENT_LIST_DIR}/prediction.cpp
   ${CMAKE_CURRENT_LIST_DIR}/prediction_json.cpp

@@ -4,6 +4,7 @@
 #include "metric_key_migration.h"
 #include "run_layout_migration.h"
 #include "run_monitor_migration.h"
+#include "sqlite_db.h"
 
 #include <array>
 
@@ -143,7 +144,24 @@ ALTER TABLE runs ADD COLUMN run_spec TEXT NOT NULL DEFAULT '';
 
 // Version 7: the run monitor (docs/launch.md, "Hang and straggler detection"): each heartbeat's collective wavefront
 // and the typed alerts, all added by addRunMonitorTables().
-constexpr std::array<Migration, 7> kMigrations{{
+
+// Version 8: the plan a run was launched with (docs/workspace.md, "Run plans"), in one self-contained step so that it
+// can be renumbered: a table of its own, one row per run, holding the `fathom plan --json` object
+// (plan::PredictionReport, prediction_json.h) and where it came from ("launch": `fathom launch` computed it when it
+// created the run; "computed": `fathom runs plan-vs-actual --compute` or the Studio did later). Older runs have none.
+void createRunPlans(sql::Db& db) {
+  db.exec(R"sql(
+CREATE TABLE run_plans (
+  run_id INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+  created_at REAL NOT NULL,
+  source TEXT NOT NULL,
+  prediction_json TEXT NOT NULL
+);
+)sql",
+          "creating run_plans");
+}
+
+constexpr std::array<Migration, 8> kMigrations{{
     {1, "runs, ranks, metrics, events, artifacts", kVersion1},
     {2, "metric-series index, plans", kVersion2},
     {3, "heartbeats, trace chunks", kVersion3},
@@ -151,6 +169,7 @@ constexpr std::array<Migration, 7> kMigrations{{
     {5, "memory metric keys named by the memory-category table", kVersion5, &renameLegacyMemoryMetricKeys},
     {6, "the run specification of a launch", kVersion6},
     {7, "run monitor: heartbeat wavefronts, alerts", "", &addRunMonitorTables},
+    {8, "the plan of a run", "", &createRunPlans},
 }};
 
 }  // namespace

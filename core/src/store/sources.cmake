@@ -9,6 +9,7 @@ set(_fathom_store_sources
   ${CMAKE_CURRENT_LIST_DIR}/run_comparison.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_layout_migration.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_alert.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/run_measurements.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_layout_rows.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_monitor_migration.cpp
   ${CMAKE_CURRENT_LIST_DIR}/schema.cpp

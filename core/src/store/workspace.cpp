@@ -352,6 +352,9 @@ RunId Workspace::createRun(const NewRun& run, const ProcessIdentity& launcher) {
     rename.bind(1, run.name + "-" + std::to_string(id.value)).bind(2, id.value).run();
   }
   writeRunLayout(m_impl->db, id.value, run.layout);
+  if (!run.planJson.empty()) {
+    setRunPlan(id, "launch", run.planJson);
+  }
   tx.commit();
   return id;
 }
@@ -450,6 +453,14 @@ AlertId Workspace::addAlert(RunId run, const RunAlert& alert) {
 
 void Workspace::resolveAlert(AlertId alert, double time) {
   store::resolveAlert(m_impl->db, alert, time);
+}
+
+void Workspace::setRunPlan(RunId run, std::string_view source, std::string_view predictionJson) {
+  FATHOM_CHECK(this->run(run).has_value(), ConfigError, m_impl->path.string(), ": no run with id ", run.value);
+  sql::Statement s(m_impl->db, "INSERT OR REPLACE INTO run_plans (run_id, created_at, source, prediction_json) "
+                               "VALUES (?, ?, ?, ?)");
+  s.bind(1, run.value).bind(2, unixNowSeconds()).bind(3, source).bind(4, predictionJson);
+  s.run();
 }
 
 void Workspace::deleteRun(RunId run, bool force) {
@@ -707,6 +718,15 @@ std::vector<PlanRecord> Workspace::plans() const {
     out.push_back({PlanId{s.int64(0)}, s.real(1), s.text(2), s.text(3)});
   }
   return out;
+}
+
+std::optional<RunPlan> Workspace::runPlan(RunId run) const {
+  sql::Statement s(m_impl->db, "SELECT created_at, source, prediction_json FROM run_plans WHERE run_id = ?");
+  s.bind(1, run.value);
+  if (!s.step()) {
+    return std::nullopt;
+  }
+  return RunPlan{s.real(0), s.text(1), s.text(2)};
 }
 
 }  // namespace fathom::store

@@ -53,6 +53,7 @@ store::NewRun newRun(const launch::LaunchOptions& o, const RunRecordOptions& rec
   run.configFormat = "json";
   run.configText = config.dump(2);
   run.runSpec = o.runSpec;
+  run.planJson = record.planJson;
   run.layout.worldSize = o.numProcesses;
   run.layout.numMachines = o.numMachines;
   run.layout.strategy = launchStrategy(o);

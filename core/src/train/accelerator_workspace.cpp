@@ -5,6 +5,7 @@
 
 #include <fathom/common/clock.h>
 #include <fathom/common/memory_metric_keys.h>
+#include <fathom/plan/collective_metric_keys.h>
 #include <fathom/telemetry/process_memory.h>
 #include <fathom/telemetry/sqlite_tracker.h>
 
@@ -35,6 +36,25 @@ void Accelerator::logMemory(std::int64_t step) {
   addCategories(values, MemoryPlace::Device, state.device);
   addCategories(values, MemoryPlace::Host, state.host);
   workspace->log(values, step);
+}
+
+void Accelerator::logCollectives(std::int64_t step) {
+  telemetry::SqliteTracker* workspace = workspaceTracker();
+  const std::optional<parallel::StepTotals> totals = commStepTotals(step);
+  if (workspace == nullptr || !totals)
+    return;
+  track::LogValues values;
+  for (std::size_t i = 0; i < parallel::kCommKindCount; ++i) {
+    const auto kind = static_cast<parallel::CommKind>(i);
+    const parallel::KindTotals& t = totals->requested(kind);
+    const std::optional<plan::CollectiveKind> planned = parallel::toPlanKind(kind);  // none for barriers
+    if (t.count == 0 || !planned)
+      continue;
+    values[plan::collectiveMetricKey(*planned, plan::CollectiveMetric::Count)] = t.count;
+    values[plan::collectiveMetricKey(*planned, plan::CollectiveMetric::Bytes)] = t.bytes;
+  }
+  if (!values.empty())
+    workspace->log(values, step);
 }
 
 void Accelerator::logLine(std::string_view text, LogLevel level) {

@@ -76,6 +76,9 @@ struct NewRun {
   /// `fathom launch --config_file` of that text would run again. Empty when the run was not made from one.
   std::string runSpec;
   RunLayout layout;  ///< the run's shape, as far as its creator knows it
+  /// The plan it was launched with: the `fathom plan --json` object (plan/prediction_json.h), stored as a run plan
+  /// of source "launch" in the same transaction; empty when the launcher could not plan the program.
+  std::string planJson;
   /// Appends "-<run id>" to `name` in the same transaction: `fathom launch`'s default names ("train-12"), unique in
   /// the workspace.
   bool numberName = false;
@@ -212,6 +215,13 @@ struct IngestBatch {
 };
 
 /// A saved planner invocation: its input and its prediction, both JSON text.
+/// A run's stored plan (table run_plans, schema 7): what the planner predicted for the run.
+struct RunPlan {
+  double createdAt = 0;
+  std::string source;          ///< "launch" (made when the run was launched) or "computed" (made later)
+  std::string predictionJson;  ///< the `fathom plan --json` object (plan::PredictionReport)
+};
+
 struct PlanRecord {
   PlanId id;
   double createdAt = 0;

@@ -26,7 +26,7 @@ namespace fathom::store {
 class Workspace {
 public:
   /// The schema this build writes; files from older builds are migrated on open, newer ones refused.
-  static constexpr int kSchemaVersion = 7;
+  static constexpr int kSchemaVersion = 8;
   /// `PRAGMA application_id` of every workspace: "FTHM".
   static constexpr std::int32_t kApplicationId = 0x4654484D;
 
@@ -72,6 +72,9 @@ public:
   AlertId addAlert(RunId run, const RunAlert& alert);
   /// Marks `alert` resolved at `time` (seconds since the Unix epoch); an alert already resolved keeps its time.
   void resolveAlert(AlertId alert, double time);
+  /// Stores (or replaces) the plan of `run`: `predictionJson` is the `fathom plan --json` object, `source` says where
+  /// it came from ("launch", "computed"). ConfigError when the run is missing.
+  void setRunPlan(RunId run, std::string_view source, std::string_view predictionJson);
   /// Deletes a run and everything it owns. Throws ConfigError when the run is missing, or still running without
   /// `force`.
   void deleteRun(RunId run, bool force = false);
@@ -116,6 +119,8 @@ public:
   /// One trace's bytes: the chunks of (name, rank) concatenated in arrival order; empty when there are none.
   std::string traceData(RunId run, std::string_view name, int rank) const;
   std::vector<PlanRecord> plans() const;
+  /// The stored plan of `run`; std::nullopt when it has none (runs launched before schema 7, or not planned).
+  std::optional<RunPlan> runPlan(RunId run) const;
 
 private:
   struct Impl;

@@ -22,6 +22,9 @@ struct RunRecordOptions {
   /// The launcher's own arguments as it was started (`fathom launch --num_processes 2 ... PROGRAM ARGS`), recorded
   /// as the run's command line; empty: "fathom launch" followed by the worker command.
   std::vector<std::string> launcherArguments;
+  /// The plan the run is launched with, as the `fathom plan --json` object (plan/prediction_json.h), stored with the
+  /// run when it is created (store::NewRun::planJson); empty: none (a program the planner does not know).
+  std::string planJson;
 };
 
 /// What `fathom launch` records of a run in the workspace (docs/workspace.md): the run row (name, the launcher's
