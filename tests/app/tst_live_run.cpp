@@ -34,7 +34,7 @@ using views::LiveRanksModel;
 namespace {
 
 constexpr int kRanks = 4;
-constexpr int kSteps = 4000;
+constexpr int kSteps = 3000;
 
 /// The lowest current step over the ranks of `model` (-1 while a rank has none).
 std::int64_t slowestStep(const LiveRanksModel& model) {

@@ -207,9 +207,12 @@ void MetricPlot::rebuild() {
         order[i] = i;
       }
       const bool byStep = m_options.xAxis == XAxis::Step;
-      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      const auto before = [&](std::size_t a, std::size_t b) {
         return byStep ? points->step[a] < points->step[b] : points->wallTime[a] < points->wallTime[b];
-      });
+      };
+      if (!std::is_sorted(order.begin(), order.end(), before)) {  // the usual case costs one pass, not a sort
+        std::stable_sort(order.begin(), order.end(), before);
+      }
       line.raw.reserve(points->size());
       for (const std::size_t i : order) {
         addPoint(line, points->step[i], points->wallTime[i], points->value[i]);
@@ -407,16 +410,21 @@ void MetricPlot::redrawNow() {
     }
     return out;
   };
+  // First every series' new points (and the y range they span), then: the series emptied, the axes set, the
+  // points put in. Qt Charts lays a line out (and strokes its outline) on each change of its points or of its
+  // axes' ranges; emptied first, the range change lays out nothing and each line is laid out once a frame.
+  struct Update {
+    QLineSeries* series;
+    QList<QPointF> points;
+  };
+  std::vector<Update> updates;
   m_drawnPoints = 0;
   for (const auto& line : m_lines) {
     const bool smoothed = m_options.smoothing > 0;
-    const QList<QPointF> main = toPoints((smoothed ? line->smoothed : line->raw).polyline(m_x0, m_x1, columns), true);
-    line->series->replace(main);
-    m_drawnPoints += static_cast<int>(main.size());
+    updates.push_back(
+        {line->series, toPoints((smoothed ? line->smoothed : line->raw).polyline(m_x0, m_x1, columns), true)});
     if (line->faint != nullptr) {
-      const QList<QPointF> faint = toPoints(line->raw.polyline(m_x0, m_x1, columns), true);
-      line->faint->replace(faint);
-      m_drawnPoints += static_cast<int>(faint.size());
+      updates.push_back({line->faint, toPoints(line->raw.polyline(m_x0, m_x1, columns), true)});
     }
     if (line->band != nullptr) {
       // The band's edges: each column's lowest minimum and highest maximum (low and high share raw's x).
@@ -431,10 +439,13 @@ void MetricPlot::redrawNow() {
           yHigh = std::max(yHigh, highs[i].max);
         }
       }
-      line->upper->replace(upper);
-      line->lower->replace(lower);
-      m_drawnPoints += static_cast<int>(upper.size() + lower.size());
+      updates.push_back({line->upper, upper});
+      updates.push_back({line->lower, lower});
     }
+  }
+  for (const Update& u : updates) {
+    u.series->clear();
+    m_drawnPoints += static_cast<int>(u.points.size());
   }
   static_cast<QValueAxis*>(m_xAxis)->setRange(m_x0, m_x1);
   if (yLow > yHigh) {
@@ -446,6 +457,9 @@ void MetricPlot::redrawNow() {
   } else {
     const double pad = std::max((yHigh - yLow) * 0.05, std::max(std::fabs(yHigh) * 1e-6, 1e-12));
     static_cast<QValueAxis*>(m_yAxis)->setRange(yLow - pad, yHigh + pad);
+  }
+  for (const Update& u : updates) {
+    u.series->replace(u.points);
   }
   // Titles only when they change: setting one lays the chart out again, a cost every zoom frame would pay.
   const QString xTitle = m_options.xAxis == XAxis::Step ? tr("Step") : tr("Seconds since the run's first point");
