@@ -2708,4 +2708,67 @@
         <translation>Demo-Arbeitsbereich bereit: %1</translation>
     </message>
 </context>
+<context>
+    <name>fathom::views::PlanVsActualModel</name>
+    <message>
+        <source>Parameters</source>
+        <translation>Parameter</translation>
+    </message>
+    <message>
+        <source>Gradients</source>
+        <translation>Gradienten</translation>
+    </message>
+    <message>
+        <source>Optimizer states</source>
+        <translation>Optimiererzustände</translation>
+    </message>
+    <message>
+        <source>Master weights</source>
+        <translation>Master-Gewichte</translation>
+    </message>
+    <message>
+        <source>Peak activations</source>
+        <translation>Aktivierungen (Spitze)</translation>
+    </message>
+    <message>
+        <source>Total (profiled peak)</source>
+        <translation>Gesamt (Spitze im Profil)</translation>
+    </message>
+    <message>
+        <source>%1 per step</source>
+        <translation>%1 pro Schritt</translation>
+    </message>
+    <message>
+        <source>Step time</source>
+        <translation>Schrittzeit</translation>
+    </message>
+    <message>
+        <source>%1 calls, %2</source>
+        <translation>%1 Aufrufe, %2</translation>
+    </message>
+    <message>
+        <source>exact</source>
+        <translation>exakt</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>Rang</translation>
+    </message>
+    <message>
+        <source>Quantity</source>
+        <translation>Größe</translation>
+    </message>
+    <message>
+        <source>Predicted</source>
+        <translation>Vorhergesagt</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>Gemessen</translation>
+    </message>
+    <message>
+        <source>Difference</source>
+        <translation>Differenz</translation>
+    </message>
+</context>
 </TS>

@@ -2699,4 +2699,67 @@
         <translation>演示工作区已就绪：%1</translation>
     </message>
 </context>
+<context>
+    <name>fathom::views::PlanVsActualModel</name>
+    <message>
+        <source>Parameters</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Gradients</source>
+        <translation>梯度</translation>
+    </message>
+    <message>
+        <source>Optimizer states</source>
+        <translation>优化器状态</translation>
+    </message>
+    <message>
+        <source>Master weights</source>
+        <translation>主权重</translation>
+    </message>
+    <message>
+        <source>Peak activations</source>
+        <translation>激活（峰值）</translation>
+    </message>
+    <message>
+        <source>Total (profiled peak)</source>
+        <translation>总计（性能分析峰值）</translation>
+    </message>
+    <message>
+        <source>%1 per step</source>
+        <translation>每步 %1</translation>
+    </message>
+    <message>
+        <source>Step time</source>
+        <translation>单步时间</translation>
+    </message>
+    <message>
+        <source>%1 calls, %2</source>
+        <translation>%1 次调用，%2</translation>
+    </message>
+    <message>
+        <source>exact</source>
+        <translation>完全一致</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>秩</translation>
+    </message>
+    <message>
+        <source>Quantity</source>
+        <translation>量</translation>
+    </message>
+    <message>
+        <source>Predicted</source>
+        <translation>预测值</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>实测值</translation>
+    </message>
+    <message>
+        <source>Difference</source>
+        <translation>差值</translation>
+    </message>
+</context>
 </TS>

@@ -3,7 +3,7 @@
 // with the run, the ranks log their model-state bytes, collectives and (profiled) activations, and `fathom runs
 // plan-vs-actual RUN --json` shows, for DDP, FSDP and ZeRO-3, parameters, gradients, optimizer states, master weights
 // and every collective kind's count and bytes equal on both ranks; the activation difference the profiler measures
-// is reported, not asserted. A run stored without a plan gets one with --compute.
+// is reported, not asserted. A run stored without a plan gets one with --compute (the ZeRO-3 run, its plan deleted).
 #include "cli_runner.h"
 
 #include <QJsonArray>
@@ -11,6 +11,8 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sqlite3.h>
 
 using namespace Qt::StringLiterals;
 using fathom::test::runFathom;
@@ -50,6 +52,17 @@ private slots:
     QVERIFY(!runs.isEmpty());
     const QString id = QString::number(runs.last().toObject()[u"id"_s].toInt());
 
+    if (strategy == u"zero3"_s) {
+      // The same run without its stored plan (as a run launched before schema 7): --compute makes the same one from
+      // the run's specification and command, stores it, and the comparison below runs on it.
+      QVERIFY(forgetPlans());
+      const auto refused = runFathom({u"runs"_s, u"plan-vs-actual"_s, id, u"--workspace"_s, m_workspace});
+      QVERIFY2(refused.exitCode != 0 && refused.err.contains("--compute"), refused.err.constData());
+      const auto computed =
+          runFathom({u"runs"_s, u"plan-vs-actual"_s, id, u"--workspace"_s, m_workspace, u"--compute"_s});
+      QVERIFY2(computed.exitCode == 0, qPrintable(fathom::test::describe(computed)));
+      QVERIFY2(computed.out.contains("(computed)"), computed.out.constData());
+    }
     const auto compared = runFathom({u"runs"_s, u"plan-vs-actual"_s, id, u"--workspace"_s, m_workspace, u"--json"_s});
     QVERIFY2(compared.exitCode == 0, qPrintable(fathom::test::describe(compared)));
     const QJsonObject result = QJsonDocument::fromJson(compared.out).object();
@@ -114,6 +127,15 @@ private slots:
   }
 
 private:
+  /// Deletes every stored run plan, with SQLite directly (no Fathom API forgets a plan).
+  bool forgetPlans() const {
+    sqlite3* db = nullptr;
+    const bool opened = sqlite3_open(m_workspace.toUtf8().constData(), &db) == SQLITE_OK;
+    const bool deleted = opened && sqlite3_exec(db, "DELETE FROM run_plans", nullptr, nullptr, nullptr) == SQLITE_OK;
+    sqlite3_close(db);
+    return deleted;
+  }
+
   QTemporaryDir m_dir;
   QString m_workspace;
 };

@@ -3,7 +3,8 @@
 // of 2 and 4 ranks, plus in-process checks at world size 1. Every rank trains the built-in GPT (gpt-tiny) twice
 // from the same seed on the same per-rank batches, once under DDP and once under ZeRO, and compares the losses of
 // every micro-step and the final parameters; it also checks the Comm records of every optimizer step and
-// stateBytes() against sizes computed here from plan::zeroBuckets / paddedElements / shardElements. A rank exits 0
+// stateBytes() against sizes computed here from plan::zeroBuckets / paddedElements / shardElements and (stage 1's
+// full gradients) the model's parameters. A rank exits 0
 // only when every case matched; rank 0 prints the measured differences on stderr.
 #include "rank_checker.h"
 #include "worker_group.h"
@@ -233,13 +234,22 @@ Trace runZero(Checker& chk, fathom::runtime::ProcessGroup& group, const Case& c)
   chk.check(static_cast<int>(nested.size()) == (overlaps ? c.steps : 0), n, ": ", nested.size(), " of ", c.steps,
             " steps overlapped reduce-scatters, expected ", overlaps ? c.steps : 0);
 
-  // Model-state bytes, from the layout: Adam keeps two moments per stepped element, SGD one momentum buffer.
+  // Model-state bytes: Adam keeps two moments per stepped element, SGD one momentum buffer. Stage 1's gradients are
+  // every parameter's full gradient as autograd made it (unpadded: the padding never has a gradient), counted from
+  // the model here, not from the layout the engine shares with the planner.
+  std::int64_t gradientElements = 0;
+  std::set<const void*> counted;  // a tied weight is one tensor
+  for (const auto& p : model->parameters()) {
+    if (counted.insert(p.unsafeGetTensorImpl()).second) {
+      gradientElements += p.numel();
+    }
+  }
   const auto bytes = zero.stateBytes({optimizer.get()});
   const bool off = c.zero.offloadOptimizer == OffloadDevice::Cpu;
   const std::int64_t states = (c.opt == Opt::AdamW ? 2 : 1) * e.shard * 4;
   fathom::parallel::ModelStateBytes want;
   want.device.parameters = e.padded * 4;
-  want.device.gradients = c.zero.stage == 1 ? e.padded * 4 : (off ? 0 : e.shard * 4);
+  want.device.gradients = c.zero.stage == 1 ? gradientElements * 4 : (off ? 0 : e.shard * 4);
   (off ? want.host : want.device).optimizerStates = states;
   if (off) {
     want.host.gradients = e.shard * 4;

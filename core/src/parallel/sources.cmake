@@ -16,6 +16,7 @@ target_sources(fathom_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/fully_sharded_units.cpp
   ${CMAKE_CURRENT_LIST_DIR}/module_state_sync.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pending_call.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/storage_bytes.cpp
   ${CMAKE_CURRENT_LIST_DIR}/unit_scope.cpp
   ${CMAKE_CURRENT_LIST_DIR}/zero_bucket_layout.cpp
   ${CMAKE_CURRENT_LIST_DIR}/zero_engine.cpp

@@ -2,6 +2,7 @@
 #include <fathom/parallel/zero_engine.h>
 
 #include "runtime/torch_compat.h"
+#include "storage_bytes.h"
 #include "zero_grad_reducer.h"
 
 #include <fathom/common/error.h>
@@ -18,8 +19,6 @@
 namespace fathom::parallel {
 
 namespace {
-
-constexpr std::int64_t kFloatBytes = 4;
 
 std::vector<std::int64_t> contiguousStrides(at::IntArrayRef sizes) {
   std::vector<std::int64_t> strides(sizes.size(), 1);
@@ -245,27 +244,39 @@ double ZeroEngine::clipGradNorm(double maxNorm, double normType) {
 }
 
 ModelStateBytes ZeroEngine::stateBytes(const std::vector<const torch::optim::Optimizer*>& optimizers) const {
+  // Measured from the tensors the engine holds (their storages, each once), never from the bucket layout.
   const State& s = *m_state;
   ModelStateBytes out;
-  for (const at::Tensor& b : s.buffers) {
-    out.device.parameters += b.numel() * kFloatBytes;
+  DistinctStorageBytes parameters;
+  DistinctStorageBytes partitionGradients;
+  DistinctStorageBytes stepped;
+  for (std::size_t k = 0; k < s.buffers.size(); ++k) {
+    parameters.add(s.buffers[k]);
+    partitionGradients.add(s.stepped[k].grad());
+    stepped.add(s.stepped[k]);
   }
+  DistinctStorageBytes unreduced;  // gradients not reduced yet (no_sync accumulation)
+  for (const ZeroGradReducer::Param& p : s.params) {
+    unreduced.add(p.tensor.grad());
+  }
+  out.device.parameters = parameters.bytes();
   std::int64_t states = 0;
   for (const torch::optim::Optimizer* o : optimizers) {
     if (o != nullptr) {
       states += optimizerStateBytes(*o, s.stepped);
     }
   }
-  const std::int64_t full = s.layout->paddedElements() * kFloatBytes;
-  const std::int64_t partition = s.layout->shardElements() * kFloatBytes;
-  // Stage 1 holds the full gradients on the device from the first backward of a step to its reduction (the
-  // planner's unsharded gradient buffers); stage 2 only the partition's, which offloading keeps on the host.
-  out.device.gradients = s.options.stage == 1 ? full : (s.offload ? 0 : partition);
+  // Stage 1 holds every parameter's full gradient on the device from the first backward of a step to its reduction
+  // (the planner's unsharded gradients): the reducer measured what they held then. Stage 2 keeps only the
+  // partition's gradients, which offloading keeps on the host.
+  const std::int64_t full = std::max(s.reducer->gradientBytesAtLastReduction(), unreduced.bytes());
   if (s.offload) {
-    out.host.gradients = partition;
-    out.host.masterWeights = partition;  // the fp32 partition the optimizer steps on the host
+    out.device.gradients = s.options.stage == 1 ? full : unreduced.bytes();
+    out.host.gradients = partitionGradients.bytes();
+    out.host.masterWeights = stepped.bytes();  // the fp32 partition the optimizer steps on the host
     out.host.optimizerStates = states;
   } else {
+    out.device.gradients = s.options.stage == 1 ? full : partitionGradients.bytes() + unreduced.bytes();
     out.device.optimizerStates = states;
   }
   return out;

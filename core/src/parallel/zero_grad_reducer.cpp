@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "zero_grad_reducer.h"
 
+#include "storage_bytes.h"
+
 #include "comm_work.h"
 
 #include <fathom/common/error.h>
@@ -51,6 +53,7 @@ struct ZeroGradReducer::State {
   at::Tensor scratch;               ///< the largest partition: a reduce-scatter output that is then accumulated
   std::atomic<bool> requireSync{true};
   std::atomic<bool> unreduced{false};
+  std::atomic<std::int64_t> heldAtReduction{0};  ///< see gradientBytesAtLastReduction()
 
   // Per backward pass, under `mutex`. Invariant between passes: !active, ready all 0, pending[k] = bucket k's
   // member count, nextReduce 0, no failure.
@@ -198,6 +201,12 @@ struct ZeroGradReducer::State {
     if (failure) {
       std::rethrow_exception(failure);
     }
+    // What the parameters' gradients hold now, before any of them is released: stage 1's full gradients.
+    DistinctStorageBytes held;
+    for (const Param& p : params) {
+      held.add(p.tensor.grad());
+    }
+    heldAtReduction.store(held.bytes());
     // Buckets the hooks issued are waited for first, in order: their partition gradients are then complete
     // before the rest (unused parameters, or all of them without overlapComm) are reduced synchronously.
     finishBuckets();
@@ -273,6 +282,10 @@ bool ZeroGradReducer::requireSync() const {
 
 bool ZeroGradReducer::hasUnreducedGradients() const {
   return m_state->unreduced.load();
+}
+
+std::int64_t ZeroGradReducer::gradientBytesAtLastReduction() const {
+  return m_state->heldAtReduction.load();
 }
 
 }  // namespace fathom::parallel

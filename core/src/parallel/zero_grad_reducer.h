@@ -8,6 +8,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,6 +57,10 @@ public:
   bool requireSync() const;
   /// A backward pass ran with sync off and no synchronized pass has reduced its gradients yet.
   bool hasUnreducedGradients() const;
+  /// The bytes of the parameters' gradient storages (each once) when the last synchronized pass began reducing:
+  /// what stage 1 holds from a step's first backward to its reduction, measured from the live tensors (0 before the
+  /// first reduction). Stage 2 releases buckets as it goes, so this is meaningful for stage 1 only.
+  std::int64_t gradientBytesAtLastReduction() const;
 
   struct State;  ///< shared with the hooks, which hold it weakly
 

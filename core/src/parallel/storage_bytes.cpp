@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "storage_bytes.h"
+
+namespace fathom::parallel {
+
+void DistinctStorageBytes::add(const at::Tensor& tensor) {
+  if (!tensor.defined() || !tensor.has_storage()) {
+    return;
+  }
+  const c10::Storage& storage = tensor.storage();
+  if (m_seen.insert(storage.unsafeGetStorageImpl()).second) {
+    m_bytes += static_cast<std::int64_t>(storage.nbytes());
+  }
+}
+
+}  // namespace fathom::parallel
