@@ -677,8 +677,49 @@ views::RunDetailsPage* MainWindow::createRunPage(qint64 id) {
   connect(feed, &RunFeed::ended, this, [this, id] { m_workspace->loadRun(id); });  // the final header
   connect(feed, &RunFeed::failed, this,
           [this, id](const QString& message) { appendLog(tr("Following run %1 failed: %2").arg(id).arg(message)); });
+  connect(feed, &RunFeed::planRead, page, &views::RunDetailsPage::applyPlan);
+  connect(page, &views::RunDetailsPage::computePlanRequested, this, [this, feed](qint64 run) { computeRunPlan(run, feed); });
   feed->start();
   return page;
+}
+
+void MainWindow::computeRunPlan(qint64 run, RunFeed* feed) {
+  // The CLI makes the plan (it parses the run's `fathom train` command as fathom train does) and stores it; the
+  // feed then reads it back through the workspace like any other row.
+  auto* process = new QProcess(this);
+  process->setProgram(LaunchController::fathomExecutable());
+  process->setArguments({u"runs"_s, u"plan-vs-actual"_s, QString::number(run), u"--compute"_s, u"--json"_s,
+                         u"--workspace"_s, m_workspace->path()});
+  QPointer<RunFeed> target(feed);
+  connect(process, &QProcess::finished, this, [this, process, target, run](int exitCode, QProcess::ExitStatus status) {
+    process->deleteLater();
+    if (status != QProcess::NormalExit || exitCode != 0) {
+      const QString error = QString::fromUtf8(process->readAllStandardError()).trimmed();
+      appendLog(tr("Computing the plan of run %1 failed: %2").arg(run).arg(error));
+      if (QPointer<views::RunDetailsPage> page = m_runPages.value(run)) {
+        views::RunPlanComparison failed;
+        failed.error = error;
+        page->applyPlan(failed);
+      }
+      return;
+    }
+    if (target) {
+      target->refreshPlan();
+    }
+  });
+  connect(process, &QProcess::errorOccurred, this, [this, process, run](QProcess::ProcessError error) {
+    if (error == QProcess::FailedToStart) {
+      const QString message = process->errorString();
+      appendLog(tr("Computing the plan of run %1 failed: %2").arg(run).arg(message));
+      if (QPointer<views::RunDetailsPage> page = m_runPages.value(run)) {
+        views::RunPlanComparison failed;
+        failed.error = message;
+        page->applyPlan(failed);
+      }
+      process->deleteLater();
+    }
+  });
+  process->start();
 }
 
 void MainWindow::saveOpenRuns() {

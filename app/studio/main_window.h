@@ -104,6 +104,8 @@ private:
   void setIdle(const QString& message);
   void showError(const QString& title, const QString& text, const QString& detail);
   /// Creates run `id`'s page and the feed that fills it.
+  /// Runs `fathom runs plan-vs-actual RUN --compute` and has `feed` read the stored plan back.
+  void computeRunPlan(qint64 run, RunFeed* feed);
   views::RunDetailsPage* createRunPage(qint64 id);
   /// Remembers the open run pages of the workspace (reopened with it).
   void saveOpenRuns();

@@ -4,7 +4,11 @@
 #include "runs/run_details.h"
 
 #include <fathom/common/error.h>
+#include <fathom/plan/prediction_json.h>
+#include <fathom/store/run_measurements.h>
 #include <fathom/store/workspace.h>
+
+#include <nlohmann/json.hpp>
 
 #include <QDateTime>
 #include <QtConcurrent/QtConcurrentRun>
@@ -31,6 +35,46 @@ RunFeed::RunFeed(const QString& workspacePath, qint64 runId, QObject* parent)
 RunFeed::~RunFeed() {
   m_stopped = true;
   m_worker.waitForFinished();
+  m_planWorker.waitForFinished();
+}
+
+views::RunPlanComparison RunFeed::readPlan(const store::Workspace& ws, qint64 runId) {
+  views::RunPlanComparison out;
+  try {
+    const std::optional<store::RunPlan> stored = ws.runPlan(store::RunId{runId});
+    if (!stored) {
+      return out;
+    }
+    out.stored = true;
+    out.source = stored->source;
+    const plan::PredictionReport report =
+        plan::predictionReportFromJson(nlohmann::json::parse(stored->predictionJson), "run plan");
+    out.comparison = plan::comparePlanToRun(runId, report.prediction, store::measuredRanks(ws, store::RunId{runId}));
+  } catch (const nlohmann::json::exception& e) {
+    out.error = QString::fromUtf8(e.what());
+  } catch (const Error& e) {
+    out.error = QString::fromUtf8(e.what());
+  }
+  return out;
+}
+
+void RunFeed::refreshPlan() {
+  if (m_planWorker.isRunning()) {
+    return;
+  }
+  auto worker = QtConcurrent::run([path = m_path, run = m_run] {
+    try {
+      const store::Workspace ws(std::filesystem::path(path.toStdString()),
+                                store::Workspace::Options{.create = false, .reconcile = false});
+      return readPlan(ws, run);
+    } catch (const Error& e) {
+      views::RunPlanComparison failed;
+      failed.error = QString::fromUtf8(e.what());
+      return failed;
+    }
+  });
+  m_planWorker = QFuture<void>(worker);
+  worker.then(this, [this](const views::RunPlanComparison& plan) { emit planRead(plan); });
 }
 
 void RunFeed::start() {
@@ -57,10 +101,14 @@ views::RunDelta RunFeed::read(const QString& workspacePath, qint64 runId, qint64
   d.info = *info;
   d.ranks = ws.ranks(info->id);
   d.heartbeats = ws.heartbeats(info->id);
+  d.alerts = ws.alerts(info->id);
   d.metrics = ws.metricsSince(info->id, store::MetricId{metricsAfter}, kBatchLimit);
   *more = d.metrics.size() >= kBatchLimit;
   d.events = first ? ws.lastEvents(info->id, views::RunDetails::kEventLimit)
                    : ws.eventsSince(info->id, store::EventId{eventsAfter});
+  if (first || (info->status != store::RunStatus::Running && !*more)) {
+    d.plan = readPlan(ws, runId);
+  }
   return d;
 }
 

@@ -8,6 +8,10 @@
 #include <QString>
 #include <QTimer>
 
+namespace fathom::store {
+class Workspace;
+}
+
 namespace fathom::studio {
 
 /// Follows one run of a workspace: the first read brings its history (every metric point, the last log lines),
@@ -28,6 +32,12 @@ public:
   qint64 runId() const { return m_run; }
   bool isFollowing() const { return m_timer.isActive(); }
 
+  /// Reads the run's plan comparison again, off the GUI thread (after `fathom runs plan-vs-actual --compute`
+  /// stored one): planRead() follows.
+  void refreshPlan();
+  /// The run's stored plan compared with its measurements; never throws (a bad plan is `error`).
+  static views::RunPlanComparison readPlan(const store::Workspace& workspace, qint64 runId);
+
   /// How often a live run is read: a point the collector commits is on screen within this plus one read.
   static constexpr int kPollMs = 250;
   /// The most metric rows one read takes; the rest follow in the next read, right away.
@@ -42,6 +52,7 @@ signals:
   void delta(const fathom::views::RunDelta& delta);
   void failed(const QString& message);
   void ended();
+  void planRead(const fathom::views::RunPlanComparison& plan);
 
 private:
   void poll();
@@ -55,6 +66,7 @@ private:
   bool m_stopped = false;
   QTimer m_timer;
   QFuture<void> m_worker;
+  QFuture<void> m_planWorker;
 };
 
 }  // namespace fathom::studio

@@ -157,7 +157,7 @@ void WorkspaceController::refresh(bool reconcile) {
           cache->insert(run.id.value, endedAt, summaries);
         }
         const int ranks = static_cast<int>(ws.ranks(run.id).size());
-        snapshot.runs.append(views::RunRow::fromStore(run, ranks, summaries));
+        snapshot.runs.append(views::RunRow::fromStore(run, ranks, summaries, ws.alerts(run.id)));
       }
       for (const store::PlanRecord& plan : ws.plans()) {
         snapshot.plans.append(views::SavedPlanRow::fromRecord(plan));

@@ -260,7 +260,9 @@ private slots:
     d.ranks = {{1, "node", 11, "cpu", std::nullopt}, {0, "node", 10, "cpu", std::nullopt}};
     d.metrics = {row(1, 0, 0, "loss", 2.5, 100), row(2, 1, 0, "loss", 2.6, 100),
                  row(3, 0, 0, std::string(kAllocatedBytesKey), 1024, 100)};
-    d.heartbeats = {{0, 100.5, 0}};
+    const parallel::CollectivePosition entered{7, parallel::CommKind::Broadcast, "world", 2, 4096};
+    const parallel::CollectivePosition finished{6, parallel::CommKind::AllReduce, "world", 2, 1024};
+    d.heartbeats = {{0, 100.5, 0, entered, finished}};
     d.readAt = 101;
     model.apply(d);
     QCOMPARE(model.rowCount(), 2);
@@ -270,6 +272,10 @@ private slots:
     QCOMPARE(model.index(0, LiveRanksModel::DeviceMemoryColumn).data().toString(), u"1.0 KiB"_s);
     QCOMPARE(model.index(0, LiveRanksModel::HeartbeatAgeColumn).data().toString(), u"500.0 ms"_s);
     QCOMPARE(model.index(1, LiveRanksModel::HeartbeatAgeColumn).data().toString(), u"–"_s);
+    // The collective wavefront of the latest heartbeat: entered and finished; none before the first collective.
+    QCOMPARE(model.index(0, LiveRanksModel::CollectiveEnteredColumn).data().toString(), u"broadcast #7 (world)"_s);
+    QCOMPARE(model.index(0, LiveRanksModel::CollectiveFinishedColumn).data().toString(), u"all_reduce #6 (world)"_s);
+    QCOMPARE(model.index(1, LiveRanksModel::CollectiveEnteredColumn).data().toString(), u"–"_s);
 
     // Ten steps in five seconds: 2 steps/s; a third rank appears from its metrics alone.
     views::RunDelta next;

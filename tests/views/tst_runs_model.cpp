@@ -78,11 +78,11 @@ private slots:
     QCOMPARE(model.rowCount(), 0);
     model.setRuns(fixture());
     const QStringList expected = {
-        u"1 | ddp | succeeded | 11/14/23 10:13 PM | 12.5 s | 2 | DDP | 2.25"_s,
-        u"2 | fsdp | failed (exit code 3) | 11/14/23 10:15 PM | 1 min 30 s | 4 | FSDP shard grad op | 3.125"_s,
-        u"3 | zero | lost | 11/14/23 10:16 PM | – | 8 | ZeRO-3 | –"_s,
-        u"4 | probe | succeeded | 11/14/23 10:18 PM | 1 h 01 min | 1 | ZeRO-2 | –"_s,
-        u"5 | single | succeeded | 11/14/23 10:20 PM | 1.00 s | 1 | Single process | –"_s,
+        u"1 | ddp | succeeded | 11/14/23 10:13 PM | 12.5 s | 2 | DDP | 2.25 | –"_s,
+        u"2 | fsdp | failed (exit code 3) | 11/14/23 10:15 PM | 1 min 30 s | 4 | FSDP shard grad op | 3.125 | –"_s,
+        u"3 | zero | lost | 11/14/23 10:16 PM | – | 8 | ZeRO-3 | – | –"_s,
+        u"4 | probe | succeeded | 11/14/23 10:18 PM | 1 h 01 min | 1 | ZeRO-2 | – | –"_s,
+        u"5 | single | succeeded | 11/14/23 10:20 PM | 1.00 s | 1 | Single process | – | –"_s,
     };
     QCOMPARE(fathom::test::dumpRows(model), expected);
     QCOMPARE(model.headerData(RunsModel::FinalLossColumn, Qt::Horizontal).toString(), u"Final loss"_s);
@@ -90,6 +90,45 @@ private slots:
     QCOMPARE(model.index(2, 0).data(RunsModel::RunIdRole).toLongLong(), 3);
     QCOMPARE(model.rowOfRun(4), 3);
     QCOMPARE(model.rowOfRun(42), -1);
+  }
+
+  // The run monitor's alerts mark the run in the browser: each kind, "(open)" while it lasts, in red; the tooltip
+  // is core's description of each.
+  void alertsColumnMarksHangsAndStragglers() {
+    RunsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const fathom::parallel::CollectivePosition waiting{12, fathom::parallel::CommKind::AllReduce, "world", 2, 4};
+    fathom::store::RunAlert hang;
+    hang.kind = fathom::store::AlertKind::Hang;
+    hang.stalledSeconds = 6;
+    hang.waitingIn = waiting;
+    hang.ranks = {{0, false, 12, waiting, std::nullopt, std::nullopt}, {1, true, 11, std::nullopt, std::nullopt, {}}};
+    fathom::store::RunAlert straggler;
+    straggler.kind = fathom::store::AlertKind::Straggler;
+    straggler.medianStepSeconds = 0.02;
+    straggler.resolvedAt = 1700000010.0;
+    straggler.ranks = {{0, false, 40, std::nullopt, std::nullopt, 0.02}, {1, true, 40, std::nullopt, std::nullopt, 0.1}};
+    const RunInfo info = run(u"1;ddp;running;1700000000;;ddp;2"_s);
+    model.setRuns({RunRow::fromStore(info, 2, {},
+                                     {{fathom::store::AlertId{1}, info.id, hang},
+                                      {fathom::store::AlertId{2}, info.id, straggler}})});
+    const QModelIndex cell = model.index(0, RunsModel::AlertsColumn);
+    QCOMPARE(cell.data().toString(), u"hang (open), straggler"_s);
+    QCOMPARE(cell.data(Qt::ToolTipRole).toString(),
+             QString::fromStdString(fathom::store::describeAlert(hang) + "\n" +
+                                    fathom::store::describeAlert(straggler)));
+    QVERIFY(cell.data(Qt::ForegroundRole).isValid());
+    QCOMPARE(model.headerData(RunsModel::AlertsColumn, Qt::Horizontal).toString(), u"Alerts"_s);
+
+    // Resolved: no longer open, no longer red; a refresh with the change is a dataChanged, not a reset.
+    hang.resolvedAt = 1700000020.0;
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    model.setRuns({RunRow::fromStore(info, 2, {}, {{fathom::store::AlertId{1}, info.id, hang}})});
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(cell.data().toString(), u"hang"_s);
+    QVERIFY(!cell.data(Qt::ForegroundRole).isValid());
+    model.setRuns({RunRow::fromStore(info, 2, {})});
+    QCOMPARE(cell.data().toString(), u"–"_s);
   }
 
   // The strategy is the record's typed layout, never guessed: a run whose record does not say shows none, whatever

@@ -81,4 +81,14 @@ QString percent(double fraction) {
   return Format::tr("%1 %").arg(QLocale().toString(100.0 * fraction, 'f', 1));
 }
 
+QString collective(const std::optional<parallel::CollectivePosition>& call) {
+  if (!call) {
+    return QStringLiteral("–");
+  }
+  return QStringLiteral("%1 #%2 (%3)")
+      .arg(QString::fromUtf8(parallel::toString(call->kind)))
+      .arg(call->sequence)
+      .arg(QString::fromStdString(call->group));
+}
+
 }  // namespace fathom::views::format

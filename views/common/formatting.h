@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <fathom/parallel/collective_wavefront.h>
+
 #include <QString>
 
 #include <optional>
@@ -22,6 +24,9 @@ QString scalar(std::optional<double> value);
 QString tokensPerSecond(double value);
 /// A fraction as a percentage with one decimal: "41.3 %".
 QString percent(double fraction);
+/// A collective call of a rank's wavefront: "all_reduce #12 (world)"; "–" when absent. Kind and group stay in core's
+/// spelling (they are names, as in `fathom runs watch` and the traces).
+QString collective(const std::optional<parallel::CollectivePosition>& call);
 
 }  // namespace format
 }  // namespace fathom::views

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runs/alerts_model.h"
 
+#include "common/formatting.h"
+
 #include <QBrush>
 #include <QColor>
 #include <QDateTime>
@@ -100,14 +102,7 @@ QVariant AlertsModel::data(const QModelIndex& index, int role) const {
       }
       return ranks.join(QStringLiteral(", "));
     }
-    case CollectiveColumn:
-      if (!a.waitingIn) {
-        return QStringLiteral("–");
-      }
-      return QStringLiteral("%1 #%2 (%3)")
-          .arg(QString::fromUtf8(parallel::toString(a.waitingIn->kind)))
-          .arg(a.waitingIn->sequence)
-          .arg(QString::fromStdString(a.waitingIn->group));
+    case CollectiveColumn: return format::collective(a.waitingIn);
     case DurationColumn: return durationText(a);
     case StatusColumn: return a.resolvedAt ? tr("ended") : tr("open");
     default: return {};

@@ -79,6 +79,8 @@ void LiveRanksModel::apply(const RunDelta& delta) {
     Rank& r = rankRow(h.rank, &inserted);
     if (!r.heartbeat || h.time > *r.heartbeat) {
       r.heartbeat = h.time;
+      r.entered = h.entered;
+      r.finished = h.finished;
       sample(r, h.time, h.step);
     }
   }
@@ -144,8 +146,8 @@ QVariant LiveRanksModel::display(const Rank& r, int column) const {
   case PhaseColumn: return r.phase.isEmpty() ? kNone : r.phase;
   case HeartbeatAgeColumn:
     return opt(r.heartbeat, [this](double t) { return format::duration(std::max(0.0, m_now - t)); });
-  case CollectiveEnteredColumn:
-  case CollectiveFinishedColumn: return kNone;
+  case CollectiveEnteredColumn: return format::collective(r.entered);
+  case CollectiveFinishedColumn: return format::collective(r.finished);
   default: return {};
   }
 }

@@ -31,8 +31,8 @@ public:
     HostMemoryColumn,
     PhaseColumn,
     HeartbeatAgeColumn,
-    /// The collective wavefront of the heartbeats (issue 18's hang detection): shown as "–" until the heartbeat
-    /// carries it; the place to wire store::Heartbeat's last entered / finished collective.
+    /// The collective wavefront of the latest heartbeat (store::Heartbeat::entered / finished): "all_reduce #12
+    /// (world)"; "–" before the rank's first collective.
     CollectiveEnteredColumn,
     CollectiveFinishedColumn,
     ColumnCount
@@ -71,6 +71,7 @@ private:
     std::optional<double> reportedRate;                  ///< its last steps_per_second
     std::optional<double> loss, deviceBytes, hostBytes;
     std::optional<double> heartbeat;
+    std::optional<parallel::CollectivePosition> entered, finished;  ///< of the latest heartbeat
     QString phase;
   };
   Rank& rankRow(int rank, bool* inserted);

@@ -2,10 +2,24 @@
 #pragma once
 
 #include <fathom/store/records.h>
+#include <fathom/plan/plan_vs_actual.h>
+#include <fathom/store/run_alert.h>
+
+#include <QString>
+
+#include <optional>
 
 #include <vector>
 
 namespace fathom::views {
+
+/// A run's stored plan against what its ranks measured (plan::comparePlanToRun, as `fathom runs plan-vs-actual`).
+struct RunPlanComparison {
+  bool stored = false;  ///< the run has a plan (made at launch, or computed later)
+  std::string source;   ///< "launch" or "computed"
+  std::optional<plan::PlanVsActual> comparison;  ///< empty when not stored or unreadable
+  QString error;                                 ///< why a stored plan could not be compared
+};
 
 /// What one incremental read of a run brings (RunFeed, off the GUI thread): the run's row and its small tables in
 /// full, the metric points and events newer than the previous read. The first read of a feed brings the run's
@@ -16,6 +30,9 @@ struct RunDelta {
   std::vector<store::Heartbeat> heartbeats;  ///< the newest of each rank
   std::vector<store::MetricRow> metrics;     ///< in id order
   std::vector<store::EventRow> events;       ///< in id order
+  std::vector<store::AlertRow> alerts;       ///< every alert of the run, in id order (few; a resolution changes one)
+  /// Read on the first read and on the one that finds the run finished (the comparison reads every metric).
+  std::optional<RunPlanComparison> plan;
   bool first = false;
   double readAt = 0;  ///< when the read began (seconds since the Unix epoch)
 };

@@ -4,15 +4,19 @@
 #include "charts/metric_plot_panel.h"
 #include "common/formatting.h"
 #include "common/table_view.h"
+#include "planner/plan_vs_actual_model.h"
+#include "runs/alerts_model.h"
 #include "runs/event_log_model.h"
 #include "runs/live_ranks_model.h"
 #include "runs/metric_summary_model.h"
 
 #include <QDateTime>
 #include <QFontDatabase>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
@@ -55,6 +59,33 @@ RunDetailsPage::RunDetailsPage(QWidget* parent) : QWidget(parent) {
   m_eventsView = sortableTable(m_events, Qt::DisplayRole, tabs, u"eventsTable"_s);
   m_eventsView->setSortingEnabled(false);
   tabs->addTab(m_eventsView, tr("Log"));
+  m_alerts = new AlertsModel(this);
+  auto* alertsView = sortableTable(m_alerts, Qt::DisplayRole, tabs, u"alertsTable"_s);
+  alertsView->setSortingEnabled(false);
+  m_alertsTab = tabs->addTab(alertsView, tr("Alerts"));
+  auto* planTab = new QWidget(tabs);
+  m_planNote = new QLabel(planTab);
+  m_planNote->setObjectName(u"planNote"_s);
+  m_planNote->setWordWrap(true);
+  m_computePlan = new QPushButton(tr("Compute the plan"), planTab);
+  m_computePlan->setObjectName(u"computePlan"_s);
+  m_computePlan->hide();
+  connect(m_computePlan, &QPushButton::clicked, this, [this] {
+    m_computePlan->setEnabled(false);
+    m_planNote->setText(tr("Computing the plan…"));
+    emit computePlanRequested(m_runId);
+  });
+  m_plan = new PlanVsActualModel(this);
+  auto* planView = sortableTable(m_plan, Qt::DisplayRole, planTab, u"planVsActualTable"_s);
+  planView->setSortingEnabled(false);
+  auto* planRow = new QHBoxLayout;
+  planRow->addWidget(m_planNote, 1);
+  planRow->addWidget(m_computePlan);
+  auto* planLayout = new QVBoxLayout(planTab);
+  planLayout->addLayout(planRow);
+  planLayout->addWidget(planView, 1);
+  tabs->addTab(planTab, tr("Plan vs actual"));
+  m_tabs = tabs;
   m_config = new QPlainTextEdit(tabs);
   m_config->setObjectName(u"runConfig"_s);
   m_config->setReadOnly(true);
@@ -108,6 +139,23 @@ void RunDetailsPage::showHeader(const RunRow& row) {
       tr("Run %1: %2").arg(r.id.value).arg(QString::fromStdString(r.name).toHtmlEscaped()), rows.join(QString())));
 }
 
+void RunDetailsPage::applyPlan(const RunPlanComparison& p) {
+  m_computePlan->setEnabled(true);
+  m_computePlan->setVisible(!p.stored);
+  if (p.comparison) {
+    m_plan->setComparison(*p.comparison);
+    m_planNote->setText(p.source == "launch" ? tr("The plan made when the run was launched, against what each rank "
+                                                  "measured (exact where equal, else measured − predicted).")
+                                             : tr("A plan computed after the run, against what each rank measured "
+                                                  "(exact where equal, else measured − predicted)."));
+  } else if (p.stored) {
+    m_planNote->setText(tr("The stored plan could not be compared: %1").arg(p.error));
+  } else {
+    m_planNote->setText(p.error.isEmpty() ? tr("This run was launched without a plan.")
+                                          : tr("Computing the plan failed: %1").arg(p.error));
+  }
+}
+
 void RunDetailsPage::applyDelta(const RunDelta& d) {
   if (m_runId == 0) {
     m_runId = d.info.id.value;
@@ -124,6 +172,16 @@ void RunDetailsPage::applyDelta(const RunDelta& d) {
   m_ranks->apply(d);
   m_metrics->appendPoints(d.metrics);
   m_events->appendEvents(d.events);
+  if (d.plan) {
+    applyPlan(*d.plan);
+  }
+  const qint64 lastAlert = m_alerts->lastAlertId();
+  m_alerts->appendAlerts(d.alerts);
+  const int open = m_alerts->openCount();
+  m_tabs->setTabText(m_alertsTab, open > 0 ? tr("Alerts (%1 open)").arg(open) : tr("Alerts"));
+  if (m_alerts->lastAlertId() > lastAlert && open > 0 && !d.first) {
+    m_tabs->setCurrentIndex(m_alertsTab);  // a new hang or straggler while watching: show it
+  }
   if (!m_live) {
     m_plot->plot()->flushPending();  // the steps of the mean some rank never logged
     m_clock.stop();

@@ -9,19 +9,23 @@
 #include <QWidget>
 
 class QLabel;
+class QPushButton;
 class QPlainTextEdit;
+class QTabWidget;
 class QTableView;
 
 namespace fathom::views {
 
+class AlertsModel;
 class EventLogModel;
 class LiveRanksModel;
 class MetricPlotPanel;
 class MetricSummaryModel;
+class PlanVsActualModel;
 
 /// One run, live while it runs: a summary (status, times, world size, strategy, command, host), the metric plot
 /// (any key, per rank or mean with a band), and tabs with one row per rank (state, step, steps/s, loss, memory,
-/// heartbeat age, ...), the metrics (last, min, max per key and rank), the log and the launch configuration.
+/// heartbeat age, last collective entered and finished), the run monitor's hang and straggler alerts, plan vs actual (per rank and category, predicted and measured), the metrics (last, min, max per key and rank), the log and the launch configuration.
 /// setDetails() / setRow() set the header; applyDelta() appends what a RunFeed read to the models and the plot
 /// (nothing is reloaded while the run is live).
 class RunDetailsPage : public QWidget {
@@ -35,6 +39,8 @@ public:
   void setRow(const RunRow& row);
   /// Appends one incremental read.
   void applyDelta(const RunDelta& delta);
+  /// Shows the run's plan against what its ranks measured; without a stored plan, offers to compute one.
+  void applyPlan(const RunPlanComparison& plan);
   qint64 runId() const { return m_runId; }
   /// Whether the last delta said the run is still running.
   bool isLive() const { return m_live; }
@@ -42,10 +48,16 @@ public:
   LiveRanksModel* ranksModel() const { return m_ranks; }
   MetricSummaryModel* metricsModel() const { return m_metrics; }
   EventLogModel* eventsModel() const { return m_events; }
+  AlertsModel* alertsModel() const { return m_alerts; }
+  PlanVsActualModel* planModel() const { return m_plan; }
   MetricPlotPanel* plotPanel() const { return m_plot; }
   const MetricSeriesStore& series() const { return m_series; }
   /// Metric points the page holds (every key).
   std::size_t pointCount() const { return m_series.pointCount(); }
+
+signals:
+  /// The user asked to compute the plan of a run launched without one (`fathom runs plan-vs-actual --compute`).
+  void computePlanRequested(qint64 runId);
 
 private:
   void showHeader(const RunRow& row);
@@ -58,6 +70,12 @@ private:
   LiveRanksModel* m_ranks = nullptr;
   MetricSummaryModel* m_metrics = nullptr;
   EventLogModel* m_events = nullptr;
+  AlertsModel* m_alerts = nullptr;
+  QTabWidget* m_tabs = nullptr;
+  PlanVsActualModel* m_plan = nullptr;
+  QLabel* m_planNote = nullptr;
+  QPushButton* m_computePlan = nullptr;
+  int m_alertsTab = -1;
   QTableView* m_metricsView = nullptr;
   QTableView* m_ranksView = nullptr;
   QTableView* m_eventsView = nullptr;

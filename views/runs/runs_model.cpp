@@ -3,6 +3,7 @@
 
 #include "common/formatting.h"
 #include "planner/plan_request.h"
+#include "runs/alerts_model.h"
 
 #include <fathom/common/clock.h>
 
@@ -10,6 +11,7 @@
 #include <QColor>
 #include <QDateTime>
 #include <QLocale>
+#include <QStringList>
 
 #include <algorithm>
 #include <cmath>
@@ -35,11 +37,28 @@ QString strategyLabel(const store::RunLayout& layout, int worldSize) {
   return strategyName(p);
 }
 
+/// "hang (open), straggler": each alert's kind, marked while it lasts; "–" for a run without alerts.
+QString alertsText(const std::vector<store::RunAlert>& alerts) {
+  if (alerts.empty()) {
+    return u"–"_s;
+  }
+  QStringList parts;
+  for (const store::RunAlert& a : alerts) {
+    const QString kind = AlertsModel::kindText(a.kind);
+    parts << (a.resolvedAt ? kind : RunsModel::tr("%1 (open)").arg(kind));
+  }
+  return parts.join(u", "_s);
+}
+
 }  // namespace
 
-RunRow RunRow::fromStore(const store::RunInfo& info, int rankCount, const std::vector<store::MetricSummary>& metrics) {
+RunRow RunRow::fromStore(const store::RunInfo& info, int rankCount, const std::vector<store::MetricSummary>& metrics,
+                         const std::vector<store::AlertRow>& alerts) {
   RunRow row;
   row.info = info;
+  for (const store::AlertRow& a : alerts) {
+    row.alerts.push_back(a.alert);
+  }
   row.worldSize = info.layout.worldSize > 0 ? info.layout.worldSize : rankCount;
   row.strategy = strategyLabel(info.layout, row.worldSize);
   std::optional<double> lastLoss;
@@ -71,7 +90,8 @@ bool RunRow::operator==(const RunRow& o) const {
   return a.id == b.id && a.name == b.name && a.status == b.status && a.createdAt == b.createdAt &&
          a.startedAt == b.startedAt && a.endedAt == b.endedAt && a.exitCode == b.exitCode &&
          a.commandLine == b.commandLine && a.host == b.host && a.configText == b.configText && a.layout == b.layout &&
-         worldSize == o.worldSize && strategy == o.strategy && finalLoss == o.finalLoss && durationS == o.durationS;
+         worldSize == o.worldSize && strategy == o.strategy && finalLoss == o.finalLoss && durationS == o.durationS &&
+         alerts == o.alerts;
 }
 
 RunsModel::RunsModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -163,6 +183,7 @@ QVariant RunsModel::display(const RunRow& row, int column) const {
   case WorldSizeColumn: return row.worldSize > 0 ? QVariant(row.worldSize) : QVariant(u"–"_s);
   case StrategyColumn: return row.strategy;
   case FinalLossColumn: return format::scalar(row.finalLoss);
+  case AlertsColumn: return alertsText(row.alerts);
   default: return {};
   }
 }
@@ -191,6 +212,13 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
     if (index.column() == NameColumn || index.column() == StrategyColumn) {
       return QString::fromStdString(row.info.commandLine);
     }
+    if (index.column() == AlertsColumn && !row.alerts.empty()) {
+      QStringList lines;
+      for (const store::RunAlert& a : row.alerts) {
+        lines << QString::fromStdString(store::describeAlert(a));
+      }
+      return lines.join(u'\n');
+    }
     return {};
   case Qt::TextAlignmentRole:
     switch (index.column()) {
@@ -208,6 +236,11 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
       case store::RunStatus::Failed: return QBrush(QColor(0xb3, 0x26, 0x1e));
       case store::RunStatus::Lost: return QBrush(QColor(0x8a, 0x6d, 0x00));
       }
+    }
+    if (index.column() == AlertsColumn && std::any_of(row.alerts.begin(), row.alerts.end(), [](const auto& a) {
+          return !a.resolvedAt;
+        })) {
+      return QBrush(QColor(0xb3, 0x26, 0x1e));
     }
     return {};
   case SortRole: return sortValue(row, index.column());
@@ -230,6 +263,7 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
   case WorldSizeColumn: return tr("World size");
   case StrategyColumn: return tr("Strategy");
   case FinalLossColumn: return tr("Final loss");
+  case AlertsColumn: return tr("Alerts");
   default: return {};
   }
 }

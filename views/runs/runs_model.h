@@ -2,6 +2,7 @@
 #pragma once
 
 #include <fathom/store/records.h>
+#include <fathom/store/run_alert.h>
 
 #include <QAbstractTableModel>
 #include <QList>
@@ -20,10 +21,12 @@ struct RunRow {
   QString strategy;                 ///< "DDP", "FSDP full shard", "ZeRO-2", "Single process", ... (translated)
   std::optional<double> finalLoss;  ///< rank 0's final_loss, else its last loss; empty when it logged none
   std::optional<double> durationS;  ///< end - start; for a running run, the time so far when the row was built
+  std::vector<store::RunAlert> alerts;  ///< the run monitor's hang and straggler alerts, oldest first
 
   /// Builds the row: world size and strategy from the run's typed layout (store::RunLayout, named as the planner
-  /// names strategies), the final loss from the metric summaries.
-  static RunRow fromStore(const store::RunInfo& info, int rankCount, const std::vector<store::MetricSummary>& metrics);
+  /// names strategies), the final loss from the metric summaries, the alerts from Workspace::alerts.
+  static RunRow fromStore(const store::RunInfo& info, int rankCount, const std::vector<store::MetricSummary>& metrics,
+                          const std::vector<store::AlertRow>& alerts = {});
 
   bool operator==(const RunRow& other) const;
 };
@@ -44,6 +47,8 @@ public:
     WorldSizeColumn,
     StrategyColumn,
     FinalLossColumn,
+    /// The run monitor's alerts: "hang (open)", "straggler", ...; the tooltip describes each.
+    AlertsColumn,
     ColumnCount
   };
   enum Role {
