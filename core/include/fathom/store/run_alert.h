@@ -64,7 +64,7 @@ struct AlertRow {
   RunAlert alert;
 };
 
-/// One line for people: "hang: rank 1 behind (at all_reduce #11); ranks 0 wait in all_reduce #12 (world, 2 ranks,
+/// One line for people: "hang: rank 1 behind (at all_reduce #11); rank 0 waits in all_reduce #12 (world, 2 ranks,
 /// 4 B) for 5.0 s" or "straggler: rank 1 takes 0.105 s per step, 3.10x the others' median 0.034 s".
 std::string describeAlert(const RunAlert& alert);
 
