@@ -75,8 +75,8 @@ std::string describeAlert(const RunAlert& alert) {
     }
     if (alert.waitingIn) {
       const auto& w = *alert.waitingIn;
-      out << "; " << ranksText(waiting) << " wait in " << callText(w) << " (" << w.group << ", " << w.groupSize
-          << " ranks, " << w.bytes << " B)";
+      out << "; " << ranksText(waiting) << (waiting.size() == 1 ? " waits in " : " wait in ") << callText(w) << " ("
+          << w.group << ", " << w.groupSize << " ranks, " << w.bytes << " B)";
     }
     out << " for " << alert.stalledSeconds << " s";
   } else {

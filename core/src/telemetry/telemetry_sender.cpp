@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The worker side of the telemetry link. Invariants:
-//  - Sequence numbers are assigned when a frame is sealed, under m_mutex, and frames enter m_queue in that order;
-//    the I/O thread sends them in queue order, so the collector sees 1, 2, 3, ... with no gap.
+//  - Sequence numbers are assigned when a frame is sealed, under m_mutex, and frames enter m_queue in that order (the
+//    I/O thread queues no heartbeat while a caller waits for space with a sealed frame); the I/O thread sends them in
+//    queue order, so the collector sees 1, 2, 3, ... with no gap.
 //  - The points of a sent frame stay in m_unacked until an ack covers its sequence number.
 //  - Callers block only on a full queue (backpressure) or in flush()/close(); the I/O thread never blocks on the
 //    socket (non-blocking, poll()).
@@ -127,7 +128,11 @@ public:
 
   /// Queues a sealed frame, blocking while the queue is full.
   void enqueueLocked(std::unique_lock<std::mutex>& lock, QueuedFrame frame) {
+    // The frame's sequence number is taken: while this waits, the I/O thread must not queue a heartbeat with a later
+    // one ahead of it (m_enqueueWaiters holds heartbeats back).
+    ++m_enqueueWaiters;
     m_spaceAvailable.wait(lock, [&] { return !m_error.empty() || m_queue.size() < m_options.maxQueuedFrames; });
+    --m_enqueueWaiters;
     throwIfFailedLocked();
     enqueueUnboundedLocked(std::move(frame));
   }
@@ -332,7 +337,8 @@ public:
         }
         // Heartbeats go out on their interval whatever else is queued: they carry the wavefront the run monitor
         // compares, and this thread sends them even while the trainer is blocked inside a collective.
-        if (m_options.heartbeatInterval.count() > 0 && now - m_lastHeartbeat >= m_options.heartbeatInterval) {
+        if (m_options.heartbeatInterval.count() > 0 && m_enqueueWaiters == 0 &&
+            now - m_lastHeartbeat >= m_options.heartbeatInterval) {
           QueuedFrame frame;
           frame.seq = ++m_nextSeq;
           protocol::HeartbeatBody beat{unixNowSeconds(), m_step, std::nullopt};
@@ -406,6 +412,7 @@ public:
   std::deque<QueuedFrame> m_queue;
   std::deque<std::pair<std::uint64_t, std::uint64_t>> m_unacked;  ///< (seq, points) sent, not yet acknowledged
   std::uint64_t m_nextSeq = 0;
+  int m_enqueueWaiters = 0;  ///< callers holding a sequence number while they wait for queue space
   std::uint64_t m_lastQueuedSeq = 0;
   std::uint64_t m_ackedSeq = 0;
   std::uint64_t m_sentPoints = 0;

@@ -64,8 +64,8 @@ struct AlertRow {
   RunAlert alert;
 };
 
-/// One line for people: "hang: rank 1 behind (at all_reduce #11); ranks 0 wait in all_reduce #12 (world, 2 ranks,
-/// 4 B) for 5.0 s" or "straggler: rank 1 takes 0.105 s per step, 3.10x the others' median 0.034 s".
+/// One line for people: "hang: rank 1 behind (rank 1 last entered all_reduce #11); rank 0 waits in all_reduce #12
+/// (world, 2 ranks, 4 B) for 5.0 s" or "straggler: rank 1 takes 0.105 s per step, 3.10x the others' median 0.034 s".
 std::string describeAlert(const RunAlert& alert);
 
 /// The alert as JSON (docs/workspace.md, "Alerts"): {"id", "run_id", "kind", "time", "stalled_seconds",
