@@ -651,6 +651,10 @@
         <source>Select two or more runs to compare.</source>
         <translation>Zum Vergleichen zwei oder mehr Läufe auswählen.</translation>
     </message>
+    <message>
+        <source>Computing the plan of run %1 failed: %2</source>
+        <translation>Berechnen des Plans von Lauf %1 fehlgeschlagen: %2</translation>
+    </message>
 </context>
 <context>
     <name>fathom::studio::SettingsDialog</name>
@@ -1538,6 +1542,69 @@
     </message>
 </context>
 <context>
+    <name>fathom::views::PlanVsActualModel</name>
+    <message>
+        <source>Parameters</source>
+        <translation>Parameter</translation>
+    </message>
+    <message>
+        <source>Gradients</source>
+        <translation>Gradienten</translation>
+    </message>
+    <message>
+        <source>Optimizer states</source>
+        <translation>Optimiererzustände</translation>
+    </message>
+    <message>
+        <source>Master weights</source>
+        <translation>Master-Gewichte</translation>
+    </message>
+    <message>
+        <source>Peak activations</source>
+        <translation>Aktivierungen (Spitze)</translation>
+    </message>
+    <message>
+        <source>Total (profiled peak)</source>
+        <translation>Gesamt (Spitze im Profil)</translation>
+    </message>
+    <message>
+        <source>%1 per step</source>
+        <translation>%1 pro Schritt</translation>
+    </message>
+    <message>
+        <source>Step time</source>
+        <translation>Schrittzeit</translation>
+    </message>
+    <message>
+        <source>%1 calls, %2</source>
+        <translation>%1 Aufrufe, %2</translation>
+    </message>
+    <message>
+        <source>exact</source>
+        <translation>exakt</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>Rang</translation>
+    </message>
+    <message>
+        <source>Quantity</source>
+        <translation>Größe</translation>
+    </message>
+    <message>
+        <source>Predicted</source>
+        <translation>Vorhergesagt</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>Gemessen</translation>
+    </message>
+    <message>
+        <source>Difference</source>
+        <translation>Differenz</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::PlannerPanel</name>
     <message>
         <source>Planner</source>
@@ -1748,6 +1815,46 @@
         <source>Run %1: %2</source>
         <translation>Lauf %1: %2</translation>
     </message>
+    <message>
+        <source>Alerts</source>
+        <translation>Warnungen</translation>
+    </message>
+    <message>
+        <source>Compute the plan</source>
+        <translation>Plan berechnen</translation>
+    </message>
+    <message>
+        <source>Computing the plan…</source>
+        <translation>Plan wird berechnet…</translation>
+    </message>
+    <message>
+        <source>Plan vs actual</source>
+        <translation>Plan und Ist</translation>
+    </message>
+    <message>
+        <source>The plan made when the run was launched, against what each rank measured (exact where equal, else measured − predicted).</source>
+        <translation>Der beim Start des Laufs erstellte Plan im Vergleich zu den Messungen jedes Rangs (exakt bei Gleichheit, sonst gemessen − vorhergesagt).</translation>
+    </message>
+    <message>
+        <source>A plan computed after the run, against what each rank measured (exact where equal, else measured − predicted).</source>
+        <translation>Ein nach dem Lauf berechneter Plan im Vergleich zu den Messungen jedes Rangs (exakt bei Gleichheit, sonst gemessen − vorhergesagt).</translation>
+    </message>
+    <message>
+        <source>The stored plan could not be compared: %1</source>
+        <translation>Der gespeicherte Plan konnte nicht verglichen werden: %1</translation>
+    </message>
+    <message>
+        <source>This run was launched without a plan.</source>
+        <translation>Dieser Lauf wurde ohne Plan gestartet.</translation>
+    </message>
+    <message>
+        <source>Computing the plan failed: %1</source>
+        <translation>Berechnen des Plans fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>Alerts (%1 open)</source>
+        <translation>Warnungen (%1 offen)</translation>
+    </message>
 </context>
 <context>
     <name>fathom::views::RunSummaryModel</name>
@@ -1880,6 +1987,14 @@
     <message>
         <source>Final loss</source>
         <translation>Endverlust</translation>
+    </message>
+    <message>
+        <source>%1 (open)</source>
+        <translation>%1 (offen)</translation>
+    </message>
+    <message>
+        <source>Alerts</source>
+        <translation>Warnungen</translation>
     </message>
 </context>
 <context>
@@ -2706,69 +2821,6 @@
     <message>
         <source>Demo workspace ready: %1</source>
         <translation>Demo-Arbeitsbereich bereit: %1</translation>
-    </message>
-</context>
-<context>
-    <name>fathom::views::PlanVsActualModel</name>
-    <message>
-        <source>Parameters</source>
-        <translation>Parameter</translation>
-    </message>
-    <message>
-        <source>Gradients</source>
-        <translation>Gradienten</translation>
-    </message>
-    <message>
-        <source>Optimizer states</source>
-        <translation>Optimiererzustände</translation>
-    </message>
-    <message>
-        <source>Master weights</source>
-        <translation>Master-Gewichte</translation>
-    </message>
-    <message>
-        <source>Peak activations</source>
-        <translation>Aktivierungen (Spitze)</translation>
-    </message>
-    <message>
-        <source>Total (profiled peak)</source>
-        <translation>Gesamt (Spitze im Profil)</translation>
-    </message>
-    <message>
-        <source>%1 per step</source>
-        <translation>%1 pro Schritt</translation>
-    </message>
-    <message>
-        <source>Step time</source>
-        <translation>Schrittzeit</translation>
-    </message>
-    <message>
-        <source>%1 calls, %2</source>
-        <translation>%1 Aufrufe, %2</translation>
-    </message>
-    <message>
-        <source>exact</source>
-        <translation>exakt</translation>
-    </message>
-    <message>
-        <source>Rank</source>
-        <translation>Rang</translation>
-    </message>
-    <message>
-        <source>Quantity</source>
-        <translation>Größe</translation>
-    </message>
-    <message>
-        <source>Predicted</source>
-        <translation>Vorhergesagt</translation>
-    </message>
-    <message>
-        <source>Measured</source>
-        <translation>Gemessen</translation>
-    </message>
-    <message>
-        <source>Difference</source>
-        <translation>Differenz</translation>
     </message>
 </context>
 </TS>

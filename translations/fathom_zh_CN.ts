@@ -648,6 +648,10 @@
         <source>Select two or more runs to compare.</source>
         <translation>请选择两个或更多运行进行比较。</translation>
     </message>
+    <message>
+        <source>Computing the plan of run %1 failed: %2</source>
+        <translation>计算运行 %1 的计划失败：%2</translation>
+    </message>
 </context>
 <context>
     <name>fathom::studio::SettingsDialog</name>
@@ -1533,6 +1537,69 @@
     </message>
 </context>
 <context>
+    <name>fathom::views::PlanVsActualModel</name>
+    <message>
+        <source>Parameters</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Gradients</source>
+        <translation>梯度</translation>
+    </message>
+    <message>
+        <source>Optimizer states</source>
+        <translation>优化器状态</translation>
+    </message>
+    <message>
+        <source>Master weights</source>
+        <translation>主权重</translation>
+    </message>
+    <message>
+        <source>Peak activations</source>
+        <translation>激活（峰值）</translation>
+    </message>
+    <message>
+        <source>Total (profiled peak)</source>
+        <translation>总计（性能分析峰值）</translation>
+    </message>
+    <message>
+        <source>%1 per step</source>
+        <translation>每步 %1</translation>
+    </message>
+    <message>
+        <source>Step time</source>
+        <translation>单步时间</translation>
+    </message>
+    <message>
+        <source>%1 calls, %2</source>
+        <translation>%1 次调用，%2</translation>
+    </message>
+    <message>
+        <source>exact</source>
+        <translation>完全一致</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>秩</translation>
+    </message>
+    <message>
+        <source>Quantity</source>
+        <translation>量</translation>
+    </message>
+    <message>
+        <source>Predicted</source>
+        <translation>预测值</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>实测值</translation>
+    </message>
+    <message>
+        <source>Difference</source>
+        <translation>差值</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::PlannerPanel</name>
     <message>
         <source>Planner</source>
@@ -1743,6 +1810,46 @@
         <source>Run %1: %2</source>
         <translation>运行 %1：%2</translation>
     </message>
+    <message>
+        <source>Alerts</source>
+        <translation>警报</translation>
+    </message>
+    <message>
+        <source>Compute the plan</source>
+        <translation>计算计划</translation>
+    </message>
+    <message>
+        <source>Computing the plan…</source>
+        <translation>正在计算计划…</translation>
+    </message>
+    <message>
+        <source>Plan vs actual</source>
+        <translation>计划与实际</translation>
+    </message>
+    <message>
+        <source>The plan made when the run was launched, against what each rank measured (exact where equal, else measured − predicted).</source>
+        <translation>运行启动时生成的计划与各 rank 实测值的对比（相等时为“精确”，否则为实测 − 预测）。</translation>
+    </message>
+    <message>
+        <source>A plan computed after the run, against what each rank measured (exact where equal, else measured − predicted).</source>
+        <translation>运行结束后计算的计划与各 rank 实测值的对比（相等时为“精确”，否则为实测 − 预测）。</translation>
+    </message>
+    <message>
+        <source>The stored plan could not be compared: %1</source>
+        <translation>无法比较已保存的计划：%1</translation>
+    </message>
+    <message>
+        <source>This run was launched without a plan.</source>
+        <translation>此运行启动时没有计划。</translation>
+    </message>
+    <message>
+        <source>Computing the plan failed: %1</source>
+        <translation>计算计划失败：%1</translation>
+    </message>
+    <message>
+        <source>Alerts (%1 open)</source>
+        <translation>警报（%1 个未结束）</translation>
+    </message>
 </context>
 <context>
     <name>fathom::views::RunSummaryModel</name>
@@ -1875,6 +1982,14 @@
     <message>
         <source>Final loss</source>
         <translation>最终损失</translation>
+    </message>
+    <message>
+        <source>%1 (open)</source>
+        <translation>%1（未结束）</translation>
+    </message>
+    <message>
+        <source>Alerts</source>
+        <translation>警报</translation>
     </message>
 </context>
 <context>
@@ -2697,69 +2812,6 @@
     <message>
         <source>Demo workspace ready: %1</source>
         <translation>演示工作区已就绪：%1</translation>
-    </message>
-</context>
-<context>
-    <name>fathom::views::PlanVsActualModel</name>
-    <message>
-        <source>Parameters</source>
-        <translation>参数</translation>
-    </message>
-    <message>
-        <source>Gradients</source>
-        <translation>梯度</translation>
-    </message>
-    <message>
-        <source>Optimizer states</source>
-        <translation>优化器状态</translation>
-    </message>
-    <message>
-        <source>Master weights</source>
-        <translation>主权重</translation>
-    </message>
-    <message>
-        <source>Peak activations</source>
-        <translation>激活（峰值）</translation>
-    </message>
-    <message>
-        <source>Total (profiled peak)</source>
-        <translation>总计（性能分析峰值）</translation>
-    </message>
-    <message>
-        <source>%1 per step</source>
-        <translation>每步 %1</translation>
-    </message>
-    <message>
-        <source>Step time</source>
-        <translation>单步时间</translation>
-    </message>
-    <message>
-        <source>%1 calls, %2</source>
-        <translation>%1 次调用，%2</translation>
-    </message>
-    <message>
-        <source>exact</source>
-        <translation>完全一致</translation>
-    </message>
-    <message>
-        <source>Rank</source>
-        <translation>秩</translation>
-    </message>
-    <message>
-        <source>Quantity</source>
-        <translation>量</translation>
-    </message>
-    <message>
-        <source>Predicted</source>
-        <translation>预测值</translation>
-    </message>
-    <message>
-        <source>Measured</source>
-        <translation>实测值</translation>
-    </message>
-    <message>
-        <source>Difference</source>
-        <translation>差值</translation>
     </message>
 </context>
 </TS>
