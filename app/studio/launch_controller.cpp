@@ -43,6 +43,9 @@ LaunchController::LaunchController(QObject* parent) : QObject(parent) {
 }
 
 LaunchController::~LaunchController() {
+  // The owner (the main window) is being destroyed with us: a finished() now would reach its half-destroyed slots
+  // (seen as a crash in MainWindow::setIdle when a test closed the window while the launcher was still exiting).
+  blockSignals(true);
   if (m_process.state() != QProcess::NotRunning) {
     m_process.terminate();  // the launcher stops its workers and records the run
     if (!m_process.waitForFinished(15'000)) {

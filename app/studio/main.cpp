@@ -71,9 +71,10 @@ struct CommandLine {
       u"create-demo"_s,
       u"Build the demo workspace in this folder without a window (unless it is complete), then exit."_s, u"dir"_s};
   QCommandLineOption config{u"config"_s, u"Open this configuration file in the wizard."_s, u"file"_s};
-  QCommandLineOption show{u"show"_s,
-                          u"Open this view first: main, planner[:TAB], run:ID, wizard:PAGE (0-6), settings."_s,
-                          u"target"_s, u"main"_s};
+  QCommandLineOption show{
+      u"show"_s,
+      u"Open this view first: main, planner[:TAB], run:ID[:TAB], compare:ID,ID[,...], wizard:PAGE (0-6), settings."_s,
+      u"target"_s, u"main"_s};
   QCommandLineOption screenshot{u"screenshot"_s, u"Save a PNG of the --show target once it has loaded, then quit."_s,
                                 u"file"_s};
   QCommandLineOption size{u"size"_s, u"Main window size, WIDTHxHEIGHT (screenshots)."_s, u"size"_s};
@@ -180,7 +181,7 @@ int main(int argc, char** argv) {
       window.newConfiguration();
     } else if (show.startsWith(u"run:"_s)) {
       QObject::connect(window.workspace(), &fathom::studio::WorkspaceController::opened, &window,
-                       [&window, show] { window.openRun(show.mid(4).toLongLong()); });
+                       [&window, show] { window.openRun(show.section(u':', 1, 1).toLongLong()); });
     }
   }
   return QApplication::exec();

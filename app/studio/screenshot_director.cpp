@@ -49,8 +49,28 @@ bool ScreenshotDirector::start() {
       return w;
     };
   } else if (m_target.startsWith(u"run:"_s)) {
-    const qint64 id = m_target.mid(4).toLongLong();
-    m_ready = [w, id]() -> QWidget* { return w->runPage(id) && w->runPage(id)->runId() == id ? w : nullptr; };
+    // run:ID or run:ID:TAB (the index of the page's tab: ranks, metrics, log, alerts, plan vs actual, configuration).
+    const qint64 id = m_target.section(u':', 1, 1).toLongLong();
+    const int tab = m_target.count(u':') >= 2 ? m_target.section(u':', 2, 2).toInt() : 0;
+    m_ready = [w, id, tab]() -> QWidget* {
+      views::RunDetailsPage* page = w->runPage(id);
+      if (page == nullptr || page->runId() != id || page->pointCount() == 0) {
+        return nullptr;
+      }
+      if (auto* tabs = page->findChild<QTabWidget*>(u"runTabs"_s)) {
+        tabs->setCurrentIndex(tab);
+      }
+      return w;
+    };
+  } else if (m_target.startsWith(u"compare:"_s)) {
+    // compare:ID,ID[,ID...]: the comparison page of those runs.
+    for (const QString& id : m_target.mid(8).split(u',')) {
+      m_compare << id.toLongLong();
+    }
+    if (m_compare.size() < 2) {
+      return false;
+    }
+    m_ready = [w]() -> QWidget* { return w->comparisonPage() != nullptr ? w : nullptr; };
   } else if (m_target.startsWith(u"wizard"_s)) {
     const int page = m_target.contains(u':') ? m_target.section(u':', 1).toInt() : 0;
     if (page < 0 || page > views::ConfigWizard::ReviewPageId) {
@@ -90,7 +110,9 @@ void ScreenshotDirector::poll() {
     if (m_target.startsWith(u"planner"_s)) {
       m_window->showPlanner();
     } else if (m_target.startsWith(u"run:"_s)) {
-      m_window->openRun(m_target.mid(4).toLongLong());
+      m_window->openRun(m_target.section(u':', 1, 1).toLongLong());
+    } else if (m_target.startsWith(u"compare:"_s)) {
+      m_window->compareRuns(m_compare);
     } else if (m_target.startsWith(u"wizard"_s)) {
       m_window->newConfiguration();
     } else if (m_target == u"settings"_s) {

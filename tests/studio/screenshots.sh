@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Screenshots of Fathom Studio under Xvfb, in English and German: the main window, a run's page, the what-if
-# planner, every page of the configuration wizard and the settings dialog, on the demo workspace (built first, for
-# real, when missing). Look at every PNG: nothing clipped, overlapping or untranslated (docs/studio.md).
+# Screenshots of Fathom Studio under Xvfb, in English and German: the main window, a run's page (plots, plan vs
+# actual), the what-if planner, every page of the configuration wizard and the settings dialog, on the demo workspace
+# (built first, for real, when missing); then the run monitor on real runs made here: a hang (rank 1 skips an
+# all_reduce), a straggler, their comparison, and a 2-rank gpt-tiny run's live page mid-run. Look at every PNG:
+# nothing clipped, overlapping or untranslated (docs/studio.md).
 #
 #   tests/studio/screenshots.sh [BUILD_DIR] [OUT_DIR]      defaults: build/default, BUILD_DIR/screenshots
 #
@@ -27,7 +29,7 @@ if [ ! -f "$demo/fathom.sqlite" ]; then
   QT_QPA_PLATFORM=offscreen "$studio" --create-demo "$demo"
 fi
 
-targets=(main:main run:run:1 planner-memory:planner:0 planner-time:planner:1 planner-strategies:planner:2
+targets=(main:main run:run:1 run-plan:run:1:4 planner-memory:planner:0 planner-time:planner:1 planner-strategies:planner:2
          planner-top:planner:4 settings:settings)
 for page in 0 1 2 3 4 5 6; do
   targets+=("wizard-$page:wizard:$page")
@@ -35,6 +37,19 @@ done
 # The paradigm page with its FSDP and ZeRO options, filled from Accelerate's own templates.
 templates="$root/tests/data/accelerate_templates"
 targets+=("wizard-fsdp:wizard:1:$templates/fsdp.yaml" "wizard-deepspeed:wizard:1:$templates/deepspeed.yaml")
+
+fathom=$build/bin/fathom
+program=$build/tests/collective_program
+[ -x "$fathom" ] && [ -x "$program" ] || { echo "screenshots: build fathom and collective_program first" >&2; exit 2; }
+monitor="$out/monitor"
+if [ ! -f "$monitor/fathom.sqlite" ]; then
+  echo "== the run monitor's runs in $monitor (a hang, then a straggler; about 20 s)"
+  mkdir -p "$monitor"
+  "$fathom" launch --workspace "$monitor/fathom.sqlite" --num_processes 2 --hang_timeout 3 --hang_action abort \
+    --run_name hang "$program" --steps 30 --skip_rank 1 --skip_step 5 >"$monitor/hang.log" 2>&1 || true
+  "$fathom" launch --workspace "$monitor/fathom.sqlite" --num_processes 2 --run_name straggler \
+    "$program" --steps 60 --slow_rank 1 --slow_ms 80 >"$monitor/straggler.log" 2>&1
+fi
 
 # One X server for every shot; 24-bit colour, larger than the 1600x1000 window.
 xvfb-run -a -s "-screen 0 1920x1200x24" bash -s "$studio" "$out" "$demo" "${targets[@]}" <<'SHOTS'
@@ -61,4 +76,38 @@ for lang in en de; do
 done
 exit $status
 SHOTS
+
+# The run monitor: the hang's alerts (tab 3), the browser marking both runs, their comparison; and a live page.
+xvfb-run -a -s "-screen 0 1920x1200x24" bash -s "$studio" "$out" "$monitor" "$fathom" <<'LIVE'
+set -euo pipefail
+studio=$1 out=$2 monitor=$3 fathom=$4
+status=0
+shot() {  # LANG NAME WORKSPACE TARGET
+  if "$studio" --locale "$1" --workspace "$3" --size 1600x1000 --show "$4" --screenshot "$out/$1/$2.png" \
+      >"$out/$1/$2.log" 2>&1; then
+    echo "  $1/$2.png"
+  else
+    echo "  $1/$2.png FAILED (see $out/$1/$2.log)" >&2
+    status=1
+  fi
+}
+for lang in en de; do
+  shot "$lang" monitor-main "$monitor/fathom.sqlite" main
+  shot "$lang" monitor-hang "$monitor/fathom.sqlite" run:1:3
+  shot "$lang" monitor-compare "$monitor/fathom.sqlite" compare:1,2
+done
+# A live run: long enough to be mid-run for both languages' shots, then stopped (SIGTERM: the launcher ends it).
+live="$out/live"
+rm -rf "$live" && mkdir -p "$live"
+"$fathom" launch --workspace "$live/fathom.sqlite" --num_processes 2 --run_name live "$fathom" train --model gpt-tiny \
+  --steps 100000 >"$live/launch.log" 2>&1 &
+launcher=$!
+sleep 15
+for lang in en de; do
+  shot "$lang" live-run "$live/fathom.sqlite" run:1
+done
+kill -TERM "$launcher" 2>/dev/null || true
+wait "$launcher" 2>/dev/null || true
+exit $status
+LIVE
 echo "screenshots in $out/en and $out/de"
