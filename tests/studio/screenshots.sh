@@ -29,7 +29,7 @@ if [ ! -f "$demo/fathom.sqlite" ]; then
   QT_QPA_PLATFORM=offscreen "$studio" --create-demo "$demo"
 fi
 
-targets=(main:main run:run:1 run-plan:run:1:4 planner-memory:planner:0 planner-time:planner:1 planner-strategies:planner:2
+targets=(main:main run:run:1 planner-memory:planner:0 planner-time:planner:1 planner-strategies:planner:2
          planner-top:planner:4 settings:settings)
 for page in 0 1 2 3 4 5 6; do
   targets+=("wizard-$page:wizard:$page")
@@ -77,10 +77,11 @@ done
 exit $status
 SHOTS
 
-# The run monitor: the hang's alerts (tab 3), the browser marking both runs, their comparison; and a live page.
-xvfb-run -a -s "-screen 0 1920x1200x24" bash -s "$studio" "$out" "$monitor" "$fathom" <<'LIVE'
+# The demo run's plan vs actual (tab 4); the run monitor: the hang's alerts (tab 3), the browser marking both runs,
+# their comparison; and a live page.
+xvfb-run -a -s "-screen 0 1920x1200x24" bash -s "$studio" "$out" "$monitor" "$fathom" "$demo" <<'LIVE'
 set -euo pipefail
-studio=$1 out=$2 monitor=$3 fathom=$4
+studio=$1 out=$2 monitor=$3 fathom=$4 demo=$5
 status=0
 shot() {  # LANG NAME WORKSPACE TARGET
   if "$studio" --locale "$1" --workspace "$3" --size 1600x1000 --show "$4" --screenshot "$out/$1/$2.png" \
@@ -92,6 +93,7 @@ shot() {  # LANG NAME WORKSPACE TARGET
   fi
 }
 for lang in en de; do
+  shot "$lang" run-plan "$demo/fathom.sqlite" run:1:4
   shot "$lang" monitor-main "$monitor/fathom.sqlite" main
   shot "$lang" monitor-hang "$monitor/fathom.sqlite" run:1:3
   shot "$lang" monitor-compare "$monitor/fathom.sqlite" compare:1,2

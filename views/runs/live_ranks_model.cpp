@@ -4,6 +4,8 @@
 #include "common/formatting.h"
 #include "runs/runs_model.h"
 
+#include <QLocale>
+
 #include <fathom/common/memory_metric_keys.h>
 
 #include <algorithm>
@@ -139,7 +141,7 @@ QVariant LiveRanksModel::display(const Rank& r, int column) const {
   case PidColumn: return r.info.pid > 0 ? QString::number(r.info.pid) : kNone;
   case StepColumn: return opt(r.step, [](std::int64_t s) { return QString::number(s); });
   case StepsPerSecondColumn:
-    return opt(stepsPerSecond(r), [](double v) { return QString::number(v, 'f', v < 10 ? 2 : 1); });
+    return opt(stepsPerSecond(r), [](double v) { return QLocale().toString(v, 'f', v < 10 ? 2 : 1); });
   case LossColumn: return format::scalar(r.loss);
   case DeviceMemoryColumn: return opt(r.deviceBytes, [](double v) { return format::bytes(v); });
   case HostMemoryColumn: return opt(r.hostBytes, [](double v) { return format::bytes(v); });

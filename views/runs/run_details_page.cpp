@@ -60,9 +60,9 @@ RunDetailsPage::RunDetailsPage(QWidget* parent) : QWidget(parent) {
   m_eventsView->setSortingEnabled(false);
   tabs->addTab(m_eventsView, tr("Log"));
   m_alerts = new AlertsModel(this);
-  auto* alertsView = sortableTable(m_alerts, Qt::DisplayRole, tabs, u"alertsTable"_s);
-  alertsView->setSortingEnabled(false);
-  m_alertsTab = tabs->addTab(alertsView, tr("Alerts"));
+  m_alertsView = sortableTable(m_alerts, Qt::DisplayRole, tabs, u"alertsTable"_s);
+  m_alertsView->setSortingEnabled(false);
+  m_alertsTab = tabs->addTab(m_alertsView, tr("Alerts"));
   auto* planTab = new QWidget(tabs);
   m_planNote = new QLabel(planTab);
   m_planNote->setObjectName(u"planNote"_s);
@@ -76,14 +76,14 @@ RunDetailsPage::RunDetailsPage(QWidget* parent) : QWidget(parent) {
     emit computePlanRequested(m_runId);
   });
   m_plan = new PlanVsActualModel(this);
-  auto* planView = sortableTable(m_plan, Qt::DisplayRole, planTab, u"planVsActualTable"_s);
-  planView->setSortingEnabled(false);
+  m_planView = sortableTable(m_plan, Qt::DisplayRole, planTab, u"planVsActualTable"_s);
+  m_planView->setSortingEnabled(false);
   auto* planRow = new QHBoxLayout;
   planRow->addWidget(m_planNote, 1);
   planRow->addWidget(m_computePlan);
   auto* planLayout = new QVBoxLayout(planTab);
   planLayout->addLayout(planRow);
-  planLayout->addWidget(planView, 1);
+  planLayout->addWidget(m_planView, 1);
   tabs->addTab(planTab, tr("Plan vs actual"));
   m_tabs = tabs;
   m_config = new QPlainTextEdit(tabs);
@@ -144,6 +144,7 @@ void RunDetailsPage::applyPlan(const RunPlanComparison& p) {
   m_computePlan->setVisible(!p.stored);
   if (p.comparison) {
     m_plan->setComparison(*p.comparison);
+    m_planView->resizeColumnsToContents();
     m_planNote->setText(p.source == "launch" ? tr("The plan made when the run was launched, against what each rank "
                                                   "measured (exact where equal, else measured − predicted).")
                                              : tr("A plan computed after the run, against what each rank measured "
@@ -177,6 +178,9 @@ void RunDetailsPage::applyDelta(const RunDelta& d) {
   }
   const qint64 lastAlert = m_alerts->lastAlertId();
   m_alerts->appendAlerts(d.alerts);
+  if (m_alerts->lastAlertId() != lastAlert) {
+    m_alertsView->resizeColumnsToContents();  // a hang's collective and duration read whole
+  }
   const int open = m_alerts->openCount();
   m_tabs->setTabText(m_alertsTab, open > 0 ? tr("Alerts (%1 open)").arg(open) : tr("Alerts"));
   if (m_alerts->lastAlertId() > lastAlert && open > 0 && !d.first) {

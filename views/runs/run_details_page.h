@@ -79,6 +79,8 @@ private:
   QTableView* m_metricsView = nullptr;
   QTableView* m_ranksView = nullptr;
   QTableView* m_eventsView = nullptr;
+  QTableView* m_alertsView = nullptr;
+  QTableView* m_planView = nullptr;
   QPlainTextEdit* m_config = nullptr;
   QTimer m_clock;  ///< ages the heartbeats once a second while the run is live
 };
