@@ -4,6 +4,7 @@
 #include "command.h"
 #include "runs_plan_vs_actual.h"
 #include "runs_watch.h"
+#include "workspace_flag.h"
 #include "text_table.h"
 
 #include <fathom/common/error.h>
@@ -58,14 +59,7 @@ std::string formatBytes(double bytes) {
 }
 
 Workspace openWorkspace(const RunsFlags& flags) {
-  const config::WorkspaceSetting setting =
-      config::resolveWorkspace(flags.workspace.empty() ? std::nullopt : std::optional(flags.workspace));
-  FATHOM_CHECK(std::filesystem::exists(setting.path), ConfigError, "no workspace at ", setting.path.string(),
-               setting.source == config::ValueSource::Environment || setting.source == config::ValueSource::ConfigFile
-                   ? " (from " + setting.origin + ")"
-                   : "",
-               " (pass --workspace PATH to read another file)");
-  return Workspace(setting.path, Workspace::Options{.create = false, .reconcile = true});
+  return openExistingWorkspace(flags.workspace);
 }
 
 std::string formatTime(double seconds) {
@@ -572,9 +566,7 @@ void addRunsCommand(CLI::App& root, CommandAction& action) {
       root.add_subcommand("runs", "List, inspect, watch, compare, export and delete the runs of a workspace");
   cmd->require_subcommand(1);
   auto common = [flags](CLI::App* sub, bool json) {
-    sub->add_option("--workspace", flags->workspace,
-                    "The workspace file (default: FATHOM_WORKSPACE, else the config's fathom.workspace, else "
-                    "./fathom.sqlite)");
+    addWorkspaceOption(*sub, flags->workspace);
     if (json) {
       sub->add_flag("--json", flags->json, "Print JSON instead of text");
     }

@@ -5,6 +5,7 @@
 
 #include "text_table.h"
 #include "train_plan.h"
+#include "workspace_flag.h"
 
 #include <fathom/common/error.h>
 #include <fathom/config/config_resolver.h>
@@ -123,11 +124,7 @@ void printText(const store::RunInfo& run, const store::RunPlan& stored, const pl
 }
 
 int planVsActual(const PlanVsActualFlags& flags) {
-  const config::WorkspaceSetting setting =
-      config::resolveWorkspace(flags.workspace.empty() ? std::nullopt : std::optional(flags.workspace));
-  FATHOM_CHECK(std::filesystem::exists(setting.path), ConfigError, "no workspace at ", setting.path.string(),
-               " (pass --workspace PATH to read another file)");
-  store::Workspace ws(setting.path, store::Workspace::Options{.create = false, .reconcile = true});
+  store::Workspace ws = openExistingWorkspace(flags.workspace);
   const store::RunInfo run = ws.resolveRun(flags.run);
   std::optional<store::RunPlan> stored = ws.runPlan(run.id);
   if (!stored) {
@@ -157,9 +154,7 @@ void addRunsPlanVsActual(CLI::App& runs, CommandAction& action) {
       "plan-vs-actual", "The plan stored with a run next to what each rank measured: bytes per memory category, "
                         "collectives per step, step time (docs/planner.md, \"Plan vs actual\")");
   cmd->add_option("run", flags->run, "Run id or name")->required();
-  cmd->add_option("--workspace", flags->workspace,
-                  "The workspace file (default: FATHOM_WORKSPACE, else the config's fathom.workspace, else "
-                  "./fathom.sqlite)");
+  addWorkspaceOption(*cmd, flags->workspace);
   cmd->add_flag("--json", flags->json, "Print JSON instead of text");
   cmd->add_flag("--compute", flags->compute,
                 "For a run launched without a plan: compute it from the run's specification and command, and store it");

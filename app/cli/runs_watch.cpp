@@ -5,6 +5,7 @@
 // exits when the run is no longer running, or on Ctrl-C.
 #include "runs_watch.h"
 #include "text_table.h"
+#include "workspace_flag.h"
 
 #include <fathom/common/clock.h>
 #include <fathom/common/error.h>
@@ -241,11 +242,7 @@ void printFrame(std::ostream& out, const json& frame) {
 int watchRun(const WatchFlags& flags) {
   FATHOM_CHECK(flags.interval > 0 && flags.interval <= 1.0, ConfigError, "--interval must be in (0, 1] seconds, got ",
                flags.interval);
-  const config::WorkspaceSetting setting =
-      config::resolveWorkspace(flags.workspace.empty() ? std::nullopt : std::optional(flags.workspace));
-  FATHOM_CHECK(std::filesystem::exists(setting.path), ConfigError, "no workspace at ", setting.path.string(),
-               " (pass --workspace PATH to read another file)");
-  store::Workspace ws(setting.path, store::Workspace::Options{.create = false, .reconcile = true});
+  store::Workspace ws = openExistingWorkspace(flags.workspace);
   Watcher watcher(ws, ws.resolveRun(flags.run).id);
   g_interrupted = false;
   struct sigaction action {};
@@ -288,9 +285,7 @@ void addRunsWatchCommand(CLI::App& runs, CommandAction& action) {
       "watch", "Live view of a run: per rank state, step, steps/s, loss, heartbeat age, the last collective entered "
                "and finished, and hang/straggler alerts; refreshed every second until the run ends (or Ctrl-C)");
   watch->add_option("run", flags->run, "Run id or name (the newest run of that name)")->required();
-  watch->add_option("--workspace", flags->workspace,
-                    "The workspace file (default: FATHOM_WORKSPACE, else the config's fathom.workspace, else "
-                    "./fathom.sqlite)");
+  addWorkspaceOption(*watch, flags->workspace);
   watch->add_flag("--once", flags->once, "Print one frame and exit (for scripts and tests)");
   watch->add_flag("--json", flags->json, "One JSON object per frame, one per line (docs/cli.md)");
   watch->add_option("--interval", flags->interval, "Seconds between frames, at most 1 (default 1)");

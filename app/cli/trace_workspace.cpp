@@ -2,6 +2,7 @@
 // The workspace side of `fathom trace`: a run's stored traces for `export --run`. The only part of the command that
 // reaches beyond the trace library (store, config); the rest is fathom_cli_trace (trace_command.h).
 #include "trace_command.h"
+#include "workspace_flag.h"
 
 #include <fathom/common/error.h>
 #include <fathom/config/config_resolver.h>
@@ -15,12 +16,7 @@ namespace fathom::cli {
 namespace {
 
 RunTraces openWorkspaceRun(const std::string& workspace, const std::string& runText) {
-  const config::WorkspaceSetting setting =
-      config::resolveWorkspace(workspace.empty() ? std::nullopt : std::optional(workspace));
-  FATHOM_CHECK(std::filesystem::exists(setting.path), ConfigError, "no workspace at ", setting.path.string(),
-               " (pass --workspace PATH)");
-  auto ws = std::make_shared<const store::Workspace>(setting.path,
-                                                     store::Workspace::Options{.create = false, .reconcile = false});
+  auto ws = std::make_shared<const store::Workspace>(openExistingWorkspace(workspace, /*reconcile=*/false));
   const store::RunInfo run = ws->resolveRun(runText);
   RunTraces traces;
   traces.label = "run " + std::to_string(run.id.value) + " (" + run.name + ")";
