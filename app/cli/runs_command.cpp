@@ -4,8 +4,8 @@
 #include "command.h"
 #include "runs_plan_vs_actual.h"
 #include "runs_watch.h"
-#include "workspace_flag.h"
 #include "text_table.h"
+#include "workspace_flag.h"
 
 #include <fathom/common/error.h>
 #include <fathom/config/config_resolver.h>

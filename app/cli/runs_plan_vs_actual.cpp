@@ -101,8 +101,8 @@ std::string secondsDifference(const plan::Compared& c) {
 void printText(const store::RunInfo& run, const store::RunPlan& stored, const plan::PredictionReport& report,
                const plan::PlanVsActual& comparison) {
   std::cout << "Plan vs actual: run " << run.id.value << " (" << run.name << "), plan "
-            << plan::strategyLabel(report.plan) << " on " << report.plan.numGpus << " x " << report.hardwareName
-            << " (" << stored.source << ")\n";
+            << plan::strategyLabel(report.plan) << " on " << report.plan.numGpus << " x " << report.hardwareName << " ("
+            << stored.source << ")\n";
   for (const plan::RankComparison& r : comparison.ranks) {
     std::cout << "Rank " << r.rank << "\n";
     std::vector<std::vector<std::string>> rows{{"", "PREDICTED", "MEASURED", "DIFFERENCE"}};

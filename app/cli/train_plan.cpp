@@ -49,7 +49,8 @@ bool isTrainCommand(const std::vector<std::string>& command) {
 }
 
 plan::PredictionReport predictTrainRun(const std::vector<std::string>& command, std::string_view runSpecYaml) {
-  FATHOM_CHECK(isTrainCommand(command), ConfigError, "the planner knows `fathom train` with a built-in model; the run's program is ",
+  FATHOM_CHECK(isTrainCommand(command), ConfigError,
+               "the planner knows `fathom train` with a built-in model; the run's program is ",
                command.empty() ? std::string("unknown") : command[0]);
   FATHOM_CHECK(!runSpecYaml.empty(), ConfigError,
                "the run has no run specification (it was recorded before schema version 6)");
@@ -61,12 +62,12 @@ plan::PredictionReport predictTrainRun(const std::vector<std::string>& command, 
   for (auto& [name, value] : launch::workerVariables(launch, launch::WorkerSlot{0, 29500, 0}, std::nullopt)) {
     variables[name] = value;
   }
-  const TrainOptions train = parseTrainArguments(
-      std::vector<std::string>(command.begin() + 2, command.end()),
-      [&variables](const std::string& name) -> std::optional<std::string> {
-        const auto it = variables.find(name);
-        return it != variables.end() ? std::optional<std::string>(it->second) : std::nullopt;
-      });
+  const TrainOptions train =
+      parseTrainArguments(std::vector<std::string>(command.begin() + 2, command.end()),
+                          [&variables](const std::string& name) -> std::optional<std::string> {
+                            const auto it = variables.find(name);
+                            return it != variables.end() ? std::optional<std::string>(it->second) : std::nullopt;
+                          });
   const auto names = models::builtinModelNames();
   FATHOM_CHECK(std::find(names.begin(), names.end(), train.model.name) != names.end(), ConfigError,
                "fathom train: unknown model '", train.model.name, "'");
@@ -80,9 +81,8 @@ plan::PredictionReport predictTrainRun(const std::vector<std::string>& command, 
   if (!spec.gradientAccumulationSteps && train.accelerator.gradientAccumulationSteps) {
     p.gradAccum = *train.accelerator.gradientAccumulationSteps;
   }
-  p.microBatch = static_cast<int>(train.accelerator.dataLoader.splitBatches
-                                      ? train.batchSize / std::max(1, p.numGpus)
-                                      : train.batchSize);
+  p.microBatch = static_cast<int>(train.accelerator.dataLoader.splitBatches ? train.batchSize / std::max(1, p.numGpus)
+                                                                            : train.batchSize);
   if (train.model.isGpt()) {
     p.seqLen = models::resolveGptOptions(train.model).blockSize;
   }

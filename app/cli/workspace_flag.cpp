@@ -16,8 +16,7 @@ CLI::Option* addWorkspaceOption(CLI::App& command, std::string& path) {
 }
 
 store::Workspace openExistingWorkspace(const std::string& flag, bool reconcile) {
-  const config::WorkspaceSetting setting =
-      config::resolveWorkspace(flag.empty() ? std::nullopt : std::optional(flag));
+  const config::WorkspaceSetting setting = config::resolveWorkspace(flag.empty() ? std::nullopt : std::optional(flag));
   FATHOM_CHECK(std::filesystem::exists(setting.path), ConfigError, "no workspace at ", setting.path.string(),
                setting.source == config::ValueSource::Environment || setting.source == config::ValueSource::ConfigFile
                    ? " (from " + setting.origin + ")"

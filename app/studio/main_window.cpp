@@ -678,7 +678,8 @@ views::RunDetailsPage* MainWindow::createRunPage(qint64 id) {
   connect(feed, &RunFeed::failed, this,
           [this, id](const QString& message) { appendLog(tr("Following run %1 failed: %2").arg(id).arg(message)); });
   connect(feed, &RunFeed::planRead, page, &views::RunDetailsPage::applyPlan);
-  connect(page, &views::RunDetailsPage::computePlanRequested, this, [this, feed](qint64 run) { computeRunPlan(run, feed); });
+  connect(page, &views::RunDetailsPage::computePlanRequested, this,
+          [this, feed](qint64 run) { computeRunPlan(run, feed); });
   feed->start();
   return page;
 }

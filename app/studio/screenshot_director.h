@@ -42,7 +42,7 @@ private:
   bool m_opened = false;
   int m_polls = 0;
   QTimer m_timer;
-  QList<qint64> m_compare;  ///< compare:IDS
+  QList<qint64> m_compare;            ///< compare:IDS
   std::function<QWidget*()> m_ready;  ///< the widget to grab once the target is ready, else nullptr
 };
 

@@ -40,12 +40,32 @@ private slots:
     // last step; the loss reduction of that log counts in the step after it. The profiler records step 3 (wait 1,
     // warmup 1, active 1), which gives the peak activations.
     const QString traces = m_dir.filePath(u"traces-"_s + strategy);
-    const auto run = runFathom(
-        {u"launch"_s, u"--num_processes"_s, u"2"_s, u"--quiet"_s, u"--workspace"_s, m_workspace,
-         fathom::test::fathomExecutable(), u"train"_s, u"--model"_s, u"gpt-tiny"_s, u"--strategy"_s, strategy,
-         u"--optimizer"_s, u"adamw"_s, u"--batch_size"_s, u"4"_s, u"--steps"_s, u"3"_s, u"--log_every"_s, u"3"_s,
-         u"--profile"_s, u"--profile_dir"_s, traces, u"--profile_schedule"_s, u"1,1,1,1"_s},
-        fathom::test::launcherFreeEnvironment(), {}, 180'000);
+    const auto run = runFathom({u"launch"_s,
+                                u"--num_processes"_s,
+                                u"2"_s,
+                                u"--quiet"_s,
+                                u"--workspace"_s,
+                                m_workspace,
+                                fathom::test::fathomExecutable(),
+                                u"train"_s,
+                                u"--model"_s,
+                                u"gpt-tiny"_s,
+                                u"--strategy"_s,
+                                strategy,
+                                u"--optimizer"_s,
+                                u"adamw"_s,
+                                u"--batch_size"_s,
+                                u"4"_s,
+                                u"--steps"_s,
+                                u"3"_s,
+                                u"--log_every"_s,
+                                u"3"_s,
+                                u"--profile"_s,
+                                u"--profile_dir"_s,
+                                traces,
+                                u"--profile_schedule"_s,
+                                u"1,1,1,1"_s},
+                               fathom::test::launcherFreeEnvironment(), {}, 180'000);
     QVERIFY2(run.exitCode == 0, qPrintable(fathom::test::describe(run)));
     const auto listed = runFathom({u"runs"_s, u"list"_s, u"--workspace"_s, m_workspace, u"--json"_s});
     const QJsonArray runs = QJsonDocument::fromJson(listed.out).array();
@@ -88,11 +108,12 @@ private slots:
       for (auto it = collectives.begin(); it != collectives.end(); ++it) {
         const QJsonObject c = it.value().toObject();
         QVERIFY2(c[u"predicted"_s] == c[u"measured"_s],
-                 qPrintable(u"rank %1 %2: predicted %3, measured %4"_s.arg(r).arg(it.key())
-                                .arg(QString::fromUtf8(QJsonDocument(c[u"predicted"_s].toObject()).toJson(
-                                    QJsonDocument::Compact)))
-                                .arg(QString::fromUtf8(QJsonDocument(c[u"measured"_s].toObject()).toJson(
-                                    QJsonDocument::Compact)))));
+                 qPrintable(u"rank %1 %2: predicted %3, measured %4"_s.arg(r)
+                                .arg(it.key())
+                                .arg(QString::fromUtf8(
+                                    QJsonDocument(c[u"predicted"_s].toObject()).toJson(QJsonDocument::Compact)))
+                                .arg(QString::fromUtf8(
+                                    QJsonDocument(c[u"measured"_s].toObject()).toJson(QJsonDocument::Compact)))));
       }
       // Reported, not asserted equal: the planner's activations against the profiler's peak.
       const QJsonObject activations = memory[u"activations"_s].toObject();

@@ -68,7 +68,8 @@ private slots:
                     {MemoryCategory::OptimizerStates, 2000},
                     {MemoryCategory::MasterWeights, 0}};
     equal.collectiveStep = 3;
-    equal.collectives = {{plan::CollectiveKind::AllGather, {4, 8000}}, {plan::CollectiveKind::ReduceScatter, {2, 4000}}};
+    equal.collectives = {{plan::CollectiveKind::AllGather, {4, 8000}},
+                         {plan::CollectiveKind::ReduceScatter, {2, 4000}}};
     plan::MeasuredRank other = equal;
     other.rank = 1;
     other.memory[MemoryCategory::Gradients] = 1200;
@@ -90,8 +91,8 @@ private slots:
     QVERIFY(!r0.stepSeconds.measured);
 
     const plan::RankComparison& r1 = c.ranks[1];
-    QCOMPARE(*r1.memory[1].difference(), 200.0);   // more gradients than planned: positive
-    QCOMPARE(*r1.memory[4].difference(), -50.0);   // fewer activations: negative
+    QCOMPARE(*r1.memory[1].difference(), 200.0);  // more gradients than planned: positive
+    QCOMPARE(*r1.memory[4].difference(), -50.0);  // fewer activations: negative
     QCOMPARE(r1.collectives.size(), std::size_t{3});
     QVERIFY(r1.collectives[0].kind == plan::CollectiveKind::AllReduce);
     QVERIFY(!r1.collectives[0].predicted && !r1.collectives[0].exact());
@@ -168,8 +169,11 @@ private slots:
     std::vector<store::MetricPoint> points{
         {0, 1, 1.0, params, 100},  // an older sample
         {0, 3, 3.0, params, 120},  // the last one counts
-        {0, 2, 2.0, count, 5},    {0, 2, 2.0, bytes, 50},   {0, 2, 2.0, gatherCount, 9},
-        {0, 3, 3.0, count, 4},    {0, 3, 3.0, bytes, 40},   // step 3 has no all_gather: none measured
+        {0, 2, 2.0, count, 5},
+        {0, 2, 2.0, bytes, 50},
+        {0, 2, 2.0, gatherCount, 9},
+        {0, 3, 3.0, count, 4},
+        {0, 3, 3.0, bytes, 40},  // step 3 has no all_gather: none measured
         {0, 3, 3.0, profiledPeakMetricKey("cpu", MemoryCategory::Activations), 70},
         {0, 5, 5.0, profiledPeakMetricKey("cpu", MemoryCategory::Activations), 60},  // the highest peak counts
         {0, 5, 5.0, profiledPeakTotalMetricKey("cpu"), 900},

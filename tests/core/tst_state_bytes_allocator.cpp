@@ -41,8 +41,7 @@ namespace {
 
 struct Case {
   std::string name;
-  std::function<std::unique_ptr<DataParallelEngine>(std::shared_ptr<torch::nn::Module>, fathom::parallel::Comm&)>
-      make;
+  std::function<std::unique_ptr<DataParallelEngine>(std::shared_ptr<torch::nn::Module>, fathom::parallel::Comm&)> make;
   bool compareGradients = true;
   bool gradientsFromConstruction = false;  ///< DDP: the buckets, allocated with the engine, hold the gradients
 };
@@ -140,10 +139,9 @@ void runCase(Checker& chk, fathom::parallel::Comm& comm, const Case& c) {
   const std::int64_t reportedStates = sum(afterStep.device, afterStep.host, &B::optimizerStates);
   const std::int64_t reportedParameters = sum(afterStep.device, afterStep.host, &B::parameters);
   if (rank == 0 || std::getenv("FATHOM_TEST_VERBOSE") != nullptr) {
-    std::cerr << "rank " << rank << " " << c.name << ": gradients allocator " << gradients << " reported " << reportedGradients
-              << "; optimizer states allocator " << states << " reported " << reportedStates
-              << "; construction allocator " << construction << " parameters reported " << reportedParameters
-              << "\n";
+    std::cerr << "rank " << rank << " " << c.name << ": gradients allocator " << gradients << " reported "
+              << reportedGradients << "; optimizer states allocator " << states << " reported " << reportedStates
+              << "; construction allocator " << construction << " parameters reported " << reportedParameters << "\n";
   }
   chk.check(states == reportedStates, c.name, ": optimizer states: the allocator kept ", states,
             " bytes, the engine reports ", reportedStates);

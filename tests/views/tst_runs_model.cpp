@@ -107,16 +107,15 @@ private slots:
     straggler.kind = fathom::store::AlertKind::Straggler;
     straggler.medianStepSeconds = 0.02;
     straggler.resolvedAt = 1700000010.0;
-    straggler.ranks = {{0, false, 40, std::nullopt, std::nullopt, 0.02}, {1, true, 40, std::nullopt, std::nullopt, 0.1}};
+    straggler.ranks = {{0, false, 40, std::nullopt, std::nullopt, 0.02},
+                       {1, true, 40, std::nullopt, std::nullopt, 0.1}};
     const RunInfo info = run(u"1;ddp;running;1700000000;;ddp;2"_s);
-    model.setRuns({RunRow::fromStore(info, 2, {},
-                                     {{fathom::store::AlertId{1}, info.id, hang},
-                                      {fathom::store::AlertId{2}, info.id, straggler}})});
+    model.setRuns({RunRow::fromStore(
+        info, 2, {}, {{fathom::store::AlertId{1}, info.id, hang}, {fathom::store::AlertId{2}, info.id, straggler}})});
     const QModelIndex cell = model.index(0, RunsModel::AlertsColumn);
     QCOMPARE(cell.data().toString(), u"hang (open), straggler"_s);
-    QCOMPARE(cell.data(Qt::ToolTipRole).toString(),
-             QString::fromStdString(fathom::store::describeAlert(hang) + "\n" +
-                                    fathom::store::describeAlert(straggler)));
+    QCOMPARE(cell.data(Qt::ToolTipRole).toString(), QString::fromStdString(fathom::store::describeAlert(hang) + "\n" +
+                                                                           fathom::store::describeAlert(straggler)));
     QVERIFY(cell.data(Qt::ForegroundRole).isValid());
     QCOMPARE(model.headerData(RunsModel::AlertsColumn, Qt::Horizontal).toString(), u"Alerts"_s);
 

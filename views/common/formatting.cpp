@@ -2,6 +2,7 @@
 #include "common/formatting.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QLocale>
 
 #include <cmath>
@@ -79,6 +80,11 @@ QString tokensPerSecond(double value) {
 
 QString percent(double fraction) {
   return Format::tr("%1 %").arg(QLocale().toString(100.0 * fraction, 'f', 1));
+}
+
+QString timeOfDay(double unixSeconds, bool millis) {
+  return QLocale().toString(QDateTime::fromMSecsSinceEpoch(std::llround(unixSeconds * 1000.0)).toLocalTime().time(),
+                            millis ? u"HH:mm:ss.zzz" : u"HH:mm:ss");
 }
 
 QString collective(const std::optional<parallel::CollectivePosition>& call) {

@@ -24,6 +24,8 @@ QString scalar(std::optional<double> value);
 QString tokensPerSecond(double value);
 /// A fraction as a percentage with one decimal: "41.3 %".
 QString percent(double fraction);
+/// A time (seconds since the Unix epoch) as the local time of day: "14:03:07", or "14:03:07.250" with `millis`.
+QString timeOfDay(double unixSeconds, bool millis = false);
 /// A collective call of a rank's wavefront: "all_reduce #12 (world)"; "–" when absent. Kind and group stay in core's
 /// spelling (they are names, as in `fathom runs watch` and the traces).
 QString collective(const std::optional<parallel::CollectivePosition>& call);

@@ -91,9 +91,7 @@ QVariant AlertsModel::data(const QModelIndex& index, int role) const {
   switch (role) {
   case Qt::DisplayRole:
     switch (index.column()) {
-    case TimeColumn:
-      return QLocale().toString(QDateTime::fromMSecsSinceEpoch(std::llround(a.time * 1000.0)).toLocalTime().time(),
-                                u"HH:mm:ss");
+    case TimeColumn: return format::timeOfDay(a.time);
     case KindColumn: return kindText(a.kind);
     case BehindColumn: {
       QStringList ranks;

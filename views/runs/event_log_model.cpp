@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runs/event_log_model.h"
 
+#include "common/formatting.h"
+
 #include <QBrush>
 #include <QColor>
 #include <QDateTime>
@@ -66,9 +68,7 @@ QVariant EventLogModel::data(const QModelIndex& index, int role) const {
   switch (role) {
   case Qt::DisplayRole:
     switch (index.column()) {
-    case TimeColumn:
-      return QLocale().toString(QDateTime::fromMSecsSinceEpoch(std::llround(e.time * 1000.0)).toLocalTime().time(),
-                                u"HH:mm:ss.zzz");
+    case TimeColumn: return format::timeOfDay(e.time, /*millis=*/true);
     case RankColumn: return e.rank < 0 ? tr("launcher") : QString::number(e.rank);
     case LevelColumn: return levelText(e.level);
     case TextColumn: return QString::fromStdString(e.text);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <fathom/store/records.h>
 #include <fathom/plan/plan_vs_actual.h>
+#include <fathom/store/records.h>
 #include <fathom/store/run_alert.h>
 
 #include <QString>
@@ -15,8 +15,8 @@ namespace fathom::views {
 
 /// A run's stored plan against what its ranks measured (plan::comparePlanToRun, as `fathom runs plan-vs-actual`).
 struct RunPlanComparison {
-  bool stored = false;  ///< the run has a plan (made at launch, or computed later)
-  std::string source;   ///< "launch" or "computed"
+  bool stored = false;                           ///< the run has a plan (made at launch, or computed later)
+  std::string source;                            ///< "launch" or "computed"
   std::optional<plan::PlanVsActual> comparison;  ///< empty when not stored or unreadable
   QString error;                                 ///< why a stored plan could not be compared
 };

@@ -25,9 +25,10 @@ class PlanVsActualModel;
 
 /// One run, live while it runs: a summary (status, times, world size, strategy, command, host), the metric plot
 /// (any key, per rank or mean with a band), and tabs with one row per rank (state, step, steps/s, loss, memory,
-/// heartbeat age, last collective entered and finished), the run monitor's hang and straggler alerts, plan vs actual (per rank and category, predicted and measured), the metrics (last, min, max per key and rank), the log and the launch configuration.
-/// setDetails() / setRow() set the header; applyDelta() appends what a RunFeed read to the models and the plot
-/// (nothing is reloaded while the run is live).
+/// heartbeat age, last collective entered and finished), the run monitor's hang and straggler alerts, plan vs actual
+/// (per rank and category, predicted and measured), the metrics (last, min, max per key and rank), the log and the
+/// launch configuration. setDetails() / setRow() set the header; applyDelta() appends what a RunFeed read to the models
+/// and the plot (nothing is reloaded while the run is live).
 class RunDetailsPage : public QWidget {
   Q_OBJECT
 

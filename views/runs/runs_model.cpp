@@ -237,9 +237,8 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
       case store::RunStatus::Lost: return QBrush(QColor(0x8a, 0x6d, 0x00));
       }
     }
-    if (index.column() == AlertsColumn && std::any_of(row.alerts.begin(), row.alerts.end(), [](const auto& a) {
-          return !a.resolvedAt;
-        })) {
+    if (index.column() == AlertsColumn &&
+        std::any_of(row.alerts.begin(), row.alerts.end(), [](const auto& a) { return !a.resolvedAt; })) {
       return QBrush(QColor(0xb3, 0x26, 0x1e));
     }
     return {};

@@ -17,10 +17,10 @@ namespace fathom::views {
 /// browser derives from its metrics. A plain value, built off the GUI thread.
 struct RunRow {
   store::RunInfo info;
-  int worldSize = 0;                ///< the run's recorded world size, else the ranks recorded; 0 = unknown
-  QString strategy;                 ///< "DDP", "FSDP full shard", "ZeRO-2", "Single process", ... (translated)
-  std::optional<double> finalLoss;  ///< rank 0's final_loss, else its last loss; empty when it logged none
-  std::optional<double> durationS;  ///< end - start; for a running run, the time so far when the row was built
+  int worldSize = 0;                    ///< the run's recorded world size, else the ranks recorded; 0 = unknown
+  QString strategy;                     ///< "DDP", "FSDP full shard", "ZeRO-2", "Single process", ... (translated)
+  std::optional<double> finalLoss;      ///< rank 0's final_loss, else its last loss; empty when it logged none
+  std::optional<double> durationS;      ///< end - start; for a running run, the time so far when the row was built
   std::vector<store::RunAlert> alerts;  ///< the run monitor's hang and straggler alerts, oldest first
 
   /// Builds the row: world size and strategy from the run's typed layout (store::RunLayout, named as the planner

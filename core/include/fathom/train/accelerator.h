@@ -319,8 +319,8 @@ public:
   void logMemory(std::int64_t step);
   /// Records this process's collectives of optimizer step `step` in the workspace through the `sqlite` tracker (every
   /// process, at `step`): commStepTotals(step) by requested kind as comm/<kind>/count and comm/<kind>/bytes
-  /// (plan/collective_metric_keys.h; kinds without a call left out, barriers too), what plan-vs-actual compares with the
-  /// planner's collectives. Every collective of the step counts, logging reductions included. Nothing in a single
+  /// (plan/collective_metric_keys.h; kinds without a call left out, barriers too), what plan-vs-actual compares with
+  /// the planner's collectives. Every collective of the step counts, logging reductions included. Nothing in a single
   /// process, before initTrackers() or after endTraining(). Not collective.
   void logCollectives(std::int64_t step);
   /// Sends `text` to the workspace as a log line of this process with `level` (the `sqlite` tracker; every
