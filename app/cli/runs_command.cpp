@@ -303,7 +303,8 @@ int showRun(const RunsFlags& flags) {
         behind += std::to_string(rank);
       }
       rows.push_back({std::to_string(a.id.value), std::string(store::toString(a.alert.kind)), formatTime(a.alert.time),
-                      behind.empty() ? "-" : behind, a.alert.resolvedAt ? "ended" : "open",
+                      behind.empty() ? "-" : behind,
+                      a.alert.resolvedAt ? std::string(store::toString(a.alert.end)) : "open",
                       store::describeAlert(a.alert)});
     }
     printTable(std::cout, rows);

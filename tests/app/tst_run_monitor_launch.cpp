@@ -95,6 +95,13 @@ private slots:
     const auto stored = workspace.alerts(run.id);
     QCOMPARE(stored.size(), std::size_t(1));
     QCOMPARE(stored.front().alert.behind(), std::vector<int>{1});
+    // The group was stopped, not unstuck: the alert ended with the run, and says so.
+    QVERIFY(stored.front().alert.resolvedAt.has_value());
+    QVERIFY(stored.front().alert.end == fathom::store::AlertEnd::RunEnded);
+    const auto ended = linesOf(r.out, u"alert_resolved"_s);
+    QVERIFY2(ended.size() == 1 && ended.front().value(u"ended"_s).toString() == u"run_ended"_s,
+             qPrintable(describe(r)));
+    QVERIFY2(r.err.contains("still open when the run ended"), r.err.constData());
     // Within the timeout + 5 s of the skip (rank 1 logged it with its clock, the launcher stamped the alert).
     double skippedAt = 0;
     for (const auto& e : workspace.lastEvents(run.id, 1000)) {

@@ -252,6 +252,78 @@ private slots:
     }
   }
 
+  void aStragglerMustStaySlowAndStayCaughtUp() {
+    // Hysteresis: heartbeats every 5 steps; rank 1's verdict must hold over a whole window (10 steps) to change.
+    RunMonitor monitor({.hangTimeout = std::chrono::duration<double>(0.0)});
+    const auto t0 = Clock::now();
+    double work0 = 0;
+    double work1 = 0;
+    std::int64_t step = 1;
+    std::vector<MonitorUpdate> updates;
+    // Each phase: rank 1's seconds per step (rank 0: 20 ms) for a number of heartbeats.
+    const auto run = [&](double perStep1, int beats) {
+      updates.clear();
+      for (int b = 0; b < beats; ++b) {
+        step += 5;
+        work0 += 0.020 * 5;
+        work1 += perStep1 * 5;
+        const auto at = t0 + std::chrono::seconds(step);
+        monitor.observe(report(0, 1, 1, step, work0), at);
+        monitor.observe(report(1, 1, 1, step, work1), at);
+        const auto u = monitor.check(at, static_cast<double>(step));
+        updates.insert(updates.end(), u.begin(), u.end());
+      }
+    };
+    run(0.020, 6);  // even: windows full, nothing
+    QVERIFY(updates.empty());
+    // A slow spell of 5 steps: the window average (the last 10 steps) is above the threshold in two comparisons,
+    // 5 steps apart: less than a window of steps.
+    run(0.060, 1);
+    run(0.020, 4);
+    QVERIFY2(updates.empty(), updates.empty() ? "" : store::describeAlert(updates[0].alert).c_str());
+    // Slower for good: raised once it stayed slower for a window (the third slow comparison, 10 steps after the
+    // first).
+    run(0.060, 2);
+    QCOMPARE(updates.size(), std::size_t{0});
+    run(0.060, 1);
+    QCOMPARE(updates.size(), std::size_t{1});
+    QVERIFY(updates[0].raised);
+    // Flapping around the threshold (one beat fast, one slow) never resolves it: no "resolved after 0.0 s".
+    for (int i = 0; i < 4; ++i) {
+      run(0.020, 2);  // the window average falls under the threshold for one comparison only
+      QVERIFY(updates.empty());
+      run(0.060, 2);
+      QVERIFY(updates.empty());
+    }
+    // Caught up for good: resolved once it stayed not slower for a window.
+    run(0.020, 6);
+    QCOMPARE(updates.size(), std::size_t{1});
+    QVERIFY(!updates[0].raised);
+    QVERIFY(updates[0].alert.end == store::AlertEnd::Resolved);
+    QVERIFY(*updates[0].alert.resolvedAt - updates[0].alert.time >= 10.0);
+  }
+
+  void theRunsEndClosesItsOpenAlerts() {
+    RunMonitor monitor({.hangTimeout = std::chrono::duration<double>(5.0)});
+    const auto t0 = Clock::now();
+    monitor.observe(report(0, 4, 3), t0);
+    monitor.observe(report(1, 3, 3), t0);
+    QCOMPARE(monitor.check(t0 + std::chrono::seconds(6), 106).size(), std::size_t{1});
+    // --hang_action abort: the ranks are stopped and leave; the hang is still open when the run ends.
+    monitor.rankLeft(0);
+    monitor.rankLeft(1);
+    QVERIFY(monitor.check(t0 + std::chrono::seconds(7), 107).empty());
+    const auto closed = monitor.closeAll(108);
+    QCOMPARE(closed.size(), std::size_t{1});
+    QVERIFY(!closed[0].raised);
+    QCOMPARE(closed[0].key, 1);
+    QCOMPARE(closed[0].alert.resolvedAt.value(), 108.0);
+    QVERIFY(closed[0].alert.end == store::AlertEnd::RunEnded);
+    // Nothing more after the end, and nothing twice.
+    QVERIFY(monitor.check(t0 + std::chrono::seconds(60), 160).empty());
+    QVERIFY(monitor.closeAll(161).empty());
+  }
+
   void invalidOptionsAreRefused() {
     QVERIFY_THROWS_EXCEPTION(ConfigError, RunMonitor({.hangTimeout = std::chrono::duration<double>(-1.0)}));
     QVERIFY_THROWS_EXCEPTION(ConfigError, RunMonitor({.stragglerThreshold = -0.1}));

@@ -284,12 +284,18 @@ private slots:
     straggler.ranks = {{0, false, 20, std::nullopt, std::nullopt, 0.1}, {1, true, 20, std::nullopt, std::nullopt, 0.3}};
     const AlertId second = ws.addAlert(RunId{1}, straggler);
     ws.resolveAlert(id, 1700000020.0);
-    ws.resolveAlert(id, 1700000030.0);  // the first resolution stays
+    ws.resolveAlert(id, 1700000030.0, AlertEnd::RunEnded);  // the first resolution stays, and how it ended
+    ws.resolveAlert(second, 1700000040.0, AlertEnd::RunEnded);
     auto rows = ws.alerts(RunId{1});
     QCOMPARE(rows.size(), std::size_t{2});
     alert.resolvedAt = 1700000020.0;
     QVERIFY(rows[0].id == id && rows[0].alert == alert);
+    QVERIFY(rows[0].alert.end == AlertEnd::Resolved);
+    straggler.resolvedAt = 1700000040.0;
+    straggler.end = AlertEnd::RunEnded;
     QVERIFY(rows[1].id == second && rows[1].alert == straggler);
+    QVERIFY(store::describeAlert(rows[1].alert).find("still open when the run ended, after 29.0 s") !=
+            std::string::npos);
     QCOMPARE(rows[0].alert.behind(), std::vector<int>{1});
     // Incremental: only the alerts after an id.
     rows = ws.alerts(RunId{1}, id);

@@ -68,9 +68,17 @@ private slots:
     model.appendAlerts({resolved});
     QCOMPARE(inserted.count(), 2);
     QCOMPARE(changed.count(), 1);
-    QCOMPARE(model.index(0, AlertsModel::StatusColumn).data().toString(), u"ended"_s);
+    QCOMPARE(model.index(0, AlertsModel::StatusColumn).data().toString(), u"resolved"_s);
     QVERIFY(model.index(0, 0).data(AlertsModel::ResolvedRole).toBool());
     QCOMPARE(model.openCount(), 1);
+    // The run ends with the straggler still open: the collector closes it, saying so.
+    QCOMPARE(model.index(1, 0).data(AlertsModel::AlertIdRole).toLongLong(), 5);
+    auto closed = straggler(5);
+    closed.alert.resolvedAt = 1700000090.0;
+    closed.alert.end = store::AlertEnd::RunEnded;
+    model.appendAlerts({closed});
+    QCOMPARE(model.index(1, AlertsModel::StatusColumn).data().toString(), u"open at the run's end"_s);
+    QCOMPARE(model.openCount(), 0);
     model.setAlerts({});
     QCOMPARE(model.rowCount(), 0);
   }

@@ -102,7 +102,11 @@ QVariant AlertsModel::data(const QModelIndex& index, int role) const {
     }
     case CollectiveColumn: return format::collective(a.waitingIn);
     case DurationColumn: return durationText(a);
-    case StatusColumn: return a.resolvedAt ? tr("ended") : tr("open");
+    case StatusColumn:
+      if (!a.resolvedAt) {
+        return tr("open");
+      }
+      return a.end == store::AlertEnd::Resolved ? tr("resolved") : tr("open at the run's end");
     default: return {};
     }
   case Qt::ToolTipRole: return QString::fromStdString(store::describeAlert(a));

@@ -63,15 +63,21 @@ std::vector<Heartbeat> readHeartbeats(sql::Db& db, std::int64_t run) {
 }
 
 AlertId insertAlert(sql::Db& db, std::int64_t run, const RunAlert& alert) {
-  sql::Statement a(db, "INSERT INTO alerts (run_id, kind, time, stalled_seconds, median_step_seconds, resolved_at, " +
-                           positionColumns("waiting") + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  sql::Statement a(db, "INSERT INTO alerts (run_id, kind, time, stalled_seconds, median_step_seconds, resolved_at, "
+                       "ended, " +
+                           positionColumns("waiting") + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   a.bind(1, run)
       .bind(2, toString(alert.kind))
       .bind(3, alert.time)
       .bind(4, alert.stalledSeconds)
       .bind(5, alert.medianStepSeconds)
       .bind(6, alert.resolvedAt);
-  bindPosition(a, 7, alert.waitingIn);
+  if (alert.resolvedAt) {
+    a.bind(7, toString(alert.end));
+  } else {
+    a.bindNull(7);
+  }
+  bindPosition(a, 8, alert.waitingIn);
   a.run();
   const AlertId id{sqlite3_last_insert_rowid(db.handle())};
   sql::Statement r(db, "INSERT INTO alert_ranks (alert_id, rank, behind, step, step_seconds, " +
@@ -86,9 +92,9 @@ AlertId insertAlert(sql::Db& db, std::int64_t run, const RunAlert& alert) {
   return id;
 }
 
-void resolveAlert(sql::Db& db, AlertId alert, double time) {
-  sql::Statement s(db, "UPDATE alerts SET resolved_at = ? WHERE id = ? AND resolved_at IS NULL");
-  s.bind(1, time).bind(2, alert.value);
+void resolveAlert(sql::Db& db, AlertId alert, double time, AlertEnd how) {
+  sql::Statement s(db, "UPDATE alerts SET resolved_at = ?, ended = ? WHERE id = ? AND resolved_at IS NULL");
+  s.bind(1, time).bind(2, toString(how)).bind(3, alert.value);
   s.run();
 }
 
@@ -96,7 +102,7 @@ std::vector<AlertRow> readAlerts(sql::Db& db, std::int64_t run, AlertId after) {
   std::vector<AlertRow> out;
   std::map<std::int64_t, std::size_t> index;
   {
-    sql::Statement s(db, "SELECT id, kind, time, stalled_seconds, median_step_seconds, resolved_at, " +
+    sql::Statement s(db, "SELECT id, kind, time, stalled_seconds, median_step_seconds, resolved_at, ended, " +
                              positionColumns("waiting") + " FROM alerts WHERE run_id = ? AND id > ? ORDER BY id");
     s.bind(1, run).bind(2, after.value);
     while (s.step()) {
@@ -106,7 +112,10 @@ std::vector<AlertRow> readAlerts(sql::Db& db, std::int64_t run, AlertId after) {
       row.alert.stalledSeconds = s.real(3);
       row.alert.medianStepSeconds = s.optReal(4);
       row.alert.resolvedAt = s.optReal(5);
-      row.alert.waitingIn = readPosition(s, 6);
+      if (!s.isNull(6)) {
+        row.alert.end = parseAlertEnd(s.text(6)).value_or(AlertEnd::Resolved);
+      }
+      row.alert.waitingIn = readPosition(s, 7);
       index[row.id.value] = out.size();
       out.push_back(std::move(row));
     }

@@ -29,7 +29,7 @@ std::vector<Heartbeat> readHeartbeats(sql::Db& db, std::int64_t run);
 /// Stores `alert` and its ranks; returns its id.
 AlertId insertAlert(sql::Db& db, std::int64_t run, const RunAlert& alert);
 /// Sets resolved_at of `alert` (once: a resolved alert keeps its first resolution).
-void resolveAlert(sql::Db& db, AlertId alert, double time);
+void resolveAlert(sql::Db& db, AlertId alert, double time, AlertEnd how);
 /// The alerts of `run` with id > `after`, in id order, with their ranks.
 std::vector<AlertRow> readAlerts(sql::Db& db, std::int64_t run, AlertId after);
 

@@ -41,6 +41,20 @@ std::optional<AlertKind> parseAlertKind(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view toString(AlertEnd end) {
+  return end == AlertEnd::Resolved ? "resolved" : "run_ended";
+}
+
+std::optional<AlertEnd> parseAlertEnd(std::string_view text) {
+  if (text == "resolved") {
+    return AlertEnd::Resolved;
+  }
+  if (text == "run_ended") {
+    return AlertEnd::RunEnded;
+  }
+  return std::nullopt;
+}
+
 std::vector<int> RunAlert::behind() const {
   std::vector<int> out;
   for (const AlertRank& r : ranks) {
@@ -90,7 +104,9 @@ std::string describeAlert(const RunAlert& alert) {
     }
   }
   if (alert.resolvedAt) {
-    out << std::setprecision(1) << " (resolved after " << (*alert.resolvedAt - alert.time) << " s)";
+    out << std::setprecision(1)
+        << (alert.end == AlertEnd::Resolved ? " (resolved after " : " (still open when the run ended, after ")
+        << (*alert.resolvedAt - alert.time) << " s)";
   }
   return out.str();
 }
@@ -125,6 +141,7 @@ nlohmann::json alertToJson(const AlertRow& row) {
           {"waiting_in", positionToJson(a.waitingIn)},
           {"median_step_seconds", orNull(a.medianStepSeconds)},
           {"resolved_at", orNull(a.resolvedAt)},
+          {"ended", a.resolvedAt ? nlohmann::json(toString(a.end)) : nlohmann::json(nullptr)},
           {"behind", a.behind()},
           {"ranks", std::move(ranks)}};
 }

@@ -161,7 +161,15 @@ CREATE TABLE run_plans (
           "creating run_plans");
 }
 
-constexpr std::array<Migration, 8> kMigrations{{
+// Version 9: how an alert ended (store::AlertEnd): 'resolved' (the condition cleared while the run went on) or
+// 'run_ended' (still open when the run ended; the collector closes such alerts as it stops). NULL while open; alerts
+// of older versions that ended get 'resolved', the only way they could end.
+constexpr std::string_view kVersion9 = R"sql(
+ALTER TABLE alerts ADD COLUMN ended TEXT;
+UPDATE alerts SET ended = 'resolved' WHERE resolved_at IS NOT NULL;
+)sql";
+
+constexpr std::array<Migration, 9> kMigrations{{
     {1, "runs, ranks, metrics, events, artifacts", kVersion1},
     {2, "metric-series index, plans", kVersion2},
     {3, "heartbeats, trace chunks", kVersion3},
@@ -170,6 +178,7 @@ constexpr std::array<Migration, 8> kMigrations{{
     {6, "the run specification of a launch", kVersion6},
     {7, "run monitor: heartbeat wavefronts, alerts", "", &addRunMonitorTables},
     {8, "the plan of a run", "", &createRunPlans},
+    {9, "how an alert ended", kVersion9},
 }};
 
 }  // namespace

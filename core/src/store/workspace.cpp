@@ -451,8 +451,8 @@ AlertId Workspace::addAlert(RunId run, const RunAlert& alert) {
   return id;
 }
 
-void Workspace::resolveAlert(AlertId alert, double time) {
-  store::resolveAlert(m_impl->db, alert, time);
+void Workspace::resolveAlert(AlertId alert, double time, AlertEnd how) {
+  store::resolveAlert(m_impl->db, alert, time, how);
 }
 
 void Workspace::setRunPlan(RunId run, std::string_view source, std::string_view predictionJson) {

@@ -68,12 +68,34 @@ void RunMonitor::rankLeft(int rank) {
 
 std::vector<MonitorUpdate> RunMonitor::check(Clock::time_point now, double wallNow) {
   std::vector<MonitorUpdate> out;
+  if (m_closed) {
+    return out;
+  }
   if (m_options.hangTimeout.count() > 0) {
     checkHang(now, wallNow, out);
   }
   if (m_options.stragglerThreshold > 0) {
     checkStragglers(wallNow, out);
   }
+  return out;
+}
+
+std::vector<MonitorUpdate> RunMonitor::closeAll(double wallNow) {
+  std::vector<MonitorUpdate> out;
+  const auto close = [&](OpenAlert& open) {
+    open.alert.resolvedAt = wallNow;
+    open.alert.end = store::AlertEnd::RunEnded;
+    out.push_back({open.key, false, open.alert});
+  };
+  if (m_hang) {
+    close(*m_hang);
+    m_hang.reset();
+  }
+  for (auto& [rank, open] : m_stragglers) {
+    close(open);
+  }
+  m_stragglers.clear();
+  m_closed = true;
   return out;
 }
 
@@ -150,8 +172,8 @@ std::optional<double> RunMonitor::stepSeconds(const RankState& rank) const {
 }
 
 void RunMonitor::checkStragglers(double wallNow, std::vector<MonitorUpdate>& out) {
-  std::vector<std::pair<const RankState*, double>> paced;
-  for (const auto& [rank, state] : m_ranks) {
+  std::vector<std::pair<RankState*, double>> paced;
+  for (auto& [rank, state] : m_ranks) {
     if (state.left) {
       continue;
     }
@@ -175,8 +197,24 @@ void RunMonitor::checkStragglers(double wallNow, std::vector<MonitorUpdate>& out
     const bool slow =
         seconds > (1 + m_options.stragglerThreshold) * med && seconds - med >= m_options.stragglerMinExcess.count();
     const int rank = state->last.rank;
+    const std::int64_t step = state->pace.back().step;
     const auto open = m_stragglers.find(rank);
-    if (slow && open == m_stragglers.end()) {
+    // Hysteresis: the verdict must hold in every comparison over a window of the rank's steps before it changes.
+    const auto held = [&](std::optional<std::int64_t>& since) {
+      if (!since) {
+        since = step;
+      }
+      return step - *since >= m_options.stragglerWindowSteps;
+    };
+    if (open == m_stragglers.end()) {
+      state->fastSince.reset();
+      if (!slow) {
+        state->slowSince.reset();
+        continue;
+      }
+      if (!held(state->slowSince)) {
+        continue;
+      }
       store::RunAlert alert;
       alert.kind = store::AlertKind::Straggler;
       alert.time = wallNow;
@@ -186,11 +224,21 @@ void RunMonitor::checkStragglers(double wallNow, std::vector<MonitorUpdate>& out
       }
       const int key = m_nextKey++;
       m_stragglers.emplace(rank, OpenAlert{key, alert});
+      state->slowSince.reset();
       out.push_back({key, true, std::move(alert)});
-    } else if (!slow && open != m_stragglers.end()) {
+    } else {
+      state->slowSince.reset();
+      if (slow) {
+        state->fastSince.reset();
+        continue;
+      }
+      if (!held(state->fastSince)) {
+        continue;
+      }
       open->second.alert.resolvedAt = wallNow;
       out.push_back({open->second.key, false, open->second.alert});
       m_stragglers.erase(open);
+      state->fastSince.reset();
     }
   }
 }

@@ -213,8 +213,8 @@ private:
   /// Answers a bad hello with Refused, closes, and records why.
   void refuse(Connection& connection, const std::string& why, const protocol::Hello* hello);
   void writerLoop();
-  /// Runs the monitor's check and stores what it raised or resolved (writer thread).
-  void runMonitor();
+  /// Stores what the run monitor raised or ended and reports it through onAlert (writer thread).
+  void storeAlerts(std::vector<MonitorUpdate> updates);
   void sendAcks(Connection& connection);
   void recordWarning(const std::string& text);
   template <typename F> void updateStats(F&& f) {
@@ -430,6 +430,9 @@ void TelemetryCollector::Impl::writerLoop() {
       std::unique_lock lock(m_queueMutex);
       m_queueNotEmpty.wait_for(lock, std::chrono::milliseconds(50), [&] { return !m_queue.empty() || m_writerStop; });
       if (m_queue.empty() && m_writerStop) {
+        // Everything is committed and the run is over: alerts still open end with it.
+        lock.unlock();
+        storeAlerts(m_monitor.closeAll(unixNowSeconds()));
         break;
       }
       std::size_t weight = 0;
@@ -504,7 +507,7 @@ void TelemetryCollector::Impl::writerLoop() {
       }
       taken.clear();
     }
-    runMonitor();
+    storeAlerts(m_monitor.check(Clock::now(), unixNowSeconds()));
     std::vector<std::shared_ptr<Connection>> connections;
     {
       std::lock_guard lock(m_connectionsMutex);
@@ -516,8 +519,8 @@ void TelemetryCollector::Impl::writerLoop() {
   }
 }
 
-void TelemetryCollector::Impl::runMonitor() {
-  for (MonitorUpdate& update : m_monitor.check(Clock::now(), unixNowSeconds())) {
+void TelemetryCollector::Impl::storeAlerts(std::vector<MonitorUpdate> updates) {
+  for (MonitorUpdate& update : updates) {
     store::AlertRow row{{}, m_run, std::move(update.alert)};
     try {
       if (update.raised) {
@@ -525,7 +528,7 @@ void TelemetryCollector::Impl::runMonitor() {
         m_alertIds[update.key] = row.id;
       } else if (const auto found = m_alertIds.find(update.key); found != m_alertIds.end()) {
         row.id = found->second;
-        m_workspace.resolveAlert(row.id, *row.alert.resolvedAt);
+        m_workspace.resolveAlert(row.id, *row.alert.resolvedAt, row.alert.end);
       }
     } catch (const std::exception& e) {
       // The alert is still reported to the launcher; the next commit finds out whether the workspace is gone.

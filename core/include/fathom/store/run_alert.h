@@ -24,6 +24,16 @@ enum class AlertKind {
 std::string_view toString(AlertKind kind);
 std::optional<AlertKind> parseAlertKind(std::string_view text);
 
+/// How an alert ended.
+enum class AlertEnd {
+  Resolved,  ///< the condition cleared while the run went on: a rank made progress, the straggler caught up
+  RunEnded,  ///< the run ended (finished, failed or was stopped) while the alert was still open
+};
+
+/// "resolved", "run_ended": the spelling stored in the workspace and printed by the CLI.
+std::string_view toString(AlertEnd end);
+std::optional<AlertEnd> parseAlertEnd(std::string_view text);
+
 /// One rank as an alert saw it.
 struct AlertRank {
   int rank = 0;
@@ -48,8 +58,10 @@ struct RunAlert {
   std::optional<parallel::CollectivePosition> waitingIn;
   /// Straggler: the median of the other ranks' own seconds per step. Hang: empty.
   std::optional<double> medianStepSeconds;
-  /// When the episode ended (a rank made progress; the straggler caught up); empty while it lasts.
+  /// When the episode ended (a rank made progress; the straggler caught up; the run ended); empty while it lasts.
   std::optional<double> resolvedAt;
+  /// How it ended; meaningful once resolvedAt is set.
+  AlertEnd end = AlertEnd::Resolved;
   std::vector<AlertRank> ranks;  ///< every rank the monitor compared, ordered by rank
 
   /// The ranks marked behind, ascending.
@@ -69,9 +81,10 @@ struct AlertRow {
 std::string describeAlert(const RunAlert& alert);
 
 /// The alert as JSON (docs/workspace.md, "Alerts"): {"id", "run_id", "kind", "time", "stalled_seconds",
-/// "waiting_in", "median_step_seconds", "resolved_at", "behind": [ranks], "ranks": [{"rank", "behind", "step",
-/// "entered", "finished", "step_seconds"}]}; a collective is {"sequence", "kind", "group", "group_size", "bytes"};
-/// absent values are null. `fathom launch --json`, `fathom runs watch --json` and `fathom runs show --json` write it.
+/// "waiting_in", "median_step_seconds", "resolved_at", "ended" ("resolved"/"run_ended"), "behind": [ranks], "ranks":
+/// [{"rank", "behind", "step", "entered", "finished", "step_seconds"}]}; a collective is {"sequence", "kind", "group",
+/// "group_size", "bytes"}; absent values are null. `fathom launch --json`, `fathom runs watch --json` and `fathom runs
+/// show --json` write it.
 nlohmann::json alertToJson(const AlertRow& row);
 /// A collective position as JSON (null when empty).
 nlohmann::json positionToJson(const std::optional<parallel::CollectivePosition>& position);

@@ -26,7 +26,7 @@ namespace fathom::store {
 class Workspace {
 public:
   /// The schema this build writes; files from older builds are migrated on open, newer ones refused.
-  static constexpr int kSchemaVersion = 8;
+  static constexpr int kSchemaVersion = 9;
   /// `PRAGMA application_id` of every workspace: "FTHM".
   static constexpr std::int32_t kApplicationId = 0x4654484D;
 
@@ -70,8 +70,9 @@ public:
   PlanId savePlan(std::string_view inputJson, std::string_view predictionJson);
   /// Stores an alert of the run monitor with its ranks (one transaction); the launcher's collector writes them.
   AlertId addAlert(RunId run, const RunAlert& alert);
-  /// Marks `alert` resolved at `time` (seconds since the Unix epoch); an alert already resolved keeps its time.
-  void resolveAlert(AlertId alert, double time);
+  /// Marks `alert` ended at `time` (seconds since the Unix epoch), as `how` says; an alert already ended keeps its
+  /// time and how it ended.
+  void resolveAlert(AlertId alert, double time, AlertEnd how = AlertEnd::Resolved);
   /// Stores (or replaces) the plan of `run`: `predictionJson` is the `fathom plan --json` object, `source` says where
   /// it came from ("launch", "computed"). ConfigError when the run is missing.
   void setRunPlan(RunId run, std::string_view source, std::string_view predictionJson);

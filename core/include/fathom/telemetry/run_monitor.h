@@ -24,7 +24,9 @@ struct MonitorOptions {
   double stragglerThreshold = 0.20;
   /// Steps each rank's own time per step is averaged over: from the newest heartbeat back to the newest older one at
   /// least this many steps earlier. A rank is compared only once its window is full, so the first steps (warm-up)
-  /// and a run shorter than the window are never flagged.
+  /// and a run shorter than the window are never flagged. It is also the hysteresis: a rank is flagged only after
+  /// it was slower in every comparison over this many of its steps ("stays" above), and its alert ends only after
+  /// it was not slower in every comparison over as many steps, so a rank near the threshold does not flap.
   int stragglerWindowSteps = 10;
   /// ... and only when it is slower than that median by at least this much per step: below it, differences are
   /// scheduling noise (an even run of 5 ms steps must not be flagged for a 1.5 ms hiccup).
@@ -57,7 +59,8 @@ struct MonitorUpdate {
 ///
 /// Straggler: a rank's own time per step (RankReport::wavefront's work seconds, outside collectives) over its
 /// window, against the median of the other ranks': see MonitorOptions. Compared only when every rank's window is
-/// full; one alert per straggling period of a rank, resolved when it is no longer slower.
+/// full; one alert per straggling period of a rank, raised when it stayed slower for a window of its steps and
+/// resolved when it stayed not slower for as long.
 class RunMonitor {
 public:
   using Clock = std::chrono::steady_clock;
@@ -71,6 +74,9 @@ public:
   /// Alerts raised and resolved since the last call, at monotonic `now` and wall time `wallNow` (seconds since the
   /// Unix epoch, stamped on them).
   std::vector<MonitorUpdate> check(Clock::time_point now, double wallNow);
+  /// The run ended: every alert still open ends with it (store::AlertEnd::RunEnded, at `wallNow`), and nothing
+  /// more is raised.
+  std::vector<MonitorUpdate> closeAll(double wallNow);
 
 private:
   struct Pace {
@@ -81,6 +87,10 @@ private:
     RankReport last;
     bool left = false;
     std::deque<Pace> pace;  ///< one entry per distinct wavefront step, oldest first
+    /// Straggler hysteresis, in the rank's wavefront steps: since when every comparison found it slower (not
+    /// flagged yet), or, while flagged, since when every comparison found it not slower. Empty: not counting.
+    std::optional<std::int64_t> slowSince;
+    std::optional<std::int64_t> fastSince;
   };
   struct OpenAlert {
     int key = 0;
@@ -100,6 +110,7 @@ private:
   Clock::time_point m_hangRaisedAt;       ///< meaningful while m_hang is set
   std::map<int, OpenAlert> m_stragglers;  ///< open straggler alerts by rank
   int m_nextKey = 1;
+  bool m_closed = false;  ///< closeAll() was called
 };
 
 }  // namespace fathom::telemetry
