@@ -4,9 +4,12 @@
 // For each frame it reports the paint event alone and the whole frame (range change: decimation and series update,
 // then the synchronous paint): p50, p99 and max. Then commit -> screen latency: a writer commits points to a
 // workspace (as the telemetry collector does) while a RunFeed follows the run into a run page; each point's commit
-// time is compared with the time its delta reached the page's models and plot.
+// time is compared with the time its delta reached the page's models and plot. Over that load it also reports the CPU
+// of the Studio's side (the process minus the writer thread, which stands for the launcher) and its memory: resident
+// bytes sampled every 30 s against the points the page holds (memory must grow no faster than the points kept).
 //
 //   QT_QPA_PLATFORM=offscreen bench_metric_plot [--points 1000000] [--frames 300] [--latency_s 10]
+// The load run: --points 0 --latency_s 300 (5 minutes of 8,000 points/s).
 // Targets: every frame <= 16 ms, first paint <= 300 ms, commit -> screen <= 1 s. docs/benchmarks.md has numbers.
 #include "run_feed.h"
 
@@ -14,6 +17,7 @@
 #include "runs/run_details_page.h"
 
 #include <fathom/store/workspace.h>
+#include <fathom/telemetry/process_memory.h>
 
 #include <QApplication>
 #include <QDateTime>
@@ -139,10 +143,18 @@ void latency(double seconds) {
     run = ws.createRun({"latency", "bench_metric_plot", "", ""});
   }
   std::atomic<bool> stop{false};
+  std::atomic<double> writerCpuS{0};
   // The collector's cadence: a commit every 100 ms of 8 ranks x 50 keys x 2 points (8,000 points/s).
   std::thread writer([&] {
+    const auto threadCpu = [] {
+      timespec ts{};
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+      return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
+    };
     store::Workspace ws(path.toStdString());
     std::int64_t step = 0;
+    // A fixed cadence (not a sleep after each commit), so the rate stays 8,000 points/s however long a commit takes.
+    auto next = std::chrono::steady_clock::now();
     while (!stop) {
       std::vector<store::MetricPoint> batch;
       const double t = now();
@@ -154,7 +166,9 @@ void latency(double seconds) {
         }
       }
       ws.appendMetrics(run, batch);
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      writerCpuS = threadCpu();
+      next += std::chrono::milliseconds(100);
+      std::this_thread::sleep_until(next);
     }
   });
   views::RunDetailsPage page;
@@ -175,17 +189,46 @@ void latency(double seconds) {
     }
   });
   feed.start();
+  // Memory: resident bytes against points held, every 30 s (and at the end), from the first sample on.
+  struct Sample {
+    double t;
+    std::int64_t rss;
+    std::size_t points;
+  };
+  std::vector<Sample> samples;
+  QElapsedTimer clock;
+  clock.start();
+  const auto sample = [&] {
+    samples.push_back(
+        {double(clock.elapsed()) / 1000, telemetry::readProcessMemory().residentBytes, page.pointCount()});
+  };
+  QTimer sampler;
+  QObject::connect(&sampler, &QTimer::timeout, &page, sample);
+  sampler.start(std::min(30'000, int(seconds * 1000 / 4)));
   QTimer::singleShot(int(seconds * 1000), qApp, &QCoreApplication::quit);
   QElapsedTimer cpu;
   cpu.start();
   const std::clock_t c0 = std::clock();
   qApp->exec();
   const double cpuS = double(std::clock() - c0) / CLOCKS_PER_SEC;
+  const double wallS = double(cpu.elapsed()) / 1000;
+  sample();
   stop = true;
   writer.join();
   report("commit -> screen", delays);
-  std::printf("process CPU over %.0f s (writer thread included): %.0f%% of one core; points held %zu\n", seconds,
-              100 * cpuS / (double(cpu.elapsed()) / 1000), page.pointCount());
+  std::printf("process CPU over %.0f s: %.1f%% of one core with the writer thread, %.1f%% without it (the Studio's "
+              "side); points held %zu\n",
+              seconds, 100 * cpuS / wallS, 100 * (cpuS - writerCpuS) / wallS, page.pointCount());
+  for (const Sample& s : samples) {
+    std::printf("  t %6.1f s  resident %8.1f MiB  points held %9zu\n", s.t, double(s.rss) / (1 << 20), s.points);
+  }
+  if (samples.size() >= 2 && samples.back().points > samples.front().points) {
+    const Sample& a = samples.front();
+    const Sample& b = samples.back();
+    std::printf("memory growth: %.1f bytes per point kept (%.1f MiB for %zu points, from t %.0f s to %.0f s)\n",
+                double(b.rss - a.rss) / double(b.points - a.points), double(b.rss - a.rss) / (1 << 20),
+                b.points - a.points, a.t, b.t);
+  }
 }
 
 }  // namespace
@@ -194,7 +237,10 @@ int main(int argc, char** argv) {
   qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
   const QStringList args = app.arguments();
-  plotSweep(argument(args, QStringLiteral("--points"), 1'000'000), argument(args, QStringLiteral("--frames"), 300));
+  const int points = argument(args, QStringLiteral("--points"), 1'000'000);
+  if (points > 0) {
+    plotSweep(points, argument(args, QStringLiteral("--frames"), 300));
+  }
   const int latencyS = argument(args, QStringLiteral("--latency_s"), 10);
   if (latencyS > 0) {
     latency(latencyS);
