@@ -20,6 +20,7 @@
 #include <QLineSeries>
 #include <QSignalSpy>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTest>
 #include <QValueAxis>
@@ -367,6 +368,11 @@ private slots:
     QCOMPARE(chart->measuredPoints(device(MemoryCategory::Parameters)), stepsOf(0, 40).size());
     QCOMPARE(chart->plannedBytes(MemoryCategory::Gradients),
              std::optional<double>(planned(0, MemoryCategory::Gradients)));
+
+    // On a tab not shown nothing is drawn; showing the tab draws.
+    QCOMPARE(chart->measuredSeries(device(MemoryCategory::Parameters))->count(), 0);
+    page.findChild<QTabWidget*>(u"runTabs"_s)->setCurrentWidget(splitter->parentWidget());
+    QTRY_COMPARE(chart->measuredSeries(device(MemoryCategory::Parameters))->count(), qsizetype(stepsOf(0, 40).size()));
 
     ranks->setCurrentIndex(1);
     QCOMPARE(chart->rank(), 1);

@@ -405,6 +405,9 @@ QStringList MemoryTimeline::hoverLines(double x) const {
 }
 
 void MemoryTimeline::redraw() {
+  if (!isVisible()) {
+    return;  // on a tab not shown (the usual case while a run is watched), nothing to draw; showEvent() draws
+  }
   double lo = std::numeric_limits<double>::infinity();
   double hi = -lo;
   for (const auto& [curve, line] : m_lines) {
@@ -456,6 +459,11 @@ void MemoryTimeline::redraw() {
   if (m_yAxis->labelFormat() != format) {
     m_yAxis->setLabelFormat(format);
   }
+}
+
+void MemoryTimeline::showEvent(QShowEvent* event) {
+  ChartView::showEvent(event);
+  scheduleRedraw();
 }
 
 void MemoryTimeline::mouseMoveEvent(QMouseEvent* event) {

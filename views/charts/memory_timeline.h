@@ -46,8 +46,8 @@ struct MemoryCurve {
 /// The chart reads a MetricSeriesStore it does not own. Each line keeps a LodSeries filled while points arrive
 /// (pointsAppended() appends the rows of the rank it shows; a new line reads its own series from the store once);
 /// a redraw decimates every line to min/max per pixel column, so a long run never puts more than two points per
-/// column into Qt Charts. Only setRun() and setRank() read the rank's series in full. Keys are recognised through
-/// the vocabulary (parseMemoryMetricKey), never spelled here.
+/// column into Qt Charts; while the chart is hidden (another tab), nothing is drawn. Only setRun() and setRank() read
+/// the rank's series in full. Keys are recognised through the vocabulary (parseMemoryMetricKey), never spelled here.
 class MemoryTimeline : public ChartView {
   Q_OBJECT
 
@@ -94,6 +94,7 @@ signals:
 
 protected:
   void redraw() override;
+  void showEvent(QShowEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
   void leaveEvent(QEvent* event) override;
 
