@@ -1191,6 +1191,45 @@
     </message>
 </context>
 <context>
+    <name>fathom::views::MemoryTimeline</name>
+    <message>
+        <source>Step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>%1 (profiler, %2)</source>
+        <translation>%1 (Profiler, %2)</translation>
+    </message>
+    <message>
+        <source>%1 (offloaded to host)</source>
+        <translation>%1 (auf den Host ausgelagert)</translation>
+    </message>
+    <message>
+        <source>Rank %1, step %2</source>
+        <translation>Rang %1, Schritt %2</translation>
+    </message>
+    <message>
+        <source>%1: measured %2</source>
+        <translation>%1: gemessen %2</translation>
+    </message>
+    <message>
+        <source>exact</source>
+        <translation>exakt</translation>
+    </message>
+    <message>
+        <source>%1: measured %2, planned %3 (%4)</source>
+        <translation>%1: gemessen %2, geplant %3 (%4)</translation>
+    </message>
+    <message>
+        <source>%1: planned %2</source>
+        <translation>%1: geplant %2</translation>
+    </message>
+    <message>
+        <source>%1, planned</source>
+        <translation>%1, geplant</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::MetricPlot</name>
     <message>
         <source>mean (band: min–max over ranks)</source>
@@ -1544,22 +1583,6 @@
 <context>
     <name>fathom::views::PlanVsActualModel</name>
     <message>
-        <source>Parameters</source>
-        <translation>Parameter</translation>
-    </message>
-    <message>
-        <source>Gradients</source>
-        <translation>Gradienten</translation>
-    </message>
-    <message>
-        <source>Optimizer states</source>
-        <translation>Optimiererzustände</translation>
-    </message>
-    <message>
-        <source>Master weights</source>
-        <translation>Master-Gewichte</translation>
-    </message>
-    <message>
         <source>Peak activations</source>
         <translation>Aktivierungen (Spitze)</translation>
     </message>
@@ -1854,6 +1877,14 @@
     <message>
         <source>Alerts (%1 open)</source>
         <translation>Warnungen (%1 offen)</translation>
+    </message>
+    <message>
+        <source>Memory over time of rank</source>
+        <translation>Speicherverlauf von Rang</translation>
+    </message>
+    <message>
+        <source>solid: measured, dashed: planned</source>
+        <translation>durchgezogen: gemessen, gestrichelt: geplant</translation>
     </message>
 </context>
 <context>

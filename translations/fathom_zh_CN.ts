@@ -1186,6 +1186,45 @@
     </message>
 </context>
 <context>
+    <name>fathom::views::MemoryTimeline</name>
+    <message>
+        <source>Step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>%1 (profiler, %2)</source>
+        <translation>%1（性能分析器，%2）</translation>
+    </message>
+    <message>
+        <source>%1 (offloaded to host)</source>
+        <translation>%1（卸载到主机）</translation>
+    </message>
+    <message>
+        <source>Rank %1, step %2</source>
+        <translation>秩 %1，第 %2 步</translation>
+    </message>
+    <message>
+        <source>%1: measured %2</source>
+        <translation>%1：实测 %2</translation>
+    </message>
+    <message>
+        <source>exact</source>
+        <translation>完全一致</translation>
+    </message>
+    <message>
+        <source>%1: measured %2, planned %3 (%4)</source>
+        <translation>%1：实测 %2，计划 %3（%4）</translation>
+    </message>
+    <message>
+        <source>%1: planned %2</source>
+        <translation>%1：计划 %2</translation>
+    </message>
+    <message>
+        <source>%1, planned</source>
+        <translation>%1，计划</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::MetricPlot</name>
     <message>
         <source>mean (band: min–max over ranks)</source>
@@ -1539,22 +1578,6 @@
 <context>
     <name>fathom::views::PlanVsActualModel</name>
     <message>
-        <source>Parameters</source>
-        <translation>参数</translation>
-    </message>
-    <message>
-        <source>Gradients</source>
-        <translation>梯度</translation>
-    </message>
-    <message>
-        <source>Optimizer states</source>
-        <translation>优化器状态</translation>
-    </message>
-    <message>
-        <source>Master weights</source>
-        <translation>主权重</translation>
-    </message>
-    <message>
         <source>Peak activations</source>
         <translation>激活（峰值）</translation>
     </message>
@@ -1849,6 +1872,14 @@
     <message>
         <source>Alerts (%1 open)</source>
         <translation>警报（%1 个未结束）</translation>
+    </message>
+    <message>
+        <source>Memory over time of rank</source>
+        <translation>内存时间线，秩</translation>
+    </message>
+    <message>
+        <source>solid: measured, dashed: planned</source>
+        <translation>实线：实测，虚线：计划</translation>
     </message>
 </context>
 <context>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The one memory-category vocabulary (common/memory_category.h) and the metric keys made from it
-// (common/memory_metric_keys.h): every category named once, the earlier spellings read as the current ones, and a
-// workspace written by the release before it (tests/data/workspace_v3.sqlite) opening with every memory metric under
-// its current key and the same points.
+// (common/memory_metric_keys.h): every category named once, every key parsed back to what it names, the earlier
+// spellings read as the current ones, and a workspace written by the release before it
+// (tests/data/workspace_v3.sqlite) opening with every memory metric under its current key and the same points.
 #include <fathom/common/memory_category.h>
 #include <fathom/common/memory_metric_keys.h>
 #include <fathom/plan/prediction.h>
@@ -19,9 +19,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 using namespace fathom;
 using namespace Qt::StringLiterals;
@@ -133,6 +135,38 @@ private slots:
     QCOMPARE(qs(profiledPeakMetricKey("cuda:0", MemoryCategory::Activations)),
              u"profile/memory/cuda:0/peak_activations_bytes"_s);
     QCOMPARE(qs(profiledPeakTotalMetricKey("cpu")), u"profile/memory/cpu/peak_total_bytes"_s);
+  }
+
+  void metricKeysParseBackToWhatTheyName() {
+    using Kind = MemoryMetricName::Kind;
+    std::vector<MemoryMetricName> names;
+    for (const auto& entry : kMemoryCategoryNames) {
+      for (const MemoryPlace place : {MemoryPlace::Device, MemoryPlace::Host}) {
+        names.push_back({Kind::Current, place, {}, entry.category});
+        names.push_back({Kind::Peak, place, {}, entry.category});
+      }
+      for (const char* device : {"cpu", "cuda:0", "cuda:12"}) {
+        names.push_back({Kind::ProfiledPeak, MemoryPlace::Device, device, entry.category});
+      }
+    }
+    names.push_back({Kind::ProfiledPeak, MemoryPlace::Device, "cuda:1", std::nullopt});
+    for (const MemoryMetricName& name : names) {
+      const std::string key = name.kind == Kind::Current ? memoryMetricKey(name.place, *name.category)
+                              : name.kind == Kind::Peak  ? peakMemoryMetricKey(name.place, *name.category)
+                              : name.category            ? profiledPeakMetricKey(name.device, *name.category)
+                                                         : profiledPeakTotalMetricKey(name.device);
+      QVERIFY2(parseMemoryMetricKey(key) == name, key.c_str());
+    }
+    // Keys that name no category, earlier spellings (currentMetricKey renames them first) and near misses.
+    for (const char* other :
+         {"loss", "memory/rss_bytes", "memory/peak_rss_bytes", "memory/allocated_bytes", "memory/peak_allocated_bytes",
+          "memory/peak_gathered_parameters_bytes", "memory/gpu/parameters_bytes", "memory/device/parameter_bytes",
+          "memory/device/parameters", "memory/device/peak_bytes", "memory/device/total_bytes",
+          "profile/memory/cpu/peak_parameter_bytes", "profile/memory/cpu/parameters_bytes",
+          "profile/memory//peak_parameters_bytes", "profile/memory/peak_parameters_bytes",
+          "profile/memory/cpu/x/peak_parameters_bytes", "memory/device/parameters_bytes/x"}) {
+      QVERIFY2(!parseMemoryMetricKey(other).has_value(), other);
+    }
   }
 
   void earlierMetricKeysMapToTheCurrentOnes() {

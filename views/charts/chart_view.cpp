@@ -6,6 +6,7 @@
 #include <QCursor>
 #include <QGraphicsScene>
 #include <QLegend>
+#include <QTimer>
 #include <QToolTip>
 #include <QValueAxis>
 
@@ -34,6 +35,22 @@ void ChartView::renderTo(QPainter* painter, const QRectF& target) {
   c->resize(shown);
 }
 
+void ChartView::redrawNow() {
+  m_redrawPending = false;
+  redraw();
+}
+
+void ChartView::scheduleRedraw() {
+  if (!m_redrawPending) {
+    m_redrawPending = true;
+    QTimer::singleShot(0, this, [this] {
+      if (m_redrawPending) {
+        redrawNow();
+      }
+    });
+  }
+}
+
 void ChartView::clearChart() {
   QChart* c = chart();
   c->removeAllSeries();
@@ -55,6 +72,13 @@ void ChartView::addStrategyAxes(const QStringList& labels, QAbstractSeries* bars
   overlayX->setVisible(false);
   chart()->addAxis(overlayX, Qt::AlignBottom);
   overlay->attachAxis(overlayX);
+}
+
+std::pair<double, double> ChartView::drawableRange(double lo, double hi) {
+  if (lo > hi) {
+    return {0.0, 1.0};
+  }
+  return lo == hi ? std::pair(lo - 0.5, hi + 0.5) : std::pair(lo, hi);
 }
 
 void ChartView::showTip(const QString& text) {

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 using namespace Qt::StringLiterals;
 
@@ -360,19 +361,7 @@ void MetricPlot::flushPending() {
   scheduleRedraw();
 }
 
-void MetricPlot::scheduleRedraw() {
-  if (!m_redrawPending) {
-    m_redrawPending = true;
-    QTimer::singleShot(0, this, [this] {
-      if (m_redrawPending) {
-        redrawNow();
-      }
-    });
-  }
-}
-
-void MetricPlot::redrawNow() {
-  m_redrawPending = false;
+void MetricPlot::redraw() {
   double lo = kInf, hi = -kInf;
   for (const auto& line : m_lines) {
     if (!line->raw.empty()) {
@@ -381,15 +370,7 @@ void MetricPlot::redrawNow() {
     }
   }
   if (!m_zoomed) {
-    if (lo > hi) {
-      lo = 0;
-      hi = 1;
-    } else if (lo == hi) {
-      lo -= 0.5;
-      hi += 0.5;
-    }
-    m_x0 = lo;
-    m_x1 = hi;
+    std::tie(m_x0, m_x1) = drawableRange(lo, hi);
   }
   // One column per pixel of the plot area.
   const int columns = std::max(1, static_cast<int>(std::lround(chart()->plotArea().width())));

@@ -83,13 +83,12 @@ public:
   int lineCount() const { return static_cast<int>(m_lines.size()); }
   /// Points handed to Qt Charts by the last redraw, over every series.
   int drawnPoints() const { return m_drawnPoints; }
-  /// Redraws now (otherwise a redraw follows changes on the next turn of the event loop).
-  void redrawNow();
 
 signals:
   void rangeChanged(double x0, double x1);
 
 protected:
+  void redraw() override;
   void resizeEvent(QResizeEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
@@ -106,7 +105,6 @@ private:
   void emitReadySteps(Line& line, bool all);
   QString lineName(const Line& line) const;
   void createAxes();
-  void scheduleRedraw();
   double valueAtPixel(const QPointF& viewPos) const;
 
   const MetricSeriesStore* m_store;
@@ -119,7 +117,6 @@ private:
   QAbstractAxis* m_yAxis = nullptr;
   double m_x0 = 0, m_x1 = 1;
   bool m_zoomed = false;
-  bool m_redrawPending = false;
   bool m_rebuildPending = false;
   int m_drawnPoints = 0;
   bool m_dragging = false;

@@ -29,6 +29,10 @@ QString bytes(double value) {
   return value < 0 ? locale.negativeSign() + text : text;
 }
 
+QString signedBytes(double value) {
+  return (value > 0 ? QLocale().positiveSign() : QString()) + bytes(value);
+}
+
 QString duration(double seconds) {
   const QLocale locale;
   if (!std::isfinite(seconds)) {

@@ -14,6 +14,8 @@ namespace format {
 
 /// Bytes in binary units, one decimal: "79.6 GiB", "512 bytes" (QLocale's IEC format).
 QString bytes(double bytes);
+/// A difference of bytes with its sign: "+1.5 MiB", "-512 bytes", "0 bytes".
+QString signedBytes(double bytes);
 /// A duration: "850 µs", "12.4 ms", "3.52 s", "4 min 05 s", "2 h 03 min".
 QString duration(double seconds);
 /// A parameter count: "112.4 thousand", "10.8 million", "6.74 billion" (translated), or the plain number below 1000.

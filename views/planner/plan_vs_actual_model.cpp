@@ -2,19 +2,13 @@
 #include "planner/plan_vs_actual_model.h"
 
 #include "common/formatting.h"
+#include "common/memory_categories.h"
 
 #include <cmath>
 
 using namespace Qt::StringLiterals;
 
 namespace fathom::views {
-namespace {
-
-QString signedBytes(double bytes) {
-  return (bytes > 0 ? u"+"_s : QString()) + format::bytes(bytes);
-}
-
-}  // namespace
 
 PlanVsActualModel::PlanVsActualModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -42,17 +36,14 @@ int PlanVsActualModel::columnCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : ColumnCount;
 }
 
+QString PlanVsActualModel::categoryName(MemoryCategory category) {
+  // Activations are measured as the profiler's highest peak, the others as the engines' samples.
+  return category == MemoryCategory::Activations ? tr("Peak activations") : views::categoryName(category);
+}
+
 QString PlanVsActualModel::quantityName(const Row& row) const {
   switch (row.kind) {
-  case Kind::Memory:
-    switch (row.category) {
-    case MemoryCategory::Parameters: return tr("Parameters");
-    case MemoryCategory::Gradients: return tr("Gradients");
-    case MemoryCategory::OptimizerStates: return tr("Optimizer states");
-    case MemoryCategory::MasterWeights: return tr("Master weights");
-    case MemoryCategory::Activations: return tr("Peak activations");
-    default: return QString::fromLatin1(toString(row.category));
-    }
+  case Kind::Memory: return categoryName(row.category);
   case Kind::Total: return tr("Total (profiled peak)");
   case Kind::Collective: return tr("%1 per step").arg(QString::fromLatin1(plan::toString(row.collective.kind)));
   case Kind::StepTime: return tr("Step time");
@@ -118,13 +109,13 @@ QVariant PlanVsActualModel::cell(const Row& row, int column) const {
       const qint64 callsDifference = m.count - p.count;
       return tr("%1 calls, %2")
           .arg((callsDifference > 0 ? u"+"_s : QString()) + QString::number(callsDifference))
-          .arg(signedBytes(m.bytes - p.bytes));
+          .arg(format::signedBytes(m.bytes - p.bytes));
     }
     const auto d = row.value.difference();
     if (!d) {
       return u"–"_s;
     }
-    return seconds ? (*d > 0 ? u"+"_s : QString()) + format::duration(*d) : signedBytes(*d);
+    return seconds ? (*d > 0 ? u"+"_s : QString()) + format::duration(*d) : format::signedBytes(*d);
   }
   default: return {};
   }

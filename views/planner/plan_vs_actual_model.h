@@ -30,6 +30,9 @@ public:
   explicit PlanVsActualModel(QObject* parent = nullptr);
 
   void setComparison(const plan::PlanVsActual& comparison);
+  /// How plan vs actual names a memory category (the Studio's name, common/memory_categories.h; activations are
+  /// "Peak activations", the profiler's highest peak being what is measured). The memory timeline's legend uses it.
+  static QString categoryName(MemoryCategory category);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

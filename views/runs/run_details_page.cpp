@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runs/run_details_page.h"
 
+#include "charts/memory_timeline.h"
 #include "charts/metric_plot_panel.h"
 #include "common/formatting.h"
 #include "common/table_view.h"
@@ -10,6 +11,7 @@
 #include "runs/live_ranks_model.h"
 #include "runs/metric_summary_model.h"
 
+#include <QComboBox>
 #include <QDateTime>
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -17,6 +19,7 @@
 #include <QLocale>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
@@ -81,9 +84,42 @@ RunDetailsPage::RunDetailsPage(QWidget* parent) : QWidget(parent) {
   auto* planRow = new QHBoxLayout;
   planRow->addWidget(m_planNote, 1);
   planRow->addWidget(m_computePlan);
+  // Under the table, one rank's memory over time against its planned levels.
+  auto* memoryPane = new QWidget(planTab);
+  m_memoryRank = new QComboBox(memoryPane);
+  m_memoryRank->setObjectName(u"memoryRank"_s);
+  m_memoryRank->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  m_memory = new MemoryTimeline(&m_series, memoryPane);
+  m_memory->setMinimumHeight(170);
+  auto* rankLabel = new QLabel(tr("Memory over time of rank"), memoryPane);
+  rankLabel->setBuddy(m_memoryRank);
+  auto* styles = new QLabel(tr("solid: measured, dashed: planned"), memoryPane);
+  styles->setEnabled(false);  // a key to the lines, in the muted colour
+  auto* rankRow = new QHBoxLayout;
+  rankRow->addWidget(rankLabel);
+  rankRow->addWidget(m_memoryRank);
+  rankRow->addSpacing(12);
+  rankRow->addWidget(styles);
+  rankRow->addStretch(1);
+  auto* memoryLayout = new QVBoxLayout(memoryPane);
+  memoryLayout->setContentsMargins(0, 0, 0, 0);
+  memoryLayout->addLayout(rankRow);
+  memoryLayout->addWidget(m_memory, 1);
+  connect(m_memory, &MemoryTimeline::ranksChanged, this, &RunDetailsPage::updateMemoryRanks);
+  connect(m_memoryRank, &QComboBox::currentIndexChanged, this, [this](int index) {
+    if (index >= 0) {
+      m_memory->setRank(m_memoryRank->itemData(index).toInt());
+    }
+  });
+  auto* planSplitter = new QSplitter(Qt::Vertical, planTab);
+  planSplitter->setObjectName(u"planSplitter"_s);
+  planSplitter->addWidget(m_planView);
+  planSplitter->addWidget(memoryPane);
+  planSplitter->setStretchFactor(0, 1);
+  planSplitter->setStretchFactor(1, 1);
   auto* planLayout = new QVBoxLayout(planTab);
   planLayout->addLayout(planRow);
-  planLayout->addWidget(m_planView, 1);
+  planLayout->addWidget(planSplitter, 1);
   tabs->addTab(planTab, tr("Plan vs actual"));
   m_tabs = tabs;
   m_config = new QPlainTextEdit(tabs);
@@ -144,6 +180,7 @@ void RunDetailsPage::applyPlan(const RunPlanComparison& p) {
   m_computePlan->setVisible(!p.stored);
   if (p.comparison) {
     m_plan->setComparison(*p.comparison);
+    m_memory->setComparison(*p.comparison);
     m_planView->resizeColumnsToContents();
     m_planNote->setText(p.source == "launch" ? tr("The plan made when the run was launched, against what each rank "
                                                   "measured (exact where equal, else measured − predicted).")
@@ -154,6 +191,22 @@ void RunDetailsPage::applyPlan(const RunPlanComparison& p) {
   } else {
     m_planNote->setText(p.error.isEmpty() ? tr("This run was launched without a plan.")
                                           : tr("Computing the plan failed: %1").arg(p.error));
+  }
+}
+
+void RunDetailsPage::updateMemoryRanks() {
+  const std::vector<int> ranks = m_memory->ranks();
+  const QSignalBlocker blocker(m_memoryRank);
+  m_memoryRank->clear();
+  for (const int rank : ranks) {
+    m_memoryRank->addItem(QString::number(rank), rank);
+  }
+  const int shown = m_memoryRank->findData(m_memory->rank());
+  if (shown >= 0) {
+    m_memoryRank->setCurrentIndex(shown);
+  } else if (!ranks.empty()) {
+    m_memoryRank->setCurrentIndex(0);
+    m_memory->setRank(ranks.front());
   }
 }
 
@@ -170,6 +223,11 @@ void RunDetailsPage::applyDelta(const RunDelta& d) {
   }
   m_series.append(d.metrics);
   m_plot->pointsAppended(d.metrics);
+  if (m_memory->run() != m_runId) {
+    m_memory->setRun(m_runId);  // the first read: every point so far
+  } else {
+    m_memory->pointsAppended(d.metrics);
+  }
   m_ranks->apply(d);
   m_metrics->appendPoints(d.metrics);
   m_events->appendEvents(d.events);

@@ -8,6 +8,7 @@
 #include <QTimer>
 #include <QWidget>
 
+class QComboBox;
 class QLabel;
 class QPushButton;
 class QPlainTextEdit;
@@ -19,6 +20,7 @@ namespace fathom::views {
 class AlertsModel;
 class EventLogModel;
 class LiveRanksModel;
+class MemoryTimeline;
 class MetricPlotPanel;
 class MetricSummaryModel;
 class PlanVsActualModel;
@@ -26,9 +28,9 @@ class PlanVsActualModel;
 /// One run, live while it runs: a summary (status, times, world size, strategy, command, host), the metric plot
 /// (any key, per rank or mean with a band), and tabs with one row per rank (state, step, steps/s, loss, memory,
 /// heartbeat age, last collective entered and finished), the run monitor's hang and straggler alerts, plan vs actual
-/// (per rank and category, predicted and measured), the metrics (last, min, max per key and rank), the log and the
-/// launch configuration. setDetails() / setRow() set the header; applyDelta() appends what a RunFeed read to the models
-/// and the plot (nothing is reloaded while the run is live).
+/// (per rank and category, predicted and measured; under it a rank's memory over time against its plan), the metrics
+/// (last, min, max per key and rank), the log and the launch configuration. setDetails() / setRow() set the header;
+/// applyDelta() appends what a RunFeed read to the models and the plot (nothing is reloaded while the run is live).
 class RunDetailsPage : public QWidget {
   Q_OBJECT
 
@@ -51,6 +53,9 @@ public:
   EventLogModel* eventsModel() const { return m_events; }
   AlertsModel* alertsModel() const { return m_alerts; }
   PlanVsActualModel* planModel() const { return m_plan; }
+  MemoryTimeline* memoryTimeline() const { return m_memory; }
+  /// The memory timeline's rank selector (the ranks that measured memory or have a plan).
+  QComboBox* memoryRankCombo() const { return m_memoryRank; }
   MetricPlotPanel* plotPanel() const { return m_plot; }
   const MetricSeriesStore& series() const { return m_series; }
   /// Metric points the page holds (every key).
@@ -62,6 +67,8 @@ signals:
 
 private:
   void showHeader(const RunRow& row);
+  /// Offers the memory timeline's ranks in the selector, keeping the rank shown.
+  void updateMemoryRanks();
 
   qint64 m_runId = 0;
   bool m_live = false;
@@ -76,6 +83,8 @@ private:
   PlanVsActualModel* m_plan = nullptr;
   QLabel* m_planNote = nullptr;
   QPushButton* m_computePlan = nullptr;
+  MemoryTimeline* m_memory = nullptr;
+  QComboBox* m_memoryRank = nullptr;
   int m_alertsTab = -1;
   QTableView* m_metricsView = nullptr;
   QTableView* m_ranksView = nullptr;

@@ -28,6 +28,25 @@ std::string profiledPeakMetricKey(std::string_view device, MemoryCategory catego
 /// "profile/memory/cuda:0/peak_total_bytes": the profiler's peak of the sum over every category.
 std::string profiledPeakTotalMetricKey(std::string_view device);
 
+/// What one of the keys above names.
+struct MemoryMetricName {
+  enum class Kind {
+    Current,       ///< memoryMetricKey
+    Peak,          ///< peakMemoryMetricKey
+    ProfiledPeak,  ///< profiledPeakMetricKey, or profiledPeakTotalMetricKey (no category)
+  };
+  Kind kind = Kind::Current;
+  MemoryPlace place = MemoryPlace::Device;  ///< Current and Peak
+  std::string device;                       ///< ProfiledPeak: "cuda:0", "cpu"
+  std::optional<MemoryCategory> category;   ///< std::nullopt only for the profiler's total
+  bool operator==(const MemoryMetricName&) const = default;
+};
+
+/// The inverse of the four functions above: what `key` names, so a reader (the Studio's memory chart) finds the samples
+/// of a category without spelling keys itself. std::nullopt for any other key, an earlier release's spelling
+/// included (currentMetricKey renames those).
+std::optional<MemoryMetricName> parseMemoryMetricKey(std::string_view key);
+
 /// The process as the operating system counts it (resident set size), now and its peak.
 inline constexpr std::string_view kRssBytesKey = "memory/rss_bytes";
 inline constexpr std::string_view kPeakRssBytesKey = "memory/peak_rss_bytes";
