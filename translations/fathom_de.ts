@@ -2731,14 +2731,6 @@
 <context>
     <name>fathom::views::WizardToolsPage</name>
     <message>
-        <source>Profiler and trackers</source>
-        <translation>Profiler und Tracker</translation>
-    </message>
-    <message>
-        <source>Where the run&apos;s metrics go, and what the profiler records.</source>
-        <translation>Wohin die Metriken des Laufs gehen und was der Profiler aufzeichnet.</translation>
-    </message>
-    <message>
         <source>Experiment trackers</source>
         <translation>Experiment-Tracker</translation>
     </message>
@@ -2845,6 +2837,58 @@
     <message>
         <source>JSON lines file</source>
         <translation>JSON-Lines-Datei</translation>
+    </message>
+    <message>
+        <source>Trackers, monitoring and profiler</source>
+        <translation>Tracker, Überwachung und Profiler</translation>
+    </message>
+    <message>
+        <source>Where the run&apos;s metrics go, when the launcher reports a hung or slow rank, and what the profiler records.</source>
+        <translation>Wohin die Metriken des Laufs gehen, wann der Launcher einen hängenden oder langsamen Rang meldet und was der Profiler aufzeichnet.</translation>
+    </message>
+    <message>
+        <source>Monitoring</source>
+        <translation>Überwachung</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> s</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>Aus</translation>
+    </message>
+    <message>
+        <source>Seconds without progress of any rank, while the ranks disagree on the collective they are in, before the launcher reports a hang. 0 turns hang detection off.</source>
+        <translation>Sekunden ohne Fortschritt irgendeines Rangs, während die Ränge in verschiedenen kollektiven Operationen stehen, bevor der Launcher einen Hänger meldet. 0 schaltet die Hänger-Erkennung aus.</translation>
+    </message>
+    <message>
+        <source> %</source>
+        <translation> %</translation>
+    </message>
+    <message>
+        <source>A rank whose own time per step exceeds the other ranks&apos; median by more than this is flagged as a straggler. 0 turns straggler detection off.</source>
+        <translation>Ein Rang, dessen eigene Zeit pro Schritt den Median der anderen Ränge um mehr als diesen Wert übersteigt, wird als Nachzügler markiert. 0 schaltet die Nachzügler-Erkennung aus.</translation>
+    </message>
+    <message>
+        <source>Stop the run</source>
+        <translation>Lauf abbrechen</translation>
+    </message>
+    <message>
+        <source>Report it, the run goes on</source>
+        <translation>Melden, der Lauf geht weiter</translation>
+    </message>
+    <message>
+        <source>Hang timeout:</source>
+        <translation>Zeitlimit für Hänger:</translation>
+    </message>
+    <message>
+        <source>Straggler threshold:</source>
+        <translation>Schwelle für Nachzügler:</translation>
+    </message>
+    <message>
+        <source>On a hang:</source>
+        <translation>Bei einem Hänger:</translation>
     </message>
 </context>
 <context>

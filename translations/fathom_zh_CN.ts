@@ -2722,14 +2722,6 @@
 <context>
     <name>fathom::views::WizardToolsPage</name>
     <message>
-        <source>Profiler and trackers</source>
-        <translation>性能分析器与跟踪器</translation>
-    </message>
-    <message>
-        <source>Where the run&apos;s metrics go, and what the profiler records.</source>
-        <translation>运行的指标写到哪里，以及性能分析器记录什么。</translation>
-    </message>
-    <message>
         <source>Experiment trackers</source>
         <translation>实验跟踪器</translation>
     </message>
@@ -2836,6 +2828,58 @@
     <message>
         <source>JSON lines file</source>
         <translation>JSON Lines 文件</translation>
+    </message>
+    <message>
+        <source>Trackers, monitoring and profiler</source>
+        <translation>跟踪器、监控与性能分析器</translation>
+    </message>
+    <message>
+        <source>Where the run&apos;s metrics go, when the launcher reports a hung or slow rank, and what the profiler records.</source>
+        <translation>运行的指标写到哪里，启动器何时报告挂起或缓慢的 rank，以及性能分析器记录什么。</translation>
+    </message>
+    <message>
+        <source>Monitoring</source>
+        <translation>监控</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Seconds without progress of any rank, while the ranks disagree on the collective they are in, before the launcher reports a hang. 0 turns hang detection off.</source>
+        <translation>在各 rank 所处的集合通信不一致、且没有任何 rank 取得进展的情况下，经过多少秒后启动器报告挂起。0 表示关闭挂起检测。</translation>
+    </message>
+    <message>
+        <source> %</source>
+        <translation> %</translation>
+    </message>
+    <message>
+        <source>A rank whose own time per step exceeds the other ranks&apos; median by more than this is flagged as a straggler. 0 turns straggler detection off.</source>
+        <translation>某个 rank 自身每步用时超出其他 rank 中位数的幅度大于此值时，会被标记为掉队者。0 表示关闭掉队检测。</translation>
+    </message>
+    <message>
+        <source>Stop the run</source>
+        <translation>停止运行</translation>
+    </message>
+    <message>
+        <source>Report it, the run goes on</source>
+        <translation>报告，运行继续</translation>
+    </message>
+    <message>
+        <source>Hang timeout:</source>
+        <translation>挂起超时：</translation>
+    </message>
+    <message>
+        <source>Straggler threshold:</source>
+        <translation>掉队阈值：</translation>
+    </message>
+    <message>
+        <source>On a hang:</source>
+        <translation>发生挂起时：</translation>
     </message>
 </context>
 <context>

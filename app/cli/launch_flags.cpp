@@ -68,33 +68,6 @@ std::pair<std::string, std::string> endpoint(const std::string& text) {
   return {host, port};
 }
 
-/// The run monitor's settings in effect; ConfigError naming the key for a negative value.
-MonitorSettings monitorSettings(const config::EffectiveConfig& effective) {
-  MonitorSettings out;
-  const auto number = [&](const char* key) -> std::optional<double> {
-    const config::ResolvedValue* v = effective.find(key);
-    if (v == nullptr) {
-      return std::nullopt;
-    }
-    const double value = std::holds_alternative<double>(v->value)
-                             ? std::get<double>(v->value)
-                             : static_cast<double>(std::get<std::int64_t>(v->value));
-    FATHOM_CHECK(value >= 0 && std::isfinite(value), ConfigError, key, " must be a number >= 0, got ", value, " (from ",
-                 v->origin, ")");
-    return value;
-  };
-  if (const auto timeout = number("fathom.hang_timeout")) {
-    out.options.hangTimeout = std::chrono::duration<double>(*timeout);
-  }
-  if (const auto threshold = number("fathom.straggler_threshold")) {
-    out.options.stragglerThreshold = *threshold / 100.0;
-  }
-  if (const config::ResolvedValue* action = effective.find("fathom.hang_action")) {
-    out.abortOnHang = std::get<std::string>(action->value) == "abort";
-  }
-  return out;
-}
-
 std::chrono::milliseconds seconds(double s, const char* flag) {
   FATHOM_CHECK(std::isfinite(s) && s >= 0, ConfigError, "--", flag, " must be a number of seconds >= 0, got ", s);
   return std::chrono::milliseconds(static_cast<long long>(std::llround(s * 1000.0)));
@@ -191,17 +164,26 @@ void LaunchFlags::addTo(CLI::App& cmd, Scope scope) {
       "config's fathom.run_name, else <program>-<run id>, e.g. train-12); `fathom runs show NAME` finds the newest "
       "run of that name");
   // The run monitor (docs/launch.md, "Hang and straggler detection"): config keys of the `fathom` section.
+  // The defaults are config::MonitorSpec's; resolve() reads the values from the run specification.
+  using Monitor = config::MonitorSpec;
   add(cmd, "hang_timeout", m_hangTimeout,
-      "Seconds without progress of any rank, while ranks disagree on the collective they are in, before a hang is "
-      "reported (default 60; 0 disables; also FATHOM_HANG_TIMEOUT or the config's fathom.hang_timeout)");
+      fathom::detail::concat(
+          "Seconds without progress of any rank, while ranks disagree on the collective they are in, "
+          "before a hang is reported (default ",
+          Monitor::kDefaultHangTimeoutSeconds,
+          "; 0 disables; also FATHOM_HANG_TIMEOUT or the config's fathom.hang_timeout)"));
   add(cmd, "straggler_threshold", m_stragglerThreshold,
-      "Percent by which a rank's own time per step (outside collectives, over the last 10 steps or more) may exceed "
-      "the other ranks' median before it is flagged as a straggler (default 20; 0 disables; "
-      "fathom.straggler_threshold)");
+      fathom::detail::concat("Percent by which a rank's own time per step (outside collectives, over the last ",
+                             telemetry::MonitorOptions{}.stragglerWindowSteps,
+                             " steps or more) may exceed the other ranks' median before it is flagged as a straggler "
+                             "(default ",
+                             Monitor::kDefaultStragglerThresholdPercent, "; 0 disables; fathom.straggler_threshold)"));
   add(cmd, "hang_action", m_hangAction,
-      "report: record and print a hang, the run goes on (default); abort: also stop the group as a failure "
-      "(fathom.hang_action)")
-      ->check(CLI::IsMember({"report", "abort"}));
+      choices(config::kHangActions) + " (default " +
+          std::string(config::kHangActions.toString(Monitor::kDefaultHangAction)) +
+          "): report records and prints a hang, the run goes on; abort also stops the group as a failure "
+          "(fathom.hang_action)")
+      ->check(CLI::IsMember(config::kHangActions.names()));
 }
 
 launch::LaunchOptions LaunchFlags::resolve(std::vector<std::string>* notes, config::WorkspaceSetting* workspace,
@@ -272,7 +254,8 @@ launch::LaunchOptions LaunchFlags::resolve(std::vector<std::string>* notes, conf
     *runName = name != nullptr ? std::get<std::string>(name->value) : std::string();
   }
   if (monitor != nullptr) {
-    *monitor = monitorSettings(effective);
+    monitor->options = telemetry::MonitorOptions::fromSpec(spec.fathom.monitor);
+    monitor->abortOnHang = spec.fathom.monitor.effectiveHangAction() == config::HangAction::Abort;
   }
   if (notes != nullptr) {
     for (const auto& note : spec.notes) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <fathom/config/config_resolver.h>
+#include <fathom/config/monitor_spec.h>
 #include <fathom/launch/launch_options.h>
 #include <fathom/telemetry/run_monitor.h>
 
@@ -87,8 +88,8 @@ private:
   std::string m_logDir;
   std::string m_workspace;
   std::string m_runName;
-  double m_hangTimeout = 60;
-  double m_stragglerThreshold = 20;
+  double m_hangTimeout = config::MonitorSpec::kDefaultHangTimeoutSeconds;
+  double m_stragglerThreshold = config::MonitorSpec::kDefaultStragglerThresholdPercent;
   std::string m_hangAction;
   bool m_quiet = false;
   bool m_debug = false;

@@ -16,12 +16,14 @@
 #include "wizard/config_wizard.h"
 
 #include <fathom/config/config_reader.h>
+#include <fathom/config/run_spec.h>
 
 #include <QAbstractButton>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -243,7 +245,7 @@ private slots:
   }
 
   // Launch saves the file and starts it with `fathom launch`; the run lands in the open workspace and the runs
-  // browser shows it finished.
+  // browser shows it finished. The run monitor's settings set in the wizard are the ones the launch ran with.
   void launchRecordsTheRunInTheWorkspace() {
     QTemporaryDir dir;
     MainWindow window;
@@ -261,7 +263,13 @@ private slots:
     wizard->next();
     typeInto(child<QSpinBox>(wizard, u"steps"_s), 5);
     typeInto(child<QSpinBox>(wizard, u"logEvery"_s), 1);
+    // Monitoring: a 30 s hang timeout, stragglers at 50 %, stop the run on a hang.
     wizard->next();
+    QCOMPARE(wizard->currentId(), int(ConfigWizard::ToolsPageId));
+    child<QDoubleSpinBox>(wizard, u"hangTimeout"_s)->setValue(30);
+    child<QDoubleSpinBox>(wizard, u"stragglerThreshold"_s)->setValue(50);
+    auto* hangAction = child<QComboBox>(wizard, u"hangAction"_s);
+    hangAction->setCurrentIndex(hangAction->findData(int(fathom::config::HangAction::Abort)));
     wizard->next();
     // A file of that name exists: Launch asks, and replaces it when told to.
     const QString config = dir.filePath(u"run.yaml"_s);
@@ -281,6 +289,16 @@ private slots:
              run.info.commandLine.c_str());
     QVERIFY(run.finalLoss.has_value());
     QCOMPARE(run.worldSize, 1);
+    // The file has the monitor's keys, and the launch ran with them: the run specification the launcher recorded
+    // (what it resolved from --config_file, read back through core's reader) holds the wizard's values.
+    const auto file = fathom::config::runSpecFromConfig(fathom::config::loadConfigFile(config.toStdString()).config);
+    const auto launched =
+        fathom::config::runSpecFromConfig(fathom::config::parseConfig(run.info.runSpec, "run_spec").config);
+    for (const fathom::config::MonitorSpec& m : {file.fathom.monitor, launched.fathom.monitor}) {
+      QCOMPARE(m.hangTimeout, std::optional<double>(30));
+      QCOMPARE(m.stragglerThreshold, std::optional<double>(50));
+      QVERIFY(m.hangAction == fathom::config::HangAction::Abort);
+    }
   }
 
   // Save and Launch ask before they replace a file that exists: Cancel leaves the file and the wizard as they were

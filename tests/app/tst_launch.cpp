@@ -542,6 +542,12 @@ echo $$ > pid.$RANK; while :; do sleep 0.1; done)"_s.arg(dir.path());
     r = fathom({u"launch"_s, u"--mixed_precision"_s, u"fp64"_s, u"true"_s});
     QVERIFY(r.exitCode != 0);
     QVERIFY2(r.err.contains("fp64"), r.err.constData());
+    // The run monitor's settings are checked by the schema, naming the flag (config::MonitorSpec).
+    r = fathom({u"launch"_s, u"--hang_timeout=-1"_s, u"true"_s});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--hang_timeout: key 'fathom.hang_timeout': out of range: '-1.0'; allowed values: numbers "
+                            ">= 0"),
+             r.err.constData());
     r = fathom({u"launch"_s, u"--num_procs"_s, u"2"_s, u"true"_s});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("unknown flag --num_procs for `fathom launch`"), r.err.constData());

@@ -2,13 +2,17 @@
 // The launcher's run monitor end to end (docs/launch.md, "Hang and straggler detection"): real `fathom launch` of
 // two collective_program ranks on Gloo (127.0.0.1), the real collector and workspace.
 // - rank 1 skips one all_reduce: a hang alert within the timeout + 5 s names rank 1 behind and the all_reduce (its
-//   sequence number) rank 0 waits in; --hang_action abort then stops the group: the run ends failed, no worker
+//   sequence number) rank 0 waits in; the config file's fathom.hang_action abort (what the Studio's wizard writes;
+//   its fathom.hang_timeout is overridden by --hang_timeout 3) then stops the group: the run ends failed, no worker
 //   survives, and `fathom runs show` / `runs watch --once --json` list the alert;
 // - rank 1 sleeps 80 ms more per step: flagged as a straggler; an even run: no alert.
 #include "cli_runner.h"
 
+#include <fathom/config/config_reader.h>
+#include <fathom/config/run_spec.h>
 #include <fathom/store/workspace.h>
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -64,7 +68,14 @@ private slots:
     QTemporaryDir dir;
     const QString ws = dir.filePath(u"runs.sqlite"_s);
     const double timeout = 3;
-    const auto r = launch(ws, {u"--hang_timeout"_s, u"3"_s, u"--hang_action"_s, u"abort"_s},
+    // The file's keys reach the launcher (as from the Studio, which passes only --config_file), the flag beats the
+    // file's timeout (flag > environment > file).
+    const QString config = dir.filePath(u"monitor.yaml"_s);
+    QFile file(config);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("distributed_type: MULTI_CPU\nnum_processes: 2\nfathom:\n  hang_timeout: 1000\n  hang_action: abort\n");
+    file.close();
+    const auto r = launch(ws, {u"--config_file"_s, config, u"--hang_timeout"_s, u"3"_s},
                           {u"--steps"_s, u"30"_s, u"--skip_rank"_s, u"1"_s, u"--skip_step"_s, u"5"_s});
     // Stopped by the launcher: SIGTERM's exit code, the run failed (not lost).
     QVERIFY2(r.exitCode == 128 + SIGTERM, qPrintable(describe(r)));
@@ -92,6 +103,11 @@ private slots:
     fathom::store::Workspace workspace(ws.toStdString(), {.create = false});
     const auto run = workspace.listRuns().back();
     QVERIFY(run.status == fathom::store::RunStatus::Failed);
+    // The run specification the launcher recorded is the one it monitored with.
+    const fathom::config::MonitorSpec monitored =
+        fathom::config::runSpecFromConfig(fathom::config::parseConfig(run.runSpec, "run_spec").config).fathom.monitor;
+    QCOMPARE(monitored.hangTimeout, std::optional<double>(timeout));
+    QVERIFY(monitored.hangAction == fathom::config::HangAction::Abort);
     const auto stored = workspace.alerts(run.id);
     QCOMPARE(stored.size(), std::size_t(1));
     QCOMPARE(stored.front().alert.behind(), std::vector<int>{1});

@@ -289,6 +289,19 @@ private slots:
     QTest::newRow("bad list entry") << "distributed_type: 'NO'\nfathom:\n  trackers: [tensorboard, neptune]\n"
                                     << 3 << 13 << "fathom.trackers"
                                     << "tensorboard, wandb";
+    // The run monitor's settings (config::MonitorSpec): numbers >= 0 (0 disables), one of the hang actions.
+    QTest::newRow("negative hang timeout") << "distributed_type: 'NO'\nfathom:\n  hang_timeout: -5\n"
+                                           << 3 << 17 << "fathom.hang_timeout"
+                                           << "out of range: '-5.0'; allowed values: numbers >= 0";
+    QTest::newRow("negative straggler threshold") << "distributed_type: 'NO'\nfathom:\n  straggler_threshold: -0.5\n"
+                                                  << 3 << 24 << "fathom.straggler_threshold"
+                                                  << "allowed values: numbers >= 0";
+    QTest::newRow("hang timeout not a number") << "distributed_type: 'NO'\nfathom:\n  hang_timeout: soon\n"
+                                               << 3 << 17 << "fathom.hang_timeout"
+                                               << "expected a number, got 'soon'";
+    QTest::newRow("unknown hang action") << "distributed_type: 'NO'\nfathom:\n  hang_action: restart\n"
+                                         << 3 << 16 << "fathom.hang_action"
+                                         << "invalid value 'restart'; allowed values: report, abort";
     QTest::newRow("missing distributed_type") << "num_processes: 2\n"
                                               << 1 << 1 << "distributed_type"
                                               << "allowed values: NO, MULTI_CPU";

@@ -12,6 +12,7 @@
 #include <fathom/launch/worker_environment.h>
 #include <fathom/parallel/fsdp_options.h>
 #include <fathom/plan/plan_file.h>
+#include <fathom/telemetry/run_monitor.h>
 
 #include <QDir>
 #include <QTemporaryDir>
@@ -278,6 +279,53 @@ private slots:
     QVERIFY(back.projectDir == spec.fathom.projectDir);
     QVERIFY(back.profiler == spec.fathom.profiler);
     QVERIFY(!workerEnvironment(launch::launchOptionsFromRunSpec(RunSpec{})).count("CUDA_VISIBLE_DEVICES"));
+  }
+
+  // The run monitor's keys: typed in the spec, written back only when set, defaults from config::MonitorSpec (what
+  // the run monitor runs with when the file is silent); a negative number is refused wherever it comes from, naming
+  // the file's line, the variable or the flag.
+  void monitorSettings() {
+    const RunSpec silent = config::runSpecFromConfig(config::parseConfig("distributed_type: 'NO'\n", "s.yaml").config);
+    QVERIFY(silent.fathom.monitor == config::MonitorSpec{});
+    QCOMPARE(silent.fathom.monitor.hangTimeoutSeconds(), config::MonitorSpec::kDefaultHangTimeoutSeconds);
+    QVERIFY(!config::toConfig(silent).contains("fathom.hang_timeout"));
+    const telemetry::MonitorOptions defaults = telemetry::MonitorOptions::fromSpec(silent.fathom.monitor);
+    QCOMPARE(defaults.hangTimeout.count(), telemetry::MonitorOptions{}.hangTimeout.count());
+    QCOMPARE(defaults.stragglerThreshold, telemetry::MonitorOptions{}.stragglerThreshold);
+    QCOMPARE(defaults.stragglerThreshold, config::MonitorSpec::kDefaultStragglerThresholdPercent / 100.0);
+
+    const config::AccelerateConfig file = config::parseConfig("distributed_type: 'NO'\nfathom:\n  hang_timeout: 90\n"
+                                                              "  straggler_threshold: 12.5\n  hang_action: abort\n",
+                                                              "m.yaml")
+                                              .config;
+    const RunSpec spec = config::runSpecFromConfig(file);
+    QCOMPARE(spec.fathom.monitor.hangTimeout, std::optional<double>(90));
+    QCOMPARE(spec.fathom.monitor.stragglerThreshold, std::optional<double>(12.5));
+    QVERIFY(spec.fathom.monitor.hangAction == config::HangAction::Abort);
+    QVERIFY(config::toConfig(spec, file) == file);
+    const telemetry::MonitorOptions options = telemetry::MonitorOptions::fromSpec(spec.fathom.monitor);
+    QCOMPARE(options.hangTimeout.count(), 90.0);
+    QCOMPARE(options.stragglerThreshold, 0.125);
+    // 0 is allowed: it turns a detector off.
+    QCOMPARE(config::runSpecFromConfig(
+                 config::parseConfig("distributed_type: 'NO'\nfathom:\n  hang_timeout: 0\n", "z.yaml").config)
+                 .fathom.monitor.hangTimeout,
+             std::optional<double>(0));
+
+    config::ResolveInputs in;
+    in.useDefaultConfigFile = false;
+    in.environment = std::map<std::string, std::string>{{"FATHOM_HANG_TIMEOUT", "-1"}};
+    std::string refused = messageOf([&] { config::resolveConfig(in); });
+    QVERIFY2(refused.find("FATHOM_HANG_TIMEOUT: key 'fathom.hang_timeout': out of range") == 0, refused.c_str());
+    in.environment = std::map<std::string, std::string>{};
+    in.commandLine = {{"fathom.straggler_threshold", "-20"}};
+    refused = messageOf([&] { config::resolveConfig(in); });
+    QVERIFY2(refused.find("--straggler_threshold: key 'fathom.straggler_threshold': out of range: '-20.0'; allowed "
+                          "values: numbers >= 0") == 0,
+             refused.c_str());
+    in.commandLine = {{"fathom.hang_action", "restart"}};
+    refused = messageOf([&] { config::resolveConfig(in); });
+    QVERIFY2(refused.find("--hang_action: key 'fathom.hang_action': invalid value 'restart'") == 0, refused.c_str());
   }
 
   void unsupportedSettingsAreRefusedOrNoted() {

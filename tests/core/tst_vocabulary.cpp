@@ -85,6 +85,7 @@ private slots:
     checkTable(config::kTrackers);
     checkTable(config::kLaunchers);
     checkTable(config::kProfilerActivities);
+    checkTable(config::kHangActions);
     checkTable(plan::kStrategies);
     checkTable(plan::kMasterWeights);
     checkTable(plan::kOptimizers);
@@ -107,6 +108,7 @@ private slots:
     checkSchemaKey("fathom.trackers", config::kTrackers);
     checkSchemaKey("fathom.launcher", config::kLaunchers);
     checkSchemaKey("fathom.profiler.activities", config::kProfilerActivities);
+    checkSchemaKey("fathom.hang_action", config::kHangActions);
     checkSchemaKey("fathom.planner.master_weights", plan::kMasterWeights);
     checkSchemaKey("fathom.planner.optimizer", plan::kOptimizers);
     checkSchemaKey("fathom.planner.recompute", plan::kRecomputes);

@@ -3,7 +3,8 @@
 // every list offered is the supported entries of core's table (the trackers exactly; each FSDP sharding strategy is
 // accepted by the engine's parser and planned); the plan the panel shows is the saved file's, without YAML in
 // between; a file read and saved keeps the keys the spec has no field for; a file the spec refuses is reported
-// with the file, the key and the value.
+// with the file, the key and the value; the Monitoring fields edit core's run-monitor keys (config::MonitorSpec), show
+// its defaults where a file is silent, and a file's values survive the wizard.
 #include "widget_lookup.h"
 #include "wizard/config_wizard.h"
 #include "wizard/wizard_environment_page.h"
@@ -23,6 +24,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
@@ -195,6 +197,85 @@ private slots:
     // Saved and read again: the same spec.
     const WizardRun again = WizardRun::fromConfig(saved);
     QVERIFY(again.toRunSpec() == run.toRunSpec());
+  }
+
+  // The Monitoring group on the trackers page: core's defaults where nothing is set (and no key written for them);
+  // 0 shows "Off"; the three fields set, saved and read back through core's reader are the values the launcher runs.
+  void monitorFieldsAreSavedAsCoreKeys() {
+    views::ConfigWizard wizard;
+    auto* timeout = child<QDoubleSpinBox>(&wizard, u"hangTimeout"_s);
+    auto* threshold = child<QDoubleSpinBox>(&wizard, u"stragglerThreshold"_s);
+    auto* action = child<QComboBox>(&wizard, u"hangAction"_s);
+    offersTheSupported(action, config::kHangActions);
+    QCOMPARE(timeout->value(), config::MonitorSpec::kDefaultHangTimeoutSeconds);
+    QCOMPARE(threshold->value(), config::MonitorSpec::kDefaultStragglerThresholdPercent);
+    QVERIFY(static_cast<config::HangAction>(action->currentData().toInt()) == config::MonitorSpec::kDefaultHangAction);
+    QTemporaryDir dir;
+    const auto saved = [&](const QString& name) {
+      wizard.setSavePath(dir.filePath(name));
+      QString error;
+      if (!wizard.save(&error)) {
+        qWarning("%s", qPrintable(error));
+        return config::LoadedConfig{};
+      }
+      return config::loadConfigFile(dir.filePath(name).toStdString());
+    };
+    const config::LoadedConfig silent = saved(u"defaults.yaml"_s);
+    QVERIFY(!silent.source.empty());
+    for (const char* key : {"fathom.hang_timeout", "fathom.straggler_threshold", "fathom.hang_action"}) {
+      QVERIFY2(!silent.config.contains(key), key);
+    }
+
+    timeout->setValue(0);
+    threshold->setValue(0);
+    QCOMPARE(timeout->text(), u"Off"_s);
+    QCOMPARE(threshold->text(), u"Off"_s);
+    const config::MonitorSpec off = config::runSpecFromConfig(saved(u"off.yaml"_s).config).fathom.monitor;
+    QCOMPARE(off.hangTimeout, std::optional<double>(0));
+    QCOMPARE(off.stragglerThreshold, std::optional<double>(0));
+
+    timeout->setValue(45);
+    threshold->setValue(35);
+    action->setCurrentIndex(action->findData(static_cast<int>(config::HangAction::Abort)));
+    const config::LoadedConfig set = saved(u"monitor.yaml"_s);
+    const config::MonitorSpec m = config::runSpecFromConfig(set.config).fathom.monitor;
+    QCOMPARE(m.hangTimeout, std::optional<double>(45));
+    QCOMPARE(m.stragglerThreshold, std::optional<double>(35));
+    QVERIFY(m.hangAction == config::HangAction::Abort);
+    QVERIFY(set.locations.count("fathom.hang_timeout"));  // real keys of the file, not defaults
+  }
+
+  // A file with the run monitor's keys fills the fields and, saved again untouched, keeps every value exactly (a
+  // timeout with more decimals than the box shows included).
+  void monitorKeysRoundTripThroughTheWizard() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(u"monitor.yaml"_s);
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("distributed_type: MULTI_CPU\nnum_processes: 2\nfathom:\n  hang_timeout: 2.25\n"
+            "  straggler_threshold: 12.5\n  hang_action: abort\n");
+    f.close();
+    views::ConfigWizard wizard;
+    QString error;
+    QVERIFY2(wizard.openFile(path, &error), qPrintable(error));
+    QVERIFY(qAbs(child<QDoubleSpinBox>(&wizard, u"hangTimeout"_s)->value() - 2.25) <= 0.05);
+    QCOMPARE(child<QDoubleSpinBox>(&wizard, u"stragglerThreshold"_s)->value(), 12.5);
+    auto* action = child<QComboBox>(&wizard, u"hangAction"_s);
+    QVERIFY(static_cast<config::HangAction>(action->currentData().toInt()) == config::HangAction::Abort);
+    const QString again = dir.filePath(u"again.yaml"_s);
+    wizard.setSavePath(again);
+    QVERIFY2(wizard.save(&error), qPrintable(error));
+    const config::AccelerateConfig original = config::loadConfigFile(path.toStdString()).config;
+    const config::AccelerateConfig saved = config::loadConfigFile(again.toStdString()).config;
+    for (const char* key : {"fathom.hang_timeout", "fathom.straggler_threshold", "fathom.hang_action"}) {
+      QVERIFY2(saved.find(key) != nullptr && *saved.find(key) == *original.find(key), key);
+    }
+    // Back to the default action: the key the file had stays, now saying `report`.
+    action->setCurrentIndex(action->findData(static_cast<int>(config::HangAction::Report)));
+    QVERIFY2(wizard.save(&error), qPrintable(error));
+    const config::RunSpec edited = config::runSpecFromConfig(config::loadConfigFile(again.toStdString()).config);
+    QVERIFY(edited.fathom.monitor.hangAction == config::HangAction::Report);
+    QCOMPARE(edited.fathom.monitor.hangTimeout, std::optional<double>(2.25));
   }
 
   // A file the spec refuses: the wizard says which file, key and value, and edits nothing.

@@ -19,8 +19,8 @@ class WizardEnvironmentPage;
 class WizardPage;
 class WizardReviewPage;
 
-/// The configuration wizard: environment, training paradigm, precision, batch, model and data, profiler and
-/// trackers, review. A planner panel beside every page shows the prediction for the configuration as it is being
+/// The configuration wizard: environment, training paradigm, precision, batch, model and data, trackers, monitoring
+/// and profiler, review. A planner panel beside every page shows the prediction for the configuration as it is being
 /// edited; the wizard only asks for it (planRequested) and shows what it is given (setSnapshot). Finish saves the
 /// Accelerate-compatible YAML; Launch saves it and asks for a launch (launchRequested). Both ask before they replace
 /// an existing file other than the one the wizard opened. openFile() fills the wizard from any config file,

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "wizard/wizard_tools_page.h"
 
+#include "wizard/vocabulary_combo.h"
+
 #include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QGroupBox>
@@ -15,6 +19,17 @@
 using namespace Qt::StringLiterals;
 
 namespace fathom::views {
+namespace {
+
+/// What a monitor field stores: the spec's own value (possibly unset) while the box still shows it, so neither a
+/// default the file left out nor a value with more decimals than the box shows is written unless the user changed it.
+std::optional<double> spinValue(const QDoubleSpinBox* box, std::optional<double> current, double defaultValue) {
+  // QDoubleSpinBox keeps its value rounded to its decimals this way (QDoubleSpinBoxPrivate::round).
+  const double shown = QString::number(current.value_or(defaultValue), 'f', box->decimals()).toDouble();
+  return shown == box->value() ? current : std::optional<double>(box->value());
+}
+
+}  // namespace
 
 QString WizardToolsPage::trackerLabel(config::Tracker tracker) {
   switch (tracker) {
@@ -31,8 +46,9 @@ QString WizardToolsPage::trackerLabel(config::Tracker tracker) {
 
 WizardToolsPage::WizardToolsPage(QWidget* parent) : WizardPage(parent) {
   setObjectName(u"toolsPage"_s);
-  setTitle(tr("Profiler and trackers"));
-  setSubTitle(tr("Where the run's metrics go, and what the profiler records."));
+  setTitle(tr("Trackers, monitoring and profiler"));
+  setSubTitle(tr("Where the run's metrics go, when the launcher reports a hung or slow rank, and what the profiler "
+                 "records."));
 
   auto* trackers = new QGroupBox(tr("Experiment trackers"), this);
   auto* grid = new QGridLayout();
@@ -60,6 +76,41 @@ WizardToolsPage::WizardToolsPage(QWidget* parent) : WizardPage(parent) {
   auto* trackersLayout = new QVBoxLayout(trackers);
   trackersLayout->addLayout(grid);
   trackersLayout->addLayout(form);
+
+  // The launcher's run monitor (config::MonitorSpec): 0 turns a detector off, shown as "Off".
+  auto* monitoring = new QGroupBox(tr("Monitoring"), this);
+  monitoring->setObjectName(u"monitoring"_s);
+  auto monitorSpin = [monitoring](const QString& name, double maximum, const QString& suffix, const QString& toolTip) {
+    auto* box = new QDoubleSpinBox(monitoring);
+    box->setObjectName(name);
+    box->setDecimals(1);
+    box->setRange(0, maximum);
+    box->setSuffix(suffix);
+    box->setSpecialValueText(tr("Off"));
+    box->setToolTip(toolTip);
+    return box;
+  };
+  m_hangTimeout = monitorSpin(u"hangTimeout"_s, 7 * 24 * 3600.0, tr(" s"),
+                              tr("Seconds without progress of any rank, while the ranks disagree on the collective "
+                                 "they are in, before the launcher reports a hang. 0 turns hang detection off."));
+  m_stragglerThreshold =
+      monitorSpin(u"stragglerThreshold"_s, 10000, tr(" %"),
+                  tr("A rank whose own time per step exceeds the other ranks' median by more than this is flagged "
+                     "as a straggler. 0 turns straggler detection off."));
+  m_hangAction = new QComboBox(monitoring);
+  m_hangAction->setObjectName(u"hangAction"_s);
+  fillCombo(m_hangAction, config::kHangActions,
+            std::function<QString(config::HangAction)>([](config::HangAction action) {
+              return action == config::HangAction::Abort ? tr("Stop the run") : tr("Report it, the run goes on");
+            }));
+  auto* monitoringForm = new QFormLayout(monitoring);
+  monitoringForm->addRow(tr("Hang timeout:"), m_hangTimeout);
+  monitoringForm->addRow(tr("Straggler threshold:"), m_stragglerThreshold);
+  monitoringForm->addRow(tr("On a hang:"), m_hangAction);
+  for (QDoubleSpinBox* box : {m_hangTimeout, m_stragglerThreshold}) {
+    connect(box, &QDoubleSpinBox::valueChanged, this, [this] { notify(); });
+  }
+  connect(m_hangAction, &QComboBox::currentIndexChanged, this, [this] { notify(); });
 
   m_profiler = new QGroupBox(tr("Profile the run"), this);
   m_profiler->setObjectName(u"profilerEnabled"_s);
@@ -111,6 +162,7 @@ WizardToolsPage::WizardToolsPage(QWidget* parent) : WizardPage(parent) {
 
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(trackers);
+  layout->addWidget(monitoring);
   layout->addWidget(m_profiler);
   layout->addStretch(1);
   connect(m_profiler, &QGroupBox::toggled, this, [this] { notify(); });
@@ -130,6 +182,9 @@ void WizardToolsPage::load(const WizardRun& run) {
   }
   m_projectDir->setText(QString::fromStdString(f.projectDir.value_or("")));
   m_workspace->setText(QString::fromStdString(f.workspace.value_or("")));
+  m_hangTimeout->setValue(f.monitor.hangTimeoutSeconds());
+  m_stragglerThreshold->setValue(f.monitor.stragglerThresholdPercent());
+  selectValue(m_hangAction, std::optional(f.monitor.effectiveHangAction()));
   // The profiler: CPU activity and one active window of three steps after a step of waiting and one of warm-up
   // where the file is silent.
   const config::ProfilerSpec& p = f.profiler;
@@ -173,6 +228,12 @@ void WizardToolsPage::store(WizardRun& run) const {
   };
   f.projectDir = text(m_projectDir);
   f.workspace = text(m_workspace);
+  config::MonitorSpec& m = f.monitor;
+  m.hangTimeout = spinValue(m_hangTimeout, m.hangTimeout, config::MonitorSpec::kDefaultHangTimeoutSeconds);
+  m.stragglerThreshold =
+      spinValue(m_stragglerThreshold, m.stragglerThreshold, config::MonitorSpec::kDefaultStragglerThresholdPercent);
+  const auto action = comboValue(m_hangAction, m.hangAction);
+  m.hangAction = action == m.effectiveHangAction() ? m.hangAction : action;
   config::ProfilerSpec& p = f.profiler;
   p.enabled = m_profiler->isChecked();
   p.activities.clear();

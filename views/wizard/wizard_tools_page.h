@@ -9,14 +9,18 @@
 #include <vector>
 
 class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
 class QGroupBox;
 class QLineEdit;
 class QSpinBox;
 
 namespace fathom::views {
 
-/// Profiler and trackers: where metrics go (the trackers Fathom runs, config::kTrackers: the workspace's sqlite,
-/// TensorBoard, MLflow, ...), the project directory and workspace, and the profiler's activities and schedule.
+/// Trackers, monitoring and profiler: where metrics go (the trackers Fathom runs, config::kTrackers: the workspace's
+/// sqlite, TensorBoard, MLflow, ...), the project directory and workspace, the launcher's run monitor (hang timeout,
+/// straggler threshold, action on a hang: config::MonitorSpec, whose defaults the fields show where the file is
+/// silent), and the profiler's activities and schedule.
 class WizardToolsPage : public WizardPage {
   Q_OBJECT
 
@@ -33,6 +37,9 @@ private:
   std::vector<std::pair<config::Tracker, QCheckBox*>> m_trackers;  ///< the trackers offered, in core's order
   QLineEdit* m_projectDir = nullptr;
   QLineEdit* m_workspace = nullptr;
+  QDoubleSpinBox* m_hangTimeout = nullptr;         ///< seconds; 0 shows "Off"
+  QDoubleSpinBox* m_stragglerThreshold = nullptr;  ///< percent; 0 shows "Off"
+  QComboBox* m_hangAction = nullptr;               ///< config::kHangActions
   QGroupBox* m_profiler = nullptr;
   std::vector<std::pair<config::ProfilerActivity, QCheckBox*>> m_activities;
   QSpinBox* m_wait = nullptr;

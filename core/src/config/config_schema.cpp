@@ -5,6 +5,7 @@
 #include <fathom/config/config_schema.h>
 
 #include <fathom/common/error.h>
+#include <fathom/config/monitor_spec.h>
 #include <fathom/config/vocabulary.h>
 #include <fathom/plan/training_plan.h>
 
@@ -43,6 +44,13 @@ KeySpec enumKey(std::string section, std::string name, Strings allowed, std::str
   KeySpec k = key(std::move(section), std::move(name), ValueKind::Enum, std::move(help));
   k.allowed = std::move(allowed);
   k.caseInsensitive = caseInsensitive;
+  return k;
+}
+
+/// A Float key whose values must be >= `minimum`.
+KeySpec floatKey(std::string section, std::string name, double minimum, std::string help) {
+  KeySpec k = key(std::move(section), std::move(name), ValueKind::Float, std::move(help));
+  k.floatMinimum = minimum;
   return k;
 }
 
@@ -360,15 +368,19 @@ void addFathom(std::vector<KeySpec>& t) {
   t.push_back(key("fathom", "workspace", ValueKind::String, "SQLite workspace file (fathom.sqlite)"));
   t.push_back(
       key("fathom", "run_name", ValueKind::String, "name of the run `fathom launch` records (default <program>-<id>)"));
-  // The launcher's run monitor (docs/launch.md, "Hang and straggler detection"); `fathom launch` checks the ranges.
-  t.push_back(key("fathom", "hang_timeout", ValueKind::Float,
-                  "seconds without progress, ranks disagreeing on the collective wavefront, before `fathom launch` "
-                  "reports a hang (default 60; 0 disables)"));
-  t.push_back(key("fathom", "straggler_threshold", ValueKind::Float,
-                  "percent by which a rank's own time per step may exceed the others' median before it is flagged "
-                  "as a straggler (default 20; 0 disables)"));
-  t.push_back(enumKey("fathom", "hang_action", {"report", "abort"},
-                      "on a hang, `fathom launch` reports it (default) or also stops the group"));
+  // The launcher's run monitor (docs/launch.md, "Hang and straggler detection"; config::MonitorSpec holds the
+  // defaults): numbers >= 0, checked here wherever a value enters, so a file's mistake names its line.
+  t.push_back(floatKey("fathom", "hang_timeout", 0.0,
+                       detail::concat("seconds without progress, ranks disagreeing on the collective wavefront, before "
+                                      "`fathom launch` reports a hang (default ",
+                                      MonitorSpec::kDefaultHangTimeoutSeconds, "; 0 disables)")));
+  t.push_back(floatKey("fathom", "straggler_threshold", 0.0,
+                       detail::concat("percent by which a rank's own time per step may exceed the others' median "
+                                      "before it is flagged as a straggler (default ",
+                                      MonitorSpec::kDefaultStragglerThresholdPercent, "; 0 disables)")));
+  t.push_back(tableKey("fathom", "hang_action", kHangActions,
+                       detail::concat("on a hang, `fathom launch` reports it or also stops the group (default ",
+                                      kHangActions.toString(MonitorSpec::kDefaultHangAction), ")")));
   t.push_back(key("fathom", "hosts", ValueKind::StringList, "machines for a multi-node launch, rank order"));
   t.push_back(key("fathom", "hostfile", ValueKind::String, "file with one host per line"));
   t.push_back(tableKey("fathom", "launcher", kLaunchers, "how agents start on the hosts"));

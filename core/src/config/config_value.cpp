@@ -36,7 +36,13 @@ std::string allowedText(const KeySpec& key) {
       return "allowed values: integers " + std::to_string(key.minimum) + ".." + std::to_string(key.maximum);
     }
     return "allowed values: integers >= " + std::to_string(key.minimum);
-  case ValueKind::Float: return "allowed values: numbers";
+  case ValueKind::Float:
+    if (key.floatMinimum) {
+      std::array<char, 32> text{};
+      const auto end = std::to_chars(text.data(), text.data() + text.size(), *key.floatMinimum).ptr;
+      return "allowed values: numbers >= " + std::string(text.data(), end);
+    }
+    return "allowed values: numbers";
   case ValueKind::String: return "allowed values: a string";
   case ValueKind::StringList: return "allowed values: a list of strings";
   case ValueKind::Enum:
@@ -136,6 +142,13 @@ std::int64_t checkInt(const KeySpec& key, std::int64_t v, std::string_view origi
   return v;
 }
 
+double checkFloat(const KeySpec& key, double d, std::string_view origin) {
+  if (key.floatMinimum && d < *key.floatMinimum) {
+    detail::throwValueError(origin, key, toDisplayString(d), "out of range:");
+  }
+  return d;
+}
+
 std::string formatDouble(double d) {
   // The shortest text that reads back to the same double ("80", "0.1", "1e-07").
   std::array<char, 64> buffer{};
@@ -195,7 +208,7 @@ ConfigValue parseValueText(const KeySpec& key, std::string_view rawText, std::st
     if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(d)) {
       detail::throwValueError(origin, key, text, "expected a number, got");
     }
-    return d;
+    return checkFloat(key, d, origin);
   }
   case ValueKind::String: return std::string(rawText);  // free text keeps its spaces
   case ValueKind::Enum: {
@@ -303,10 +316,10 @@ ConfigValue checkValue(const KeySpec& key, const ConfigValue& value, std::string
     break;
   case ValueKind::Float:
     if (const auto* i = std::get_if<std::int64_t>(&value)) {
-      return static_cast<double>(*i);
+      return checkFloat(key, static_cast<double>(*i), origin);
     }
-    if (std::holds_alternative<double>(value)) {
-      return value;
+    if (const auto* d = std::get_if<double>(&value)) {
+      return checkFloat(key, *d, origin);
     }
     break;
   case ValueKind::StringList:

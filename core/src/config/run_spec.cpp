@@ -186,6 +186,10 @@ const std::vector<Field>& fields() {
         field("fathom.hostfile", FATHOM_FIELD(fathom.hostfile)),
         choice("fathom.launcher", FATHOM_FIELD(fathom.launcher), kLaunchers),
         field("fathom.ssh_user", FATHOM_FIELD(fathom.sshUser)),
+        // the run monitor (the schema checks the numbers' range)
+        field("fathom.hang_timeout", FATHOM_FIELD(fathom.monitor.hangTimeout)),
+        field("fathom.straggler_threshold", FATHOM_FIELD(fathom.monitor.stragglerThreshold)),
+        choice("fathom.hang_action", FATHOM_FIELD(fathom.monitor.hangAction), kHangActions),
         // fathom.profiler
         field(pr + "enabled", FATHOM_FIELD(fathom.profiler.enabled)),
         choices(pr + "activities", FATHOM_FIELD(fathom.profiler.activities), kProfilerActivities),

@@ -35,6 +35,13 @@ double median(std::vector<double> values) {
 
 }  // namespace
 
+MonitorOptions MonitorOptions::fromSpec(const config::MonitorSpec& spec) {
+  MonitorOptions options;
+  options.hangTimeout = std::chrono::duration<double>(spec.hangTimeoutSeconds());
+  options.stragglerThreshold = spec.stragglerThresholdPercent() / 100.0;
+  return options;
+}
+
 RunMonitor::RunMonitor(MonitorOptions options) : m_options(options) {
   FATHOM_CHECK(options.hangTimeout.count() >= 0, ConfigError, "the hang timeout must be >= 0 seconds, got ",
                options.hangTimeout.count());

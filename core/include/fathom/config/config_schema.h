@@ -43,6 +43,7 @@ struct KeySpec {
   std::optional<ConfigValue> defaultValue;  ///< Accelerate's default when absent (top level only)
   std::int64_t minimum = std::numeric_limits<std::int64_t>::min();  ///< Int lower bound
   std::int64_t maximum = std::numeric_limits<std::int64_t>::max();  ///< Int upper bound
+  std::optional<double> floatMinimum;                               ///< Float lower bound (inclusive), if any
   std::size_t listSize = 0;                                         ///< BoolList length
   bool inFile = true;                    ///< false: resolved from code/flags/environment only
   std::vector<std::string> environment;  ///< Accelerate's variables for this key (FATHOM_* is implied)

@@ -3,6 +3,7 @@
 
 #include <fathom/config/accelerate_config.h>
 #include <fathom/config/config_resolver.h>
+#include <fathom/config/monitor_spec.h>
 #include <fathom/config/vocabulary.h>
 #include <fathom/plan/model_spec.h>
 #include <fathom/plan/training_plan.h>
@@ -109,6 +110,7 @@ struct FathomSpec {
   std::optional<std::string> hostfile;    ///< hostfile
   std::optional<Launcher> launcher;       ///< launcher
   std::optional<std::string> sshUser;     ///< ssh_user
+  MonitorSpec monitor;                    ///< hang_timeout, straggler_threshold, hang_action (the run monitor)
   ProfilerSpec profiler;                  ///< profiler.*
   PlannerSpec planner;                    ///< planner.*
   bool operator==(const FathomSpec&) const = default;

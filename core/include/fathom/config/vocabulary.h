@@ -318,6 +318,18 @@ inline constexpr NameTable kLaunchers{
         NamedValue<Launcher>{Launcher::Slurm, "slurm", "agents started by srun (not yet in Fathom)", false},
     }};
 
+/// What `fathom launch` does when its run monitor reports a hang: the config key `fathom.hang_action`, the flag
+/// `--hang_action` (docs/launch.md, "Hang and straggler detection").
+enum class HangAction { Report, Abort };
+
+inline constexpr NameTable kHangActions{
+    "hang action", NameMatch::Exact,
+    std::array{
+        NamedValue<HangAction>{HangAction::Report, "report", "record and print the hang; the run goes on"},
+        NamedValue<HangAction>{HangAction::Abort, "abort",
+                               "record and print the hang, then stop the group (the run ends failed)"},
+    }};
+
 /// What the profiler records: the config key `fathom.profiler.activities`.
 enum class ProfilerActivity { Cpu, Cuda };
 

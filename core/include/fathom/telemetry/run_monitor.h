@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <fathom/config/monitor_spec.h>
 #include <fathom/parallel/collective_wavefront.h>
 #include <fathom/store/run_alert.h>
 
@@ -13,15 +14,16 @@
 
 namespace fathom::telemetry {
 
-/// What the launcher's run monitor looks for (docs/launch.md, "Hang and straggler detection").
+/// What the launcher's run monitor looks for (docs/launch.md, "Hang and straggler detection"). The defaults of the
+/// configurable fields are config::MonitorSpec's.
 struct MonitorOptions {
   /// A hang is reported when ranks disagree on the collective wavefront (some rank has not entered the collective
   /// others wait in) and no rank made progress for this long. Zero disables hang detection.
   /// `fathom launch --hang_timeout`, config key fathom.hang_timeout.
-  std::chrono::duration<double> hangTimeout{60.0};
+  std::chrono::duration<double> hangTimeout{config::MonitorSpec::kDefaultHangTimeoutSeconds};
   /// A rank is a straggler while its own seconds per step exceed the median of the other ranks' by more than this
   /// fraction (0.2 = 20 %). Zero disables straggler detection. `--straggler_threshold` (in percent).
-  double stragglerThreshold = 0.20;
+  double stragglerThreshold = config::MonitorSpec::kDefaultStragglerThresholdPercent / 100.0;
   /// Steps each rank's own time per step is averaged over: from the newest heartbeat back to the newest older one at
   /// least this many steps earlier. A rank is compared only once its window is full, so the first steps (warm-up)
   /// and a run shorter than the window are never flagged. It is also the hysteresis: a rank is flagged only after
@@ -31,6 +33,10 @@ struct MonitorOptions {
   /// ... and only when it is slower than that median by at least this much per step: below it, differences are
   /// scheduling noise (an even run of 5 ms steps must not be flagged for a 1.5 ms hiccup).
   std::chrono::duration<double> stragglerMinExcess{0.010};
+
+  /// The options a configuration asks for: its timeout and its threshold (percent there, a fraction here), the
+  /// defaults where it is silent; the fields a configuration has no key for keep their defaults.
+  static MonitorOptions fromSpec(const config::MonitorSpec& spec);
 };
 
 /// What one rank reported with a heartbeat.
