@@ -725,10 +725,6 @@
         <translation>%1 s pro Schritt (andere %2 s)</translation>
     </message>
     <message>
-        <source>ended</source>
-        <translation>beendet</translation>
-    </message>
-    <message>
         <source>open</source>
         <translation>offen</translation>
     </message>
@@ -755,6 +751,14 @@
     <message>
         <source>Status</source>
         <translation>Status</translation>
+    </message>
+    <message>
+        <source>resolved</source>
+        <translation>behoben</translation>
+    </message>
+    <message>
+        <source>open at the run&apos;s end</source>
+        <translation>bei Laufende offen</translation>
     </message>
 </context>
 <context>

@@ -722,10 +722,6 @@
         <translation>每步 %1 秒（其他 %2 秒）</translation>
     </message>
     <message>
-        <source>ended</source>
-        <translation>已结束</translation>
-    </message>
-    <message>
         <source>open</source>
         <translation>未结束</translation>
     </message>
@@ -752,6 +748,14 @@
     <message>
         <source>Status</source>
         <translation>状态</translation>
+    </message>
+    <message>
+        <source>resolved</source>
+        <translation>已解决</translation>
+    </message>
+    <message>
+        <source>open at the run&apos;s end</source>
+        <translation>运行结束时仍未结束</translation>
     </message>
 </context>
 <context>
