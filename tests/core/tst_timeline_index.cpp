@@ -207,6 +207,7 @@ private slots:
   void gpuFlowFromOpToKernel();
   void search();
   void mergeEqualsBruteForce();
+  void counterMergeEqualsBruteForce();
   void areaEqualsSummary();
   void areaEqualsSummaryOnGpuTrace();
   void progressAndCancel();
@@ -432,6 +433,59 @@ void TestTimelineIndex::mergeEqualsBruteForce() {
   QVERIFY(none.empty());
   QVERIFY(fathom::test::throwsType<fathom::ConfigError>([&] { mergeForPixels(empty, 0, {10, 10}, 10, none); }));
   QVERIFY(fathom::test::throwsType<fathom::ConfigError>([&] { mergeForPixels(empty, 0, {0, 10}, 0, none); }));
+}
+
+void TestTimelineIndex::counterMergeEqualsBruteForce() {
+  const TimelineIndex index = loadOrFail(kGloo);
+  std::mt19937_64 rng(5);
+  std::vector<CounterPixel> pixels;
+  for (const TimelineCounter& counter : index.counters()) {
+    QVERIFY(counter.ts.size() > 2 * 64);  // full LOD blocks are used
+    QVERIFY(std::is_sorted(counter.ts.begin(), counter.ts.end()));
+    for (int q = 0; q < 20; ++q) {
+      const std::int64_t lo = counter.ts.front() - 10;
+      const std::int64_t hi = counter.ts.back() + 10;
+      std::int64_t a = std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+      std::int64_t b = std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+      if (q == 0) {
+        a = lo;
+        b = hi;
+      }
+      if (a == b) {
+        continue;
+      }
+      const TimeRange r{std::min(a, b), std::max(a, b)};
+      const std::uint32_t width = q % 2 == 0 ? 1920 : std::uniform_int_distribution<std::uint32_t>(1, 50)(rng);
+      mergeCounterForPixels(counter, r, width, pixels);
+      std::vector<CounterPixel> brute;
+      for (std::size_t i = 0; i < counter.ts.size(); ++i) {
+        if (counter.ts[i] < r.startNs || counter.ts[i] >= r.endNs) {
+          continue;
+        }
+        const auto column = static_cast<std::uint32_t>((counter.ts[i] - r.startNs) * width / (r.endNs - r.startNs));
+        const double v = counter.value[i];
+        if (!brute.empty() && brute.back().column == column) {
+          CounterPixel& p = brute.back();
+          ++p.count;
+          p.min = std::min(p.min, v);
+          p.max = std::max(p.max, v);
+          p.last = v;
+        } else {
+          brute.push_back({column, 1, v, v, v});
+        }
+      }
+      QCOMPARE(pixels.size(), brute.size());
+      for (std::size_t k = 0; k < brute.size(); ++k) {
+        QCOMPARE(pixels[k].column, brute[k].column);
+        QCOMPARE(pixels[k].count, brute[k].count);
+        QCOMPARE(pixels[k].min, brute[k].min);
+        QCOMPARE(pixels[k].max, brute[k].max);
+        QCOMPARE(pixels[k].last, brute[k].last);
+      }
+    }
+    QCOMPARE(counterValueAt(counter, counter.ts.front() - 1), std::nullopt);
+    QCOMPARE(counterValueAt(counter, counter.ts.back() + 1), std::optional<double>(counter.value.back()));
+  }
 }
 
 void TestTimelineIndex::areaEqualsSummary() {

@@ -16,4 +16,9 @@ SliceLod buildSliceLod(const TimelineLane& lane, std::uint32_t depth);
 /// ties to the lower index.
 std::uint32_t longestSlice(const TimelineLane& lane, std::uint32_t depth, std::uint32_t i, std::uint32_t j);
 
+/// Builds counter.maxLod and counter.minLod (its samples must be sorted).
+void buildCounterLod(TimelineCounter& counter);
+/// The sample with the largest (`largest`) or smallest value among samples [i, j) (i < j); ties: the earlier.
+std::uint32_t extremeSample(const TimelineCounter& counter, std::uint32_t i, std::uint32_t j, bool largest);
+
 }  // namespace fathom::trace::detail

@@ -230,6 +230,7 @@ TimelineData TimelineBuilder::finish(std::string source, const nlohmann::json& m
     }
     c.ts = std::move(sorted.ts);
     c.value = std::move(sorted.value);
+    buildCounterLod(c);
   }
   data.counters = std::move(m_counters);
   data.processes = std::move(m_processes);

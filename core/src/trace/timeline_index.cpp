@@ -179,7 +179,13 @@ std::size_t TimelineIndex::memoryBytes() const {
     }
   }
   for (const TimelineCounter& c : m_data.counters) {
-    total += bytesOf(c.ts) + bytesOf(c.value) + bytesOf(c.series);
+    total += bytesOf(c.ts) + bytesOf(c.value) + bytesOf(c.series) + bytesOf(c.maxLod) + bytesOf(c.minLod);
+    for (const auto& level : c.maxLod) {
+      total += bytesOf(level);
+    }
+    for (const auto& level : c.minLod) {
+      total += bytesOf(level);
+    }
   }
   for (const TimelineProcess& p : m_data.processes) {
     total += bytesOf(p.lanes) + bytesOf(p.counters) + bytesOf(p.title) + bytesOf(p.labels) + bytesOf(p.key);

@@ -35,6 +35,32 @@ void checkRange(TimeRange range) {
                ") is empty");
 }
 
+/// Pixel columns of a range: column c covers the times t with floor((t - t0) * pixels / (t1 - t0)) == c, so it
+/// starts at t0 + ceil(c * length / pixels) (exact integer arithmetic; the constructor checks it cannot overflow).
+class Columns {
+public:
+  Columns(TimeRange range, std::uint32_t pixels) : m_range(range), m_pixels(pixels) {
+    checkRange(range);
+    FATHOM_CHECK(pixels >= 1, ConfigError, "drawing needs at least one pixel, got ", pixels);
+    m_length = range.endNs - range.startNs;
+    FATHOM_CHECK(m_length <= std::numeric_limits<std::int64_t>::max() / pixels, ConfigError, "the time range of ",
+                 m_length, " ns is too long to draw ", pixels, " pixels wide");
+  }
+  /// The column of t (times before the range count in column 0).
+  std::int64_t of(std::int64_t t) const {
+    return t <= m_range.startNs ? 0 : std::min<std::int64_t>((t - m_range.startNs) * m_pixels / m_length, m_pixels - 1);
+  }
+  /// The first time of column c; the range's end for c == pixels.
+  std::int64_t startOf(std::int64_t c) const {
+    return c >= m_pixels ? m_range.endNs : m_range.startNs + (c * m_length + m_pixels - 1) / m_pixels;
+  }
+
+private:
+  TimeRange m_range;
+  std::int64_t m_pixels;
+  std::int64_t m_length = 0;
+};
+
 char fold(char c) {
   return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
 }
@@ -123,27 +149,41 @@ std::optional<std::uint32_t> nextSliceAt(const TimelineLane& lane, std::int64_t 
 void mergeForPixels(const TimelineLane& lane, std::uint32_t depth, TimeRange range, std::uint32_t pixels,
                     std::vector<MergedSlice>& out) {
   out.clear();
-  checkRange(range);
-  FATHOM_CHECK(pixels >= 1, ConfigError, "mergeForPixels needs at least one pixel, got ", pixels);
-  const std::int64_t length = range.endNs - range.startNs;
-  FATHOM_CHECK(length <= std::numeric_limits<std::int64_t>::max() / pixels, ConfigError, "the time range of ", length,
-               " ns is too long to draw ", pixels, " pixels wide");
+  const Columns columns(range, pixels);
   const SliceWindow w = visibleSlices(lane, depth, range);
-  const std::int64_t P = pixels;
-  // Column c starts at range.startNs + ceil(c * length / P): col(t) >= c exactly when t reaches it.
-  auto columnOf = [&](std::int64_t t) -> std::int64_t {
-    return t <= range.startNs ? 0 : std::min<std::int64_t>((t - range.startNs) * P / length, P - 1);
-  };
-  auto columnStart = [&](std::int64_t c) { return range.startNs + (c * length + P - 1) / P; };
   std::uint32_t i = w.begin;
   while (i < w.end) {
-    const std::int64_t c = columnOf(lane.start[i]);
-    const std::int64_t next = c + 1 < P ? columnStart(c + 1) : range.endNs;
-    const std::uint32_t j = gallop(lane.start, i + 1, w.end, next);
+    const std::int64_t c = columns.of(lane.start[i]);
+    const std::uint32_t j = gallop(lane.start, i + 1, w.end, columns.startOf(c + 1));
     out.push_back({lane.start[i], lane.end[j - 1], j - i, j - i == 1 ? i : detail::longestSlice(lane, depth, i, j),
                    static_cast<std::uint32_t>(c)});
     i = j;
   }
+}
+
+void mergeCounterForPixels(const TimelineCounter& counter, TimeRange range, std::uint32_t pixels,
+                           std::vector<CounterPixel>& out) {
+  out.clear();
+  const Columns columns(range, pixels);
+  auto i = static_cast<std::uint32_t>(std::lower_bound(counter.ts.begin(), counter.ts.end(), range.startNs) -
+                                      counter.ts.begin());
+  const auto end = static_cast<std::uint32_t>(std::lower_bound(counter.ts.begin() + i, counter.ts.end(), range.endNs) -
+                                              counter.ts.begin());
+  while (i < end) {
+    const std::int64_t c = columns.of(counter.ts[i]);
+    const std::uint32_t j = gallop(counter.ts, i + 1, end, columns.startOf(c + 1));
+    out.push_back({static_cast<std::uint32_t>(c), j - i, counter.value[detail::extremeSample(counter, i, j, false)],
+                   counter.value[detail::extremeSample(counter, i, j, true)], counter.value[j - 1]});
+    i = j;
+  }
+}
+
+std::optional<double> counterValueAt(const TimelineCounter& counter, std::int64_t t) {
+  const auto after = std::upper_bound(counter.ts.begin(), counter.ts.end(), t);
+  if (after == counter.ts.begin()) {
+    return std::nullopt;
+  }
+  return counter.value[static_cast<std::size_t>(after - counter.ts.begin()) - 1];
 }
 
 SearchResult searchSlices(const TimelineIndex& index, const SearchOptions& options) {

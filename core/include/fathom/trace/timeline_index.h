@@ -122,6 +122,10 @@ struct TimelineCounter {
   std::string series;            ///< the arg's key ("parameters", ...)
   std::vector<std::int64_t> ts;  ///< sorted
   std::vector<double> value;
+  /// Level-of-detail summaries for per-pixel drawing (as SliceLod): the sample with the largest and with the smallest
+  /// value of 2^k blocks of SliceLod::kBlock samples (ties: the earlier sample).
+  std::vector<std::vector<std::uint32_t>> maxLod;
+  std::vector<std::vector<std::uint32_t>> minLod;
 };
 
 /// A flow arrow between two slices (v1 flow events s/t/f, matched by id, cat and name as Perfetto does; `ac2g` links

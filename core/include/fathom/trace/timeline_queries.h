@@ -57,6 +57,24 @@ struct MergedSlice {
 void mergeForPixels(const TimelineLane& lane, std::uint32_t depth, TimeRange range, std::uint32_t pixels,
                     std::vector<MergedSlice>& out);
 
+/// One pixel column of a counter series: its samples' extremes (peak-preserving, as heaptrack reduces its charts)
+/// and the last value, which holds until the next sample.
+struct CounterPixel {
+  std::uint32_t column = 0;
+  std::uint32_t count = 0;  ///< samples in the column
+  double min = 0;
+  double max = 0;
+  double last = 0;
+};
+
+/// The counter's samples with range.startNs <= ts < range.endNs, grouped by pixel column (the columns of
+/// mergeForPixels), one CounterPixel per column that has samples; O(columns x log n) with the counter's LOD tables.
+/// `out` is cleared first. Same errors as mergeForPixels.
+void mergeCounterForPixels(const TimelineCounter& counter, TimeRange range, std::uint32_t pixels,
+                           std::vector<CounterPixel>& out);
+/// The counter's value at `t`: the last sample at or before it; nullopt before the first.
+std::optional<double> counterValueAt(const TimelineCounter& counter, std::int64_t t);
+
 struct SearchOptions {
   std::string pattern;                 ///< a substring, or an ECMAScript regex when `regex`
   bool regex = false;                  ///< std::regex_search on the name
