@@ -4,9 +4,10 @@
 // by the generator (tests/support/trace_generator.h: 8 ranks, nested CPU ops, kernels on two streams, ac2g flows,
 // collectives, memory counters, ProfilerStep spans).
 //
-// A frame is what a view does to draw every lane: mergeForPixels for every depth of every lane (all 8 ranks, the
-// worst case: a view shows fewer). Frame times are reported as p50/p99/max. Memory: the index's own accounting
-// (memoryBytes) and the resident-set growth (peak during the load, and after it with freed memory handed back).
+// A frame is what a view does to draw every lane: mergeForPixels for every depth of every lane and
+// mergeCounterForPixels for every counter series (all 8 ranks, the worst case: a view shows fewer). Frame times are
+// reported as p50/p99/max. Memory: the index's own accounting (memoryBytes) and the resident-set growth (peak during
+// the load, and after it with freed memory handed back).
 //
 //   bench_timeline_index [--events 1000000] [--ten-million] [--gzip] [--dir /tmp] [--keep]
 // Goals (issue 19): 10M events in <= 120 bytes per event; frames <= 16 ms. docs/traces.md has the numbers.
@@ -45,8 +46,10 @@ struct Sweep {
   std::size_t maxRects = 0;
 };
 
-/// Draws every lane's every depth over [t0, t1) at `pixels`; returns the rectangles.
-std::size_t frame(const TimelineIndex& index, TimeRange r, std::uint32_t pixels, std::vector<MergedSlice>& scratch) {
+/// Draws every lane's every depth and every counter series over [t0, t1) at `pixels`; returns the rectangles and
+/// counter columns.
+std::size_t frame(const TimelineIndex& index, TimeRange r, std::uint32_t pixels, std::vector<MergedSlice>& scratch,
+                  std::vector<CounterPixel>& columns) {
   std::size_t rects = 0;
   for (const TimelineLane& lane : index.lanes()) {
     for (std::uint32_t d = 0; d < lane.depthCount(); ++d) {
@@ -54,17 +57,22 @@ std::size_t frame(const TimelineIndex& index, TimeRange r, std::uint32_t pixels,
       rects += scratch.size();
     }
   }
+  for (const TimelineCounter& counter : index.counters()) {
+    mergeCounterForPixels(counter, r, pixels, columns);
+    rects += columns.size();
+  }
   return rects;
 }
 
 Sweep sweep(const TimelineIndex& index, std::uint32_t pixels) {
   Sweep s;
   std::vector<MergedSlice> scratch;
+  std::vector<CounterPixel> columns;
   const std::int64_t lo = index.data().startNs;
   const std::int64_t hi = index.data().endNs + 1;
   auto draw = [&](std::int64_t a, std::int64_t b) {
     const Clock::time_point t = Clock::now();
-    const std::size_t rects = frame(index, {a, b}, pixels, scratch);
+    const std::size_t rects = frame(index, {a, b}, pixels, scratch, columns);
     s.frameMs.push_back(msSince(t));
     s.maxRects = std::max(s.maxRects, rects);
   };
@@ -119,10 +127,10 @@ void run(const fs::path& dir, std::uint64_t events, bool gzip, bool keep) {
               static_cast<unsigned long long>(index->sliceCount()));
 
   const Sweep s = sweep(*index, 1920);
-  std::printf("sweep at 1920 px, all %zu lanes and depths per frame: %zu frames, p50 %.3f ms, p99 %.3f ms, max %.3f "
-              "ms; at most %zu rectangles a frame\n",
-              index->lanes().size(), s.frameMs.size(), percentile(s.frameMs, 0.5), percentile(s.frameMs, 0.99),
-              *std::max_element(s.frameMs.begin(), s.frameMs.end()), s.maxRects);
+  std::printf("sweep at 1920 px, all %zu lanes and depths and %zu counter series per frame: %zu frames, p50 %.3f ms, "
+              "p99 %.3f ms, max %.3f ms; at most %zu rectangles and counter columns a frame\n",
+              index->lanes().size(), index->counters().size(), s.frameMs.size(), percentile(s.frameMs, 0.5),
+              percentile(s.frameMs, 0.99), *std::max_element(s.frameMs.begin(), s.frameMs.end()), s.maxRects);
 
   // Clicks and panels: a hit test, a search, an area over one step of one rank and over everything.
   const TimelineLane& lane = index->lane(index->processes()[0].lanes[0]);
