@@ -10,6 +10,7 @@
 // the load, and after it with freed memory handed back).
 //
 //   bench_timeline_index [--events 1000000] [--ten-million] [--gzip] [--dir /tmp] [--keep]
+//   bench_timeline_index --file TRACE [--file TRACE ...]   (existing traces instead of generated ones)
 // Goals (issue 19): 10M events in <= 120 bytes per event; frames <= 16 ms. docs/traces.md has the numbers.
 #include "bench_memory.h"
 #include "trace_generator.h"
@@ -102,23 +103,15 @@ Sweep sweep(const TimelineIndex& index, std::uint32_t pixels) {
   return s;
 }
 
-void run(const fs::path& dir, std::uint64_t events, bool gzip, bool keep) {
-  const fs::path path = dir / ("bench_timeline_" + std::to_string(events) + (gzip ? ".json.gz" : ".json"));
-  Clock::time_point t = Clock::now();
-  const fathom::test::GeneratedTrace generated = fathom::test::generateTrace(path, {.events = events});
-  std::printf("generated %s: %llu events (%llu slices, %llu flows, %llu counters), %.1f MB in %.1f s\n", path.c_str(),
-              static_cast<unsigned long long>(generated.events), static_cast<unsigned long long>(generated.slices),
-              static_cast<unsigned long long>(generated.flows), static_cast<unsigned long long>(generated.counters),
-              static_cast<double>(generated.bytes) / 1e6, msSince(t) / 1000.0);
-  std::fflush(stdout);
-
+/// Loads `path` and runs the sweep and the click queries on it.
+void measure(const fs::path& path) {
   fathom::bench::PeakGrowth memory;
-  t = Clock::now();
+  Clock::time_point t = Clock::now();
   std::optional<TimelineIndex> index = TimelineIndex::load(path);
   const double loadMs = msSince(t);
   const long peakKiB = memory.kib();
   const long afterKiB = memory.nowKiB();
-  const double n = static_cast<double>(generated.events);
+  const double n = static_cast<double>(index->data().events);
   std::printf("load: %.0f ms (%.2f M events/s); index %.1f bytes/event (%.1f MiB); RSS after load %.1f bytes/event, "
               "peak during load %.1f bytes/event; %zu lanes, %llu slices\n",
               loadMs, n / loadMs / 1000.0, static_cast<double>(index->memoryBytes()) / n,
@@ -133,12 +126,16 @@ void run(const fs::path& dir, std::uint64_t events, bool gzip, bool keep) {
               percentile(s.frameMs, 0.99), *std::max_element(s.frameMs.begin(), s.frameMs.end()), s.maxRects);
 
   // Clicks and panels: a hit test, a search, an area over one step of one rank and over everything.
-  const TimelineLane& lane = index->lane(index->processes()[0].lanes[0]);
+  std::uint32_t busiest = 0;  // the lane with the most slices
+  for (std::uint32_t l = 0; l < index->lanes().size(); ++l) {
+    busiest = index->lane(l).sliceCount() > index->lane(busiest).sliceCount() ? l : busiest;
+  }
+  const TimelineLane& lane = index->lane(busiest);
   t = Clock::now();
   std::size_t hits = 0;
   for (int i = 0; i < 10'000; ++i) {
     const std::int64_t at = index->data().startNs + (index->data().endNs - index->data().startNs) / 10'000 * i;
-    hits += sliceAt(lane, 2, at, 1000).has_value() ? 1 : 0;
+    hits += sliceAt(lane, std::min(2u, lane.depthCount() - 1), at, 1000).has_value() ? 1 : 0;
   }
   const double hitUs = msSince(t) * 1000.0 / 10'000.0;
   t = Clock::now();
@@ -147,10 +144,15 @@ void run(const fs::path& dir, std::uint64_t events, bool gzip, bool keep) {
   t = Clock::now();
   const SearchResult regex = searchSlices(*index, {.pattern = "^nccl.*AllReduce", .regex = true});
   const double regexMs = msSince(t);
-  const TimelineStep& step = index->steps()[index->steps().size() / 2];
-  const TimelineLane& stepLane = index->lane(step.slice.lane);
-  const TimeRange stepRange{stepLane.start[step.slice.index], stepLane.end[step.slice.index]};
-  std::vector<std::uint32_t> rankLanes = index->processes()[0].lanes;
+  // One step (or, without steps, the middle 1 % of the trace) on the busiest lane's process.
+  const std::int64_t middle = index->data().startNs + (index->data().endNs - index->data().startNs) / 2;
+  TimeRange stepRange{middle, middle + (index->data().endNs - index->data().startNs) / 100 + 1};
+  if (!index->steps().empty()) {
+    const TimelineStep& step = index->steps()[index->steps().size() / 2];
+    const TimelineLane& stepLane = index->lane(step.slice.lane);
+    stepRange = {stepLane.start[step.slice.index], stepLane.end[step.slice.index] + 1};
+  }
+  std::vector<std::uint32_t> rankLanes = index->processes()[lane.process].lanes;
   t = Clock::now();
   const AreaAggregation area = aggregateArea(*index, stepRange, rankLanes);
   const double areaStepMs = msSince(t);
@@ -166,7 +168,18 @@ void run(const fs::path& dir, std::uint64_t events, bool gzip, bool keep) {
               hitUs, hits, searchMs, found.total, regexMs, regex.total, areaStepMs, area.byName.size(), areaAllMs,
               everything.ranks.size());
   std::fflush(stdout);
-  index.reset();
+}
+
+void run(const fs::path& dir, std::uint64_t events, bool gzip, bool keep) {
+  const fs::path path = dir / ("bench_timeline_" + std::to_string(events) + (gzip ? ".json.gz" : ".json"));
+  const Clock::time_point t = Clock::now();
+  const fathom::test::GeneratedTrace generated = fathom::test::generateTrace(path, {.events = events});
+  std::printf("generated %s: %llu events (%llu slices, %llu flows, %llu counters), %.1f MB in %.1f s\n", path.c_str(),
+              static_cast<unsigned long long>(generated.events), static_cast<unsigned long long>(generated.slices),
+              static_cast<unsigned long long>(generated.flows), static_cast<unsigned long long>(generated.counters),
+              static_cast<double>(generated.bytes) / 1e6, msSince(t) / 1000.0);
+  std::fflush(stdout);
+  measure(path);
   if (!keep) {
     fs::remove(path);
   }
@@ -180,6 +193,7 @@ int main(int argc, char** argv) {
   bool gzip = false;
   bool keep = false;
   fs::path dir = fs::temp_directory_path();
+  std::vector<fs::path> files;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--events" && i + 1 < argc) {
@@ -192,10 +206,20 @@ int main(int argc, char** argv) {
       keep = true;
     } else if (arg == "--dir" && i + 1 < argc) {
       dir = argv[++i];
+    } else if (arg == "--file" && i + 1 < argc) {
+      files.emplace_back(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: %s [--events N] [--ten-million] [--gzip] [--dir DIR] [--keep]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--events N] [--ten-million] [--gzip] [--dir DIR] [--keep] [--file TRACE]...\n",
+                   argv[0]);
       return 2;
     }
+  }
+  if (!files.empty()) {  // given traces (a real profiled run, say) instead of generated ones
+    for (const fs::path& file : files) {
+      std::printf("%s\n", file.c_str());
+      measure(file);
+    }
+    return 0;
   }
   run(dir, events, gzip, keep);
   if (tenMillion) {

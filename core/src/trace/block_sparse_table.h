@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// A sparse table over blocks: "the best element of [i, j)" for a fixed order `better`, in O(1) table reads plus at
-// most two partial blocks scanned, for about 4 * log2(n / B) / B bytes per element (B = 64: ~1 byte). The
-// level-of-detail summaries of the timeline (the longest slice of a run, a counter's extremes) are made of it.
+// Building and querying BlockTable (timeline_index.h): "the best element of [i, j)" for a fixed order, in O(1) for
+// any run that spans two blocks or more. The timeline's level-of-detail summaries (the longest slice of a run, a
+// counter's extremes) are made of it.
 #pragma once
+
+#include "fathom/trace/timeline_index.h"
 
 #include <algorithm>
 #include <bit>
@@ -11,67 +13,76 @@
 
 namespace fathom::trace::detail {
 
-inline constexpr std::uint32_t kBlockSize = 64;
-
-/// levels[0][b]: the best of block b (elements base + b*B .. base + (b+1)*B - 1, full blocks only); levels[k][b]:
-/// the best of blocks b .. b + 2^k - 1. `better(a, b)` must be a strict order on element indices with ties broken
-/// (e.g. by index), so that every query has one answer.
-template <typename Better>
-std::vector<std::vector<std::uint32_t>> buildBlockTable(std::uint32_t base, std::uint32_t count, Better better) {
-  std::vector<std::vector<std::uint32_t>> levels;
-  const std::uint32_t blocks = count / kBlockSize;
-  if (blocks == 0) {
-    return levels;
-  }
+/// Builds the table of elements [base, base + count). `better(a, b)` must be a strict order on element indices with
+/// ties broken (e.g. by index), so that every query has one answer.
+template <typename Better> BlockTable buildBlockTable(std::uint32_t base, std::uint32_t count, Better better) {
+  constexpr std::uint32_t B = BlockTable::kBlock;
   auto pick = [&](std::uint32_t a, std::uint32_t b) { return better(b, a) ? b : a; };
+  BlockTable table;
+  table.prefix.resize(count);
+  table.suffix.resize(count);
+  const std::uint32_t blocks = count / B;  // full blocks
   std::vector<std::uint32_t> level(blocks);
-  for (std::uint32_t b = 0; b < blocks; ++b) {
-    std::uint32_t best = base + b * kBlockSize;
-    for (std::uint32_t k = best + 1; k < base + (b + 1) * kBlockSize; ++k) {
-      best = pick(best, k);
+  for (std::uint32_t start = 0; start < count; start += B) {
+    const std::uint32_t end = std::min(start + B, count);
+    std::uint32_t best = base + start;
+    for (std::uint32_t k = start; k < end; ++k) {
+      best = pick(best, base + k);
+      table.prefix[k] = static_cast<std::uint8_t>(best - base - start);
     }
-    level[b] = best;
+    if (end - start == B) {
+      level[start / B] = best;
+    }
+    best = base + end - 1;
+    for (std::uint32_t k = end; k-- > start;) {
+      best = pick(base + k, best);  // on a tie the earlier (k) wins, as in the prefix
+      table.suffix[k] = static_cast<std::uint8_t>(best - base - start);
+    }
   }
-  levels.push_back(std::move(level));
+  if (blocks == 0) {
+    return table;
+  }
+  table.levels.push_back(std::move(level));
   for (std::uint32_t width = 2; width <= blocks; width *= 2) {
-    const std::vector<std::uint32_t>& prev = levels.back();
+    const std::vector<std::uint32_t>& prev = table.levels.back();
     std::vector<std::uint32_t> next(blocks - width + 1);
     for (std::uint32_t b = 0; b < next.size(); ++b) {
       next[b] = pick(prev[b], prev[b + width / 2]);
     }
-    levels.push_back(std::move(next));
+    table.levels.push_back(std::move(next));
   }
-  return levels;
+  return table;
 }
 
 /// The best element of [i, j) (base <= i < j <= base + count) under the table built with the same `base`/`better`.
 template <typename Better>
-std::uint32_t queryBlockTable(const std::vector<std::vector<std::uint32_t>>& levels, std::uint32_t base,
-                              std::uint32_t i, std::uint32_t j, Better better) {
+std::uint32_t queryBlockTable(const BlockTable& table, std::uint32_t base, std::uint32_t i, std::uint32_t j,
+                              Better better) {
+  constexpr std::uint32_t B = BlockTable::kBlock;
   auto pick = [&](std::uint32_t a, std::uint32_t b) { return better(b, a) ? b : a; };
-  auto scan = [&](std::uint32_t lo, std::uint32_t hi) {
-    std::uint32_t best = lo;
-    for (std::uint32_t k = lo + 1; k < hi; ++k) {
+  const std::uint32_t li = i - base;
+  const std::uint32_t lj = j - 1 - base;  // the last element, inclusive
+  const std::uint32_t bi = li / B;
+  const std::uint32_t bj = lj / B;
+  if (bi == bj) {
+    if (li % B == 0) {
+      return base + bi * B + table.prefix[lj];  // from the block's start
+    }
+    if (lj + 1 == std::min((bi + 1) * B, static_cast<std::uint32_t>(table.prefix.size()))) {
+      return base + bi * B + table.suffix[li];  // to the block's end
+    }
+    std::uint32_t best = i;  // inside one block: at most B elements
+    for (std::uint32_t k = i + 1; k < j; ++k) {
       best = pick(best, k);
     }
     return best;
-  };
-  const std::uint32_t firstFull = (i - base + kBlockSize - 1) / kBlockSize;  // the first block starting at or after i
-  const std::uint32_t fullBlocks = levels.empty() ? 0 : static_cast<std::uint32_t>(levels[0].size());
-  const std::uint32_t lastFull = std::min((j - base) / kBlockSize, fullBlocks);  // one past the last block inside
-  if (lastFull <= firstFull) {
-    return scan(i, j);  // no full block inside: at most 2 * B elements
   }
-  const std::uint32_t n = lastFull - firstFull;
-  const int k = std::bit_width(n) - 1;  // 2^k <= n: two overlapping runs of 2^k blocks cover them all
-  std::uint32_t best = pick(levels[k][firstFull], levels[k][lastFull - (1u << k)]);
-  const std::uint32_t headEnd = base + firstFull * kBlockSize;
-  const std::uint32_t tailBegin = base + lastFull * kBlockSize;
-  if (i < headEnd) {
-    best = pick(scan(i, headEnd), best);
-  }
-  if (tailBegin < j) {
-    best = pick(best, scan(tailBegin, j));
+  std::uint32_t best = pick(base + bi * B + table.suffix[li], base + bj * B + table.prefix[lj]);
+  if (bj > bi + 1) {  // full blocks bi+1 .. bj-1 between: two overlapping runs of 2^k blocks cover them
+    const std::uint32_t first = bi + 1;
+    const std::uint32_t n = bj - first;
+    const int k = std::bit_width(n) - 1;
+    best = pick(best, pick(table.levels[k][first], table.levels[k][bj - (1u << k)]));
   }
   return best;
 }

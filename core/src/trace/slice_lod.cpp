@@ -30,13 +30,12 @@ struct Extreme {
 }  // namespace
 
 SliceLod buildSliceLod(const TimelineLane& lane, std::uint32_t depth) {
-  static_assert(SliceLod::kBlock == kBlockSize);
   const std::uint32_t base = lane.depthBegin[depth];
-  return {buildBlockTable(base, lane.depthBegin[depth + 1] - base, Longer{lane})};
+  return buildBlockTable(base, lane.depthBegin[depth + 1] - base, Longer{lane});
 }
 
 std::uint32_t longestSlice(const TimelineLane& lane, std::uint32_t depth, std::uint32_t i, std::uint32_t j) {
-  return queryBlockTable(lane.lod[depth].levels, lane.depthBegin[depth], i, j, Longer{lane});
+  return queryBlockTable(lane.lod[depth], lane.depthBegin[depth], i, j, Longer{lane});
 }
 
 void buildCounterLod(TimelineCounter& counter) {

@@ -66,6 +66,14 @@ std::size_t bytesOf(const std::string& s) {
   return sizeof(std::string) + (s.capacity() > 15 ? s.capacity() : 0);
 }
 
+std::size_t bytesOf(const BlockTable& t) {
+  std::size_t total = bytesOf(t.levels) + bytesOf(t.prefix) + bytesOf(t.suffix);
+  for (const auto& level : t.levels) {
+    total += bytesOf(level);
+  }
+  return total;
+}
+
 }  // namespace
 
 std::optional<TimelineIndex> TimelineIndex::load(const std::filesystem::path& path,
@@ -173,19 +181,11 @@ std::size_t TimelineIndex::memoryBytes() const {
              bytesOf(lane.instantTs) + bytesOf(lane.instantName) + bytesOf(lane.instantOffset) + bytesOf(lane.key) +
              bytesOf(lane.title);
     for (const SliceLod& lod : lane.lod) {
-      for (const auto& level : lod.levels) {
-        total += bytesOf(level);
-      }
+      total += bytesOf(lod);
     }
   }
   for (const TimelineCounter& c : m_data.counters) {
     total += bytesOf(c.ts) + bytesOf(c.value) + bytesOf(c.series) + bytesOf(c.maxLod) + bytesOf(c.minLod);
-    for (const auto& level : c.maxLod) {
-      total += bytesOf(level);
-    }
-    for (const auto& level : c.minLod) {
-      total += bytesOf(level);
-    }
   }
   for (const TimelineProcess& p : m_data.processes) {
     total += bytesOf(p.lanes) + bytesOf(p.counters) + bytesOf(p.title) + bytesOf(p.labels) + bytesOf(p.key);

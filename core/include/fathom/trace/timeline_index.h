@@ -39,14 +39,20 @@ struct SliceRef {
   friend auto operator<=>(const SliceRef&, const SliceRef&) = default;
 };
 
-/// The level-of-detail summary of one depth of a lane (Perfetto's slice mipmap, as a sparse table): levels[0][b] is
-/// the index of the longest slice of block b (kLodBlock consecutive slices of the depth), levels[k][b] the longest of
-/// blocks b .. b + 2^k - 1. "The longest slice of [i, j)" is then two table reads plus at most two partial blocks.
-/// Longest means the largest duration, ties to the lower index (the earlier slice).
-struct SliceLod {
+/// A level-of-detail summary answering "the best element of [i, j)" (the longest slice, the largest or smallest
+/// counter sample) in O(1): a sparse table over blocks of kBlock elements (levels[k][b] is the best of blocks b ..
+/// b + 2^k - 1, full blocks only) plus, per element, the best from its block's start to it (prefix) and from it to its
+/// block's end (suffix), as offsets in the block. A query spanning two blocks or more reads four entries; only one
+/// inside a single block scans it. About 2 + 4 log2(n / kBlock) / kBlock bytes per element. Perfetto's slice mipmap
+/// aggregates max(dur) per bucket the same way; built at load (block_sparse_table.h).
+struct BlockTable {
   static constexpr std::uint32_t kBlock = 64;
   std::vector<std::vector<std::uint32_t>> levels;
+  std::vector<std::uint8_t> prefix;
+  std::vector<std::uint8_t> suffix;
 };
+/// The LOD summary of one depth of a lane: the longest slice (largest duration, ties to the earlier) of any run.
+using SliceLod = BlockTable;
 
 /// What the summary reads from a slice's args (correlation, bytes, collective name), kept for the few slices whose
 /// args it reads (launches, GPU activity, Fathom's collectives): aggregateArea feeds them to the summary's code.
@@ -122,10 +128,10 @@ struct TimelineCounter {
   std::string series;            ///< the arg's key ("parameters", ...)
   std::vector<std::int64_t> ts;  ///< sorted
   std::vector<double> value;
-  /// Level-of-detail summaries for per-pixel drawing (as SliceLod): the sample with the largest and with the smallest
-  /// value of 2^k blocks of SliceLod::kBlock samples (ties: the earlier sample).
-  std::vector<std::vector<std::uint32_t>> maxLod;
-  std::vector<std::vector<std::uint32_t>> minLod;
+  /// Level-of-detail summaries for per-pixel drawing: the sample with the largest / smallest value of any run (ties:
+  /// the earlier sample).
+  BlockTable maxLod;
+  BlockTable minLod;
 };
 
 /// A flow arrow between two slices (v1 flow events s/t/f, matched by id, cat and name as Perfetto does; `ac2g` links
