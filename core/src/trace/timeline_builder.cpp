@@ -71,7 +71,12 @@ std::uint32_t TimelineBuilder::laneOf(const TraceEventView& e) {
   m_key.assign(e.raw("pid"));
   m_key += '/';
   m_key += e.raw("tid");
+  if (m_key == m_lastLaneKey) {
+    return m_lastLane;  // events of one row usually come in runs: skip the hash lookup
+  }
   if (const auto it = m_laneIndex.find(m_key); it != m_laneIndex.end()) {
+    m_lastLaneKey = m_key;
+    m_lastLane = it->second;
     return it->second;
   }
   const auto id = static_cast<std::uint32_t>(m_lanes.size());
@@ -94,7 +99,12 @@ void TimelineBuilder::addComplete(const TraceEventView& e, std::uint64_t offset)
   }
   const std::string_view cat = e.string("cat").value_or("");
   const std::string_view name = e.string("name").value_or("");
-  const std::uint32_t categoryId = m_categories.intern(cat);
+  if (!m_haveLastCategory || cat != m_lastCategory) {  // a handful of categories, in runs: skip the hash lookup
+    m_haveLastCategory = true;
+    m_lastCategory = cat;
+    m_lastCategoryId = m_categories.intern(cat);
+  }
+  const std::uint32_t categoryId = m_lastCategoryId;
   FATHOM_CHECK(categoryId < 0xFFFF, StorageError, "more than 65535 event categories");
   StagedLane& lane = m_lanes[laneOf(e)];
   Staged s{

@@ -83,6 +83,11 @@ private:
   StringTable m_categories;
   StringTable m_flowKeys;
   std::string m_key;
+  std::string m_lastLaneKey;  ///< the last lane looked up, and its id
+  std::uint32_t m_lastLane = 0;
+  std::string m_lastCategory;  ///< the last category interned, and its id
+  std::uint32_t m_lastCategoryId = 0;
+  bool m_haveLastCategory = false;
   TraceEventView m_args;
   std::vector<StagedLane> m_lanes;
   std::unordered_map<std::string, std::uint32_t> m_laneIndex;
