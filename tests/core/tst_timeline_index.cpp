@@ -211,6 +211,7 @@ private slots:
   void areaEqualsSummary();
   void areaEqualsSummaryOnGpuTrace();
   void progressAndCancel();
+  void inputThatCannotBeReadAgain();
   void malformedInputNamesFileAndOffset();
 
 private:
@@ -586,6 +587,23 @@ void TestTimelineIndex::progressAndCancel() {
   };
   QVERIFY(!TimelineIndex::load(path, options).has_value());
   QVERIFY(lastEvents > 0 && lastEvents < 20'000);
+}
+
+void TestTimelineIndex::inputThatCannotBeReadAgain() {
+  // A TraceInput is consumed by loading: details work, the event's text does not come back. B/E pairs and async
+  // events are counted as ignored (the index shows complete events).
+  const std::string text = fathom::test::objectTrace(
+      {fathom::test::completeEvent("cpu_op", "a", 1, 1, "1.000", "2.000"),
+       R"({"ph":"B","name":"b","pid":1,"tid":1,"ts":5})", R"({"ph":"E","pid":1,"tid":1,"ts":6})",
+       R"({"ph":"b","id":1,"name":"c","pid":1,"tid":1,"ts":7})"});
+  std::optional<TimelineIndex> index = TimelineIndex::load(TraceInput::fromBytes("memory", text), text.size());
+  QVERIFY(index.has_value());
+  QCOMPARE(index->sliceCount(), std::uint64_t{1});
+  QCOMPARE(index->data().ignoredEvents, std::uint64_t{3});
+  const SliceDetails d = sliceDetails(*index, {0, 0});
+  QCOMPARE(d.durationNs, std::int64_t{2000});
+  QVERIFY(!d.eventJson.has_value());
+  QCOMPARE(index->source(), std::string("memory"));
 }
 
 void TestTimelineIndex::malformedInputNamesFileAndOffset() {
