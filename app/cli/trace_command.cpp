@@ -7,6 +7,7 @@
 #include "trace_report.h"
 
 #include <fathom/common/error.h>
+#include <fathom/trace/trace_event_view.h>
 #include <fathom/trace/trace_input.h>
 #include <fathom/trace/trace_merge.h>
 #include <fathom/trace/trace_summary.h>
@@ -16,8 +17,11 @@
 #include <charconv>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <unistd.h>
 #include <vector>
 
@@ -34,6 +38,8 @@ struct TraceFlags {
   std::string rank;                 ///< export --rank: a number or "all"; summary --rank: a number
   std::string name;                 ///< export --name
   std::string top = "10";           ///< summary --top
+  std::string from;                 ///< summary --from: microseconds, as the file's ts
+  std::string to;                   ///< summary --to
   bool json = false;
   bool rules = false;           ///< validate --rules
   CLI::App* command = nullptr;  ///< the subcommand that ran, for its leftover arguments
@@ -146,6 +152,21 @@ int summaryCommand(const TraceFlags& flags) {
   if (!flags.rank.empty()) {
     options.rank = parseCount(flags.rank, "--rank");
   }
+  if (!flags.from.empty() || !flags.to.empty()) {
+    options.range =
+        trace::TimeRange{std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()};
+    for (const auto& [text, flag, bound] : {std::tuple(flags.from, "--from", &options.range->startNs),
+                                            std::tuple(flags.to, "--to", &options.range->endNs)}) {
+      if (!text.empty()) {
+        const std::optional<std::int64_t> ns = trace::microsToNanos(text);
+        FATHOM_CHECK(ns.has_value(), ConfigError, flag, " ", text,
+                     ": expected microseconds, as the file's ts (e.g. 1500.250)");
+        *bound = *ns;
+      }
+    }
+    FATHOM_CHECK(options.range->startNs < options.range->endNs, ConfigError, "--from ", flags.from, " --to ", flags.to,
+                 ": the range is empty");
+  }
   options.onProgress = progress("summary");
   const trace::TraceSummary summary = trace::summarizeTrace(flags.inputs.front(), options);
   if (flags.json) {
@@ -243,13 +264,18 @@ void addTraceCommand(CLI::App& root, CommandAction& action, OpenRunTraces openRu
   summary->add_option("--top", flags->top, "Rows in the top-ops and top-kernels tables")->capture_default_str();
   summary->add_option("--rank", flags->rank,
                       "The rank to summarize: required for a merged trace (its rows of that rank), a check otherwise");
+  summary->add_option("--from", flags->from,
+                      "Summarize from this time on: microseconds as the file's ts (events are cut to the range)");
+  summary->add_option("--to", flags->to, "Summarize up to this time (microseconds, exclusive)");
   summary->add_flag("--json", flags->json, "Print JSON (times in ns, bytes in bytes)");
   summary->footer("Compute, communication, data loading and idle per ProfilerStep#N, and how much communication\n"
                   "overlaps compute; on the GPU timeline when the trace has kernels (as HTA), else on the CPU.\n"
                   "Definitions: docs/traces.md. Examples:\n"
                   "  fathom trace summary trace.rank0.json.gz\n"
                   "  fathom trace summary trace.rank0.json --top 20 --json\n"
-                  "  fathom trace summary fathom_profile/merged/profile_merged.json --rank 1");
+                  "  fathom trace summary fathom_profile/merged/profile_merged.json --rank 1\n"
+                  "  fathom trace summary trace.rank0.json --from 1000 --to 2500.5   # a time range, as the timeline's "
+                  "area selection");
 
   CLI::App* validate =
       leaf("validate", "Check traces against the rules Perfetto, chrome://tracing and HTA apply", validateCommand);

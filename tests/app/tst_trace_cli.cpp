@@ -155,6 +155,21 @@ private slots:
     QCOMPARE(s.value(u"total"_s).toObject().value(u"idle_ns"_s).toInteger(), 20000);
     QCOMPARE(s.value(u"steps"_s).toArray().size(), 1);
     QCOMPARE(s.value(u"top_ops"_s).toArray().size(), 1);
+    // A range (what the timeline's area selection shows): events cut to [50, 70) us. The step becomes [50, 70],
+    // aten::mm [50, 70] = 20 us of compute, the all-reduce [60, 70] = 10 us of communication, all of it overlapped.
+    r = trace({u"summary"_s, file(u"rank0.json"_s), u"--from"_s, u"50"_s, u"--to"_s, u"70.000"_s, u"--json"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QJsonObject total = parse(r).object().value(u"total"_s).toObject();
+    QCOMPARE(total.value(u"span_ns"_s).toInteger(), 20000);
+    QCOMPARE(total.value(u"compute_ns"_s).toInteger(), 20000);
+    QCOMPARE(total.value(u"communication_ns"_s).toInteger(), 10000);
+    QCOMPARE(total.value(u"overlap_ns"_s).toInteger(), 10000);
+    QCOMPARE(total.value(u"idle_ns"_s).toInteger(), 0);
+    for (const QStringList& bad :
+         {QStringList{u"--from"_s, u"x"_s}, QStringList{u"--from"_s, u"70"_s, u"--to"_s, u"50"_s}}) {
+      r = trace(QStringList{u"summary"_s, file(u"rank0.json"_s)} + bad);
+      QVERIFY2(r.exitCode == 2 && r.err.contains(bad.front().toUtf8()), qPrintable(describe(r)));
+    }
     r = trace({u"summary"_s, file(u"bad.json"_s) + u".missing"_s});
     QCOMPARE(r.exitCode, 2);
   }

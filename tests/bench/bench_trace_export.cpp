@@ -7,6 +7,8 @@
 //
 //   bench_trace_export [--events 1000000,4000000] [--runs 5] [--dir /tmp]
 // Target: >= 1,000,000 events/s uncompressed on the 2-core development machine. docs/traces.md has the numbers.
+#include "bench_memory.h"
+
 #include <fathom/trace/chrome_trace_writer.h>
 #include <fathom/trace/trace_merge.h>
 #include <fathom/trace/trace_reader.h>
@@ -33,32 +35,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// A field of /proc/self/status in KiB: VmHWM (peak resident set) or VmRSS (resident set now).
-long statusKiB(const char* field) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind(field, 0) == 0) {
-      return std::atol(line.c_str() + std::strlen(field));
-    }
-  }
-  return -1;
-}
-
-/// Measures how far one operation raises the resident set above where it started: resets the peak (writing 5 to
-/// /proc/self/clear_refs sets VmHWM to VmRSS, Linux >= 4.0) and reads it back after.
-class PeakGrowth {
-public:
-  PeakGrowth() {
-    malloc_trim(0);  // hand freed memory back first, so the operation's buffers are counted, not reused pages
-    std::ofstream("/proc/self/clear_refs") << "5";
-    m_start = statusKiB("VmRSS:");
-  }
-  long kib() const { return statusKiB("VmHWM:") - m_start; }
-
-private:
-  long m_start = 0;
-};
+using fathom::bench::PeakGrowth;
 
 double seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();

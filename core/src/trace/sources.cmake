@@ -6,6 +6,8 @@
 #   trace_json, trace_file_sink, chrome_trace_writer   writing (text rules, atomic gzip files, the Kineto layout)
 #   trace_input, trace_reader, trace_event_view         reading (gunzip, the chunked scanner, one event's members)
 #   trace_merge, trace_validator, trace_summary         tools over files (slice_timeline, intervals: their helpers)
+#   timeline_index, timeline_queries                  the timeline's index and its per-frame queries (timeline_builder,
+#                                                       slice_lod: their helpers; trace_summarizer: the summary's code)
 #   json_scan.h, json_strict, utf8.h                    JSON text scanning (bracket matching; strict RFC 8259)
 target_sources(fathom_trace PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/trace_event.cpp
@@ -21,4 +23,9 @@ target_sources(fathom_trace PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/json_strict.cpp
   ${CMAKE_CURRENT_LIST_DIR}/slice_timeline.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trace_summary.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/intervals.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/trace_summarizer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/intervals.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/timeline_index.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/timeline_builder.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/timeline_queries.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/slice_lod.cpp)

@@ -126,6 +126,10 @@ std::optional<std::int64_t> TraceEventView::micros(std::string_view key) const {
   return parseMicros(raw(key));
 }
 
+std::optional<std::int64_t> microsToNanos(std::string_view text) {
+  return parseMicros(text);
+}
+
 char TraceEventView::phase() const {
   const std::string_view ph = raw("ph");
   return ph.size() >= 3 && ph.front() == '"' ? ph[1] : '\0';

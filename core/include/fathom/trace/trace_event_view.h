@@ -74,6 +74,11 @@ private:
   const char* m_error = "";
 };
 
+/// Microseconds written as a JSON number ("12.345", as `ts` and `dur` are) as exact nanoseconds; digits past the
+/// third decimal are truncated. nullopt when `text` is not a number or overflows int64. (What TraceEventView::micros
+/// reads, for text from elsewhere: a command line's times.)
+std::optional<std::int64_t> microsToNanos(std::string_view text);
+
 /// Decodes a JSON string's escapes (`\n`, `\"`, `\uXXXX` with surrogate pairs) from `body` (the text between the
 /// quotes) into `out`. Returns false on a malformed escape.
 bool unescapeJsonString(std::string_view body, std::string& out);

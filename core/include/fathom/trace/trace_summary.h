@@ -11,6 +11,12 @@
 
 namespace fathom::trace {
 
+/// A time range [startNs, endNs) on a trace's clock (nanoseconds relative to its base time, as `ts` * 1000).
+struct TimeRange {
+  std::int64_t startNs = 0;
+  std::int64_t endNs = 0;
+};
+
 /// Which timeline the step-time breakdown was measured on.
 enum class SummaryTimeline : std::uint8_t {
   Cpu,  ///< no GPU activity in the trace: Fathom's spans and ATen ops on the CPU
@@ -87,6 +93,11 @@ struct TraceSummaryOptions {
   /// filtered to that rank's rows (pids rank * kMergedPidStride + i). A one-rank trace takes it as a check: it must
   /// be the file's `distributedInfo.rank`.
   std::optional<int> rank;
+  /// Summarize only this range: each complete event is cut to it first (one that does not meet it is left out),
+  /// then everything is computed as for a whole trace, so steps, unions and self times are those of the range.
+  /// Counters and instants count when their ts lies in it. Must not be empty. TimelineIndex::aggregateArea
+  /// computes the same numbers from its index.
+  std::optional<TimeRange> range;
   /// Called every `progressEvery` events with the count so far.
   std::function<void(std::uint64_t)> onProgress;
   std::uint64_t progressEvery = 10'000'000;  ///< >= 1
