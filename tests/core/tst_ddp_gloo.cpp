@@ -454,12 +454,7 @@ void buffers(Checker& c, fathom::runtime::ProcessGroup& group, bool broadcast) {
 
 int runWorker(int rank, int world, int port, int timeoutMs) {
   return fathom::test::runRankChecks(rank, [&](Checker& c) {
-    auto group = fathom::runtime::ProcessGroup::create({.rank = rank,
-                                                        .worldSize = world,
-                                                        .masterAddr = "127.0.0.1",
-                                                        .masterPort = static_cast<std::uint16_t>(port),
-                                                        .storeRole = fathom::runtime::StoreRole::ClientOnly,
-                                                        .timeout = std::chrono::milliseconds(timeoutMs)});
+    auto group = fathom::test::joinWorkerGroup(rank, world, port, timeoutMs);
     asyncCalls(c, *group);
     averageAndBuckets(c, *group);
     noSync(c, *group);

@@ -8,6 +8,7 @@
 //   implies (flat units padded to a multiple of the shard group);
 // - the bytes the engine reports (stateBytes) equal the layout's;
 // - HYBRID_SHARD and HYBRID_SHARD_ZERO2 on 4 ranks as 2 shard groups of 2: the same, plus the replica all-reduces;
+//   HYBRID_SHARD on 2 ranks as 2 shard groups of 1: DDP's training, through the replica all-reduce alone;
 // - FULL_SHARD with overlapComm (asynchronous prefetch and reductions) overlaps a backward all-gather with a
 //   reduce-scatter in every step that prefetches, and gives bitwise the same losses and parameters as without.
 // The test hosts a TCPStore on 127.0.0.1 and starts copies of this executable as the ranks.
@@ -38,6 +39,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <numeric>
 
 using namespace Qt::StringLiterals;
 using fathom::parallel::Comm;
@@ -288,6 +290,18 @@ void overlap(Checker& c, fathom::runtime::ProcessGroup& group, const Run& async)
           " steps overlapped collectives");
 }
 
+/// A hybrid run against DDP's (`ref`): the largest loss and final parameter differences, checked (1e-5, 1e-4).
+std::pair<double, double> checkAgainstDdp(Checker& c, const std::string& name, const Run& run, const Run& ref) {
+  double lossDiff = 0, paramDiff = 0;
+  for (int i = 0; i < kSteps; ++i)
+    lossDiff = std::max(lossDiff, std::abs(run.losses[i] - ref.losses[i]));
+  for (const auto& [label, t] : ref.finalState)
+    paramDiff = std::max(paramDiff, (run.finalState.at(label) - t).abs().max().item<double>());
+  c.check(lossDiff <= 1e-5, name, ": max loss difference to DDP ", lossDiff);
+  c.check(paramDiff <= 1e-4, name, ": max parameter difference to DDP ", paramDiff);
+  return {lossDiff, paramDiff};
+}
+
 /// HYBRID_SHARD and HYBRID_SHARD_ZERO2 on 4 ranks as 2 "nodes" of 2: shard within {0,1} and {2,3}, replicate
 /// across {0,2} and {1,3}. HYBRID_SHARD is FULL_SHARD within the node (every unit but the root gathered again in
 /// backward); HYBRID_SHARD_ZERO2 is SHARD_GRAD_OP (gathered once, in forward, and kept until reduced). Both
@@ -304,13 +318,7 @@ void hybrid(Checker& c, fathom::runtime::ProcessGroup& world, const Run& ref, Fs
   c.check(replica != nullptr && replica->worldSize() == 2 && replica->rank() == node, name, ": replica group");
   FullyShardedConfig config = fsdp(strategy);
   const Run run = train(world, &config, Opt::AdamW, 1, shard.get(), replica.get());
-  double lossDiff = 0, paramDiff = 0;
-  for (int i = 0; i < kSteps; ++i)
-    lossDiff = std::max(lossDiff, std::abs(run.losses[i] - ref.losses[i]));
-  for (const auto& [label, t] : ref.finalState)
-    paramDiff = std::max(paramDiff, (run.finalState.at(label) - t).abs().max().item<double>());
-  c.check(lossDiff <= 1e-5, name, ": max loss difference to DDP ", lossDiff);
-  c.check(paramDiff <= 1e-4, name, ": max parameter difference to DDP ", paramDiff);
+  const auto [lossDiff, paramDiff] = checkAgainstDdp(c, name, run, ref);
   std::int64_t padded = 0, blocksPadded = 0, shardElems = 0;
   const auto units = static_cast<std::int64_t>(run.units.size());
   for (const auto& [label, n] : run.units) {
@@ -342,6 +350,30 @@ void hybrid(Checker& c, fathom::runtime::ProcessGroup& world, const Run& ref, Fs
             " B, expected every unit, ", 4 * padded, " B");
   if (rank == 0)
     std::cerr << "world 4 " << name << " (2 x 2): loss diff " << lossDiff << ", param diff " << paramDiff << std::endl;
+}
+
+/// HYBRID_SHARD with one rank per "node" (fsdp_hybrid_group_size 1): shard groups of 1 (the units stay unsharded)
+/// and one replica group of every rank, whose all-reduce is then the only gradient synchronization: the training
+/// equals DDP's, and each step all-reduces every unit's whole flat gradient across the replicas.
+void hybridNodesOfOne(Checker& c, fathom::runtime::ProcessGroup& world, const Run& ref) {
+  std::vector<int> all(static_cast<std::size_t>(world.worldSize()));
+  std::iota(all.begin(), all.end(), 0);
+  auto shard = world.newGroup({world.rank()}, "test.alone.shard." + std::to_string(world.rank()));
+  auto replica = world.newGroup(all, "test.alone.replica");
+  FullyShardedConfig config = fsdp(FsdpShardingStrategy::HybridShard);
+  const Run run = train(world, &config, Opt::AdamW, 1, shard.get(), replica.get());
+  const auto [lossDiff, paramDiff] = checkAgainstDdp(c, "hybrid_shard, nodes of 1", run, ref);
+  std::int64_t elements = 0;
+  for (const auto& [label, n] : run.units)
+    elements += n;
+  for (const auto& t : run.totals) {
+    const auto& ar = t.requested(CommKind::AllReduce);
+    c.check(t.step < 1 || (ar.count == static_cast<std::int64_t>(run.units.size()) && ar.bytes == 4 * elements),
+            "hybrid_shard, nodes of 1, step ", t.step, ": replica all_reduce ", ar.count, " calls ", ar.bytes, " B");
+  }
+  if (world.rank() == 0)
+    std::cerr << "world " << world.worldSize() << " hybrid_shard (nodes of 1): loss diff " << lossDiff
+              << ", param diff " << paramDiff << std::endl;
 }
 
 /// FULL_STATE_DICT and SHARDED_STATE_DICT of a trained FSDP model, written where FATHOM_TEST_OUT points: rank 0
@@ -436,6 +468,8 @@ int runWorker(int rank, int world, int port, int timeoutMs) {
         std::cerr << "world " << world << " " << k.name << ": loss diff " << lossDiff << ", param diff " << paramDiff
                   << ", units " << run.units.size() << std::endl;
     }
+    if (world == 2)
+      hybridNodesOfOne(c, *group, references.at({Opt::AdamW, 1}));
     if (world == 4) {
       hybrid(c, *group, references.at({Opt::AdamW, 1}), FsdpShardingStrategy::HybridShard);
       hybrid(c, *group, references.at({Opt::AdamW, 1}), FsdpShardingStrategy::HybridShardZero2);

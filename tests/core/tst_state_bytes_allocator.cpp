@@ -1,15 +1,32 @@
 // SPDX-License-Identifier: Apache-2.0
-// Measured means measured (issue 18): on 2 real Gloo ranks, for DDP, FSDP (FULL_SHARD, SHARD_GRAD_OP, NO_SHARD),
-// ZeRO-1, ZeRO-2 and ZeRO-3 on gpt-tiny, the bytes LibTorch's allocator hands out for a category on each rank
-// (runtime::AllocationTracker over the phase that creates it: what is still allocated at its end) against the bytes
-// the engine reports for it (DataParallelEngine::stateBytes), an account independent of the layout functions the
-// engines share with the planner:
-// - optimizer states, allocated by the first optimizer step (with the engine's before/after hooks) and kept: equal;
-// - gradients, allocated by the first forward and backward and kept (DDP's from the engine's construction on: its
-//   buckets hold them): at least the reported bytes. Not equality: a collective's input copy (Gloo's emulated
-//   reduce_scatter) may be freed by the backend's thread when it drops the last reference, and the tracker counts
-//   only this thread's frees; most runs measure them equal (rank 0 prints the figures). ZeRO-1 reports the full
-//   gradients it holds until the reduction at the end of backward, released before backward returns: printed only.
+// Measured means measured (issue 18): on 2 real Gloo ranks, for DDP, FSDP (FULL_SHARD, SHARD_GRAD_OP, NO_SHARD,
+// HYBRID_SHARD, HYBRID_SHARD_ZERO2), ZeRO-1, ZeRO-2, ZeRO-3 and the offloading variants that keep fp32 master
+// weights (ZeRO-2 and ZeRO-3 offload_optimizer), on gpt-tiny, the bytes the CPU allocator holds on each rank against
+// the bytes the engine reports (DataParallelEngine::stateBytes), an account independent of the layout functions the
+// engines share with the planner: no expected size here comes from plan/ or a layout; every figure is an allocator
+// reading or an engine report.
+//
+// The allocator: fathom::test::CountingCpuAllocator (tests/support), installed as LibTorch's CPU allocator before
+// anything else in the worker, counts every block until it is freed, on whatever thread (a collective's input copy
+// that a Gloo thread drops counts as freed). Readings are taken once the count has settled (a backend thread drops
+// its reference to a finished work a moment after wait() returns).
+//
+// Each case runs in windows; over each, the allocator's change must equal the change of everything the engine
+// reports: parameters + gradients + optimizer states + master weights (device and host; on CPU both are this
+// allocator) + communicationBuffers (what the engine keeps for its collectives: DDP's buckets until the gradients
+// alias them, ZeRO-1/2's staging and scratch). The window that creates a category therefore measures it exactly:
+// - construction (model creation, the engine, the optimizer bound): parameters, master weights, communication
+//   buffers, plus the model's buffers (not a model state; measured here from their storages). The parameters the
+//   model allocated and the engine replaced by flat buffers or shards are freed inside the window;
+// - the first forward and backward, the graph dropped: gradients (DDP: the buckets turn from communication buffers
+//   into the gradients, a net 0 that the reports must match). ZeRO-1 holds full gradients only until the
+//   reduction at the end of a synchronized backward, which then reports what they held (not what it keeps after:
+//   the partition's gradient); so its first backward runs with sync off, when the full gradients are what it
+//   holds, and the synchronized one after it is checked against that window's allocator figure;
+// - the first optimizer step (with the engine's before/after hooks): optimizer states;
+// - a second iteration (steady state) and the teardown (everything returns to the allocator).
+// Rank 0 prints every window's figures (all ranks with FATHOM_TEST_VERBOSE).
+#include "counting_cpu_allocator.h"
 #include "rank_checker.h"
 #include "worker_group.h"
 
@@ -18,7 +35,6 @@
 #include <fathom/parallel/ddp_engine.h>
 #include <fathom/parallel/fully_sharded_engine.h>
 #include <fathom/parallel/zero_engine.h>
-#include <fathom/runtime/allocation_tracker.h>
 
 #include <torch/torch.h>
 
@@ -29,141 +45,248 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <unordered_set>
 
 using namespace Qt::StringLiterals;
+using fathom::parallel::Comm;
 using fathom::parallel::DataParallelEngine;
 using fathom::parallel::FsdpShardingStrategy;
 using fathom::parallel::FullyShardedConfig;
-using fathom::runtime::AllocationTracker;
+using fathom::parallel::ModelStateBytes;
+using fathom::test::CountingCpuAllocator;
 using Checker = fathom::test::RankChecker;
 
 namespace {
 
-struct Case {
-  std::string name;
-  std::function<std::unique_ptr<DataParallelEngine>(std::shared_ptr<torch::nn::Module>, fathom::parallel::Comm&)> make;
-  bool compareGradients = true;
-  bool gradientsFromConstruction = false;  ///< DDP: the buckets, allocated with the engine, hold the gradients
+/// The groups a case may run on: the world, and HYBRID_SHARD's groups (2 ranks on one node: the node's shard group
+/// is the world, each rank is its own replica group).
+struct Groups {
+  Comm& world;
+  Comm& hybridShard;
+  Comm& hybridReplica;
 };
 
-FullyShardedConfig fully(FsdpShardingStrategy sharding, bool zero3) {
+using Module = std::shared_ptr<torch::nn::Module>;
+
+struct Case {
+  std::string name;
+  std::function<std::unique_ptr<DataParallelEngine>(Module, Groups&)> make;
+  bool fullGradientsBeforeReduction = false;  ///< ZeRO-1: measure gradients in a no_sync backward first
+};
+
+FullyShardedConfig fully(FsdpShardingStrategy sharding, bool zero3, bool offloadOptimizer = false) {
   FullyShardedConfig c;
   c.zero3 = zero3;
   c.sharding = sharding;
   c.unitClassNames = {"GptBlock"};
   c.rootOpensScope = true;  // Gpt::forward opens the root's scope
+  c.offloadOptimizer = offloadOptimizer;
   return c;
 }
 
 std::vector<Case> cases() {
-  using Module = std::shared_ptr<torch::nn::Module>;
-  using fathom::parallel::Comm;
+  using fathom::parallel::FullyShardedEngine;
   std::vector<Case> out;
-  out.push_back({"ddp",
-                 [](Module m, Comm& comm) {
-                   return std::make_unique<fathom::parallel::DdpEngine>(m, &comm, fathom::parallel::DdpOptions{});
-                 },
-                 true, true});
+  out.push_back({"ddp", [](Module m, Groups& g) {
+                   return std::make_unique<fathom::parallel::DdpEngine>(m, &g.world, fathom::parallel::DdpOptions{});
+                 }});
   for (const auto& [name, sharding] : {std::pair{"fsdp full_shard", FsdpShardingStrategy::FullShard},
                                        std::pair{"fsdp shard_grad_op", FsdpShardingStrategy::ShardGradOp},
                                        std::pair{"fsdp no_shard", FsdpShardingStrategy::NoShard}}) {
-    out.push_back({name, [sharding](Module m, Comm& comm) {
-                     return std::make_unique<fathom::parallel::FullyShardedEngine>(m, &comm, nullptr,
-                                                                                   fully(sharding, false));
+    out.push_back({name, [sharding](Module m, Groups& g) {
+                     return std::make_unique<FullyShardedEngine>(m, &g.world, nullptr, fully(sharding, false));
                    }});
   }
-  for (const int stage : {1, 2}) {
-    out.push_back({"zero" + std::to_string(stage),
-                   [stage](Module m, Comm& comm) {
+  for (const auto& [name, sharding] : {std::pair{"fsdp hybrid_shard", FsdpShardingStrategy::HybridShard},
+                                       std::pair{"fsdp hybrid_shard_zero2", FsdpShardingStrategy::HybridShardZero2}}) {
+    out.push_back({name, [sharding](Module m, Groups& g) {
+                     return std::make_unique<FullyShardedEngine>(m, &g.hybridShard, &g.hybridReplica,
+                                                                 fully(sharding, false));
+                   }});
+  }
+  for (const auto& [stage, offload] : {std::pair{1, false}, std::pair{2, false}, std::pair{2, true}}) {
+    out.push_back({"zero" + std::to_string(stage) + (offload ? " offload_optimizer" : ""),
+                   [stage, offload](Module m, Groups& g) {
                      fathom::parallel::ZeroOptions o;
                      o.stage = stage;
-                     return std::make_unique<fathom::parallel::ZeroEngine>(m, comm, o);
+                     o.offloadOptimizer =
+                         offload ? fathom::parallel::OffloadDevice::Cpu : fathom::parallel::OffloadDevice::None;
+                     return std::make_unique<fathom::parallel::ZeroEngine>(m, g.world, o);
                    },
-                   stage == 2});
+                   stage == 1});
   }
-  out.push_back({"zero3", [](Module m, Comm& comm) {
-                   return std::make_unique<fathom::parallel::FullyShardedEngine>(
-                       m, &comm, nullptr, fully(FsdpShardingStrategy::FullShard, true));
-                 }});
+  for (const bool offload : {false, true}) {
+    out.push_back({offload ? "zero3 offload_optimizer" : "zero3", [offload](Module m, Groups& g) {
+                     return std::make_unique<FullyShardedEngine>(m, &g.world, nullptr,
+                                                                 fully(FsdpShardingStrategy::FullShard, true, offload));
+                   }});
+  }
   return out;
 }
 
-std::int64_t sum(const fathom::parallel::StateCategoryBytes& device, const fathom::parallel::StateCategoryBytes& host,
-                 std::int64_t fathom::parallel::StateCategoryBytes::*field) {
-  return device.*field + host.*field;
+/// The engine's figures summed over device and host (on a CPU run both are the counted allocator).
+struct Reported {
+  std::int64_t parameters = 0;
+  std::int64_t gradients = 0;
+  std::int64_t optimizerStates = 0;
+  std::int64_t masterWeights = 0;
+  std::int64_t communicationBuffers = 0;
+
+  explicit Reported(const ModelStateBytes& b) {
+    for (const auto* side : {&b.device, &b.host}) {
+      parameters += side->parameters;
+      gradients += side->gradients;
+      optimizerStates += side->optimizerStates;
+      masterWeights += side->masterWeights;
+    }
+    communicationBuffers = b.communicationBuffers;
+  }
+  Reported() = default;
+  std::int64_t total() const { return parameters + gradients + optimizerStates + masterWeights + communicationBuffers; }
+};
+
+std::ostream& operator<<(std::ostream& os, const Reported& r) {
+  return os << "parameters " << r.parameters << ", gradients " << r.gradients << ", optimizer states "
+            << r.optimizerStates << ", master weights " << r.masterWeights << ", communication buffers "
+            << r.communicationBuffers;
 }
 
-void runCase(Checker& chk, fathom::parallel::Comm& comm, const Case& c) {
-  const int rank = comm.rank();
+/// The model's registered buffers (each storage once, whole): held by the model, not a model state.
+std::int64_t moduleBufferBytes(const torch::nn::Module& module) {
+  std::unordered_set<const void*> seen;
+  std::int64_t bytes = 0;
+  for (const at::Tensor& b : module.buffers(/*recurse=*/true)) {
+    if (b.defined() && b.has_storage() && seen.insert(b.storage().unsafeGetStorageImpl()).second)
+      bytes += static_cast<std::int64_t>(b.storage().nbytes());
+  }
+  return bytes;
+}
+
+class CaseRun {
+public:
+  CaseRun(Checker& chk, int rank, const Case& c) : m_chk(chk), m_case(c), m_verbose(rank == 0 || verboseAll()) {
+    if (m_verbose)
+      std::cerr << "rank " << rank << " " << c.name << ":\n";
+  }
+
+  /// Starts a window: the allocator's settled reading and the reports it is compared against. Returns the
+  /// allocator's change since the last window (unchecked).
+  std::int64_t open(const Reported& reported) {
+    const std::int64_t live = CountingCpuAllocator::install().settledLiveBytes();
+    const std::int64_t change = live - m_live;
+    m_live = live;
+    m_reported = reported;
+    return change;
+  }
+
+  /// Ends the window that open() (or the previous close()) started: the allocator's change must equal the change of
+  /// everything reported plus `extra`. `category` names what the window creates; its allocator figure (the
+  /// change less the other reported changes) is printed next to its report. Returns the allocator's change.
+  std::int64_t close(const char* window, const Reported& now, std::int64_t extra,
+                     std::int64_t Reported::*category = nullptr) {
+    const std::int64_t live = CountingCpuAllocator::install().settledLiveBytes();
+    const std::int64_t allocator = live - m_live;
+    const std::int64_t reported = now.total() - m_reported.total() + extra;
+    if (m_verbose) {
+      std::cerr << "  " << window << ": allocator " << allocator << " B, reported change " << reported << " B";
+      if (category != nullptr) {
+        const std::int64_t others = reported - (now.*category - m_reported.*category);
+        std::cerr << "; category: allocator " << allocator - others << " B, reported "
+                  << now.*category - m_reported.*category << " B";
+      }
+      std::cerr << " (now " << now << ")\n";
+    }
+    m_chk.check(category == nullptr || now.*category - m_reported.*category > 0, m_case.name, ": ", window,
+                ": the category it creates did not grow");
+    m_chk.check(allocator == reported, m_case.name, ": ", window, ": the allocator's held bytes changed by ", allocator,
+                ", the engine's reports by ", reported, " (now ", now, ")");
+    m_live = live;
+    m_reported = now;
+    return allocator;
+  }
+
+private:
+  static bool verboseAll() { return std::getenv("FATHOM_TEST_VERBOSE") != nullptr; }
+  Checker& m_chk;
+  const Case& m_case;
+  bool m_verbose;
+  std::int64_t m_live = 0;
+  Reported m_reported;
+};
+
+void iteration(fathom::models::Model& model, int seed) {
+  torch::manual_seed(seed);
+  const at::Tensor x = torch::randint(128, {4, 32}, torch::kLong);
+  const at::Tensor y = torch::randint(128, {4, 32}, torch::kLong);
+  at::Tensor loss = model.loss(model.forward(x), y);
+  loss.backward();
+}
+
+void runCase(Checker& chk, Groups& groups, const Case& c) {
+  const int rank = groups.world.rank();
+  CaseRun run(chk, rank, c);
+  run.open(Reported{});
   torch::manual_seed(1234);
   fathom::models::ModelRequest request;
   request.name = "gpt-tiny";
   std::shared_ptr<fathom::models::Model> model = fathom::models::makeModel(request);
-
-  AllocationTracker tracker;
-  tracker.start();
-  std::unique_ptr<DataParallelEngine> engine = c.make(model, comm);
-  const std::int64_t construction = tracker.currentBytes();
-  if (!c.gradientsFromConstruction) {
-    tracker.stop();
-  }
+  std::unique_ptr<DataParallelEngine> engine = c.make(model, groups);
   auto optimizer = std::make_unique<torch::optim::AdamW>(model->parameters(), torch::optim::AdamWOptions(1e-3));
   engine->bindOptimizer(*optimizer);
+  auto report = [&] { return Reported(engine->stateBytes({optimizer.get()})); };
+  const std::int64_t buffers = moduleBufferBytes(*model);
+  run.close("construction (parameters)", report(), buffers, &Reported::parameters);
 
-  // Gradients: what the first forward and backward leave allocated, the graph's outputs dropped.
-  if (!c.gradientsFromConstruction) {
-    tracker.start();
+  // ZeRO-1 from its first reduction on: the full gradients it reports minus the partition's gradient it keeps.
+  std::int64_t overReported = 0;
+  if (c.fullGradientsBeforeReduction) {
+    engine->setRequireGradSync(false);
+    iteration(*model, 99 + rank);
+    const std::int64_t full = run.close("backward, sync off (full gradients)", report(), 0, &Reported::gradients);
+    engine->setRequireGradSync(true);
+    iteration(*model, 199 + rank);
+    const Reported reduced = report();
+    chk.check(reduced.gradients == full, c.name, ": the full gradients reported at the reduction (", reduced.gradients,
+              " B) are not the ", full, " B the allocator saw them hold");
+    overReported = -run.open(reduced);  // the reduction released the full gradients and kept the partition's
+    if (rank == 0)
+      std::cerr << "  synchronized backward: reported " << reduced.gradients
+                << " B (the full gradients at the reduction); kept after it: " << full - overReported << " B\n";
+  } else {
+    iteration(*model, 99 + rank);
+    run.close("first forward and backward (gradients)", report(), 0, &Reported::gradients);
   }
-  {
-    torch::manual_seed(99 + rank);
-    const at::Tensor x = torch::randint(128, {4, 32}, torch::kLong);
-    const at::Tensor y = torch::randint(128, {4, 32}, torch::kLong);
-    at::Tensor loss = model->loss(model->forward(x), y);
-    loss.backward();
-  }
-  const std::int64_t gradients = tracker.currentBytes();
-  tracker.stop();
-  const auto afterBackward = engine->stateBytes({optimizer.get()});
 
-  // Optimizer states: what the first step leaves allocated.
-  tracker.start();
   engine->beforeOptimizerStep();
   optimizer->step();
   engine->afterOptimizerStep();
-  const std::int64_t states = tracker.currentBytes();
-  tracker.stop();
-  const auto afterStep = engine->stateBytes({optimizer.get()});
+  run.close("first optimizer step (optimizer states)", report(), 0, &Reported::optimizerStates);
 
-  using B = fathom::parallel::StateCategoryBytes;
-  const std::int64_t reportedGradients = sum(afterBackward.device, afterBackward.host, &B::gradients);
-  const std::int64_t reportedStates = sum(afterStep.device, afterStep.host, &B::optimizerStates);
-  const std::int64_t reportedParameters = sum(afterStep.device, afterStep.host, &B::parameters);
-  if (rank == 0 || std::getenv("FATHOM_TEST_VERBOSE") != nullptr) {
-    std::cerr << "rank " << rank << " " << c.name << ": gradients allocator " << gradients << " reported "
-              << reportedGradients << "; optimizer states allocator " << states << " reported " << reportedStates
-              << "; construction allocator " << construction << " parameters reported " << reportedParameters << "\n";
-  }
-  chk.check(states == reportedStates, c.name, ": optimizer states: the allocator kept ", states,
-            " bytes, the engine reports ", reportedStates);
-  if (c.compareGradients) {
-    chk.check(gradients >= reportedGradients && reportedGradients > 0, c.name, ": gradients: the allocator kept ",
-              gradients, " bytes, the engine reports ", reportedGradients);
-  }
   optimizer->zero_grad();
+  iteration(*model, 299 + rank);
+  engine->beforeOptimizerStep();
+  optimizer->step();
+  engine->afterOptimizerStep();
+  run.close("second iteration", report(), 0);
+
+  engine.reset();
+  optimizer.reset();
+  model.reset();
+  run.close("teardown", Reported{}, overReported - buffers);
 }
 
 int runWorker(int rank, int world, int port, int timeoutMs) {
+  CountingCpuAllocator::install();  // before any tensor exists
   return fathom::test::runRankChecks(rank, [&](Checker& chk) {
-    auto group = fathom::runtime::ProcessGroup::create({.rank = rank,
-                                                        .worldSize = world,
-                                                        .masterAddr = "127.0.0.1",
-                                                        .masterPort = static_cast<std::uint16_t>(port),
-                                                        .storeRole = fathom::runtime::StoreRole::ClientOnly,
-                                                        .timeout = std::chrono::milliseconds(timeoutMs)});
-    for (const Case& c : cases()) {
-      fathom::parallel::Comm comm(*group);
-      runCase(chk, comm, c);
-    }
+    auto group = fathom::test::joinWorkerGroup(rank, world, port, timeoutMs);
+    auto shardGroup = group->newGroup({0, 1}, "hybrid.shard.0");
+    auto replicaGroup = group->newGroup({rank}, "hybrid.replica." + std::to_string(rank));
+    Comm worldComm(*group);
+    Comm shardComm(*shardGroup);
+    Comm replicaComm(*replicaGroup);
+    Groups groups{worldComm, shardComm, replicaComm};
+    for (const Case& c : cases())
+      runCase(chk, groups, c);
   });
 }
 

@@ -449,12 +449,7 @@ void unusedOnSomeRanks(Checker& chk, fathom::runtime::ProcessGroup& group, int s
 
 int runWorker(int rank, int world, int port, int timeoutMs) {
   return fathom::test::runRankChecks(rank, [&](Checker& chk) {
-    auto group = fathom::runtime::ProcessGroup::create({.rank = rank,
-                                                        .worldSize = world,
-                                                        .masterAddr = "127.0.0.1",
-                                                        .masterPort = static_cast<std::uint16_t>(port),
-                                                        .storeRole = fathom::runtime::StoreRole::ClientOnly,
-                                                        .timeout = std::chrono::milliseconds(timeoutMs)});
+    auto group = fathom::test::joinWorkerGroup(rank, world, port, timeoutMs);
     std::map<std::string, Trace> references;
     for (const Case& c : cases()) {
       auto it = references.find(referenceKey(c));

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Multi-process c10d tests: the test plays the launcher. It hosts the rendezvous TCPStore on 127.0.0.1 (port
-// chosen by the kernel) and starts copies of its own executable as `--worker RANK WORLD PORT TIMEOUT_MS`.
+// chosen by the kernel) and starts copies of its own executable as `--worker RANK WORLD PORT TIMEOUT_MS`; each
+// worker joins the group with joinWorkerGroup.
 #pragma once
+
+#include <fathom/runtime/process_group.h>
 
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
@@ -11,6 +14,7 @@
 #include <QString>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 
 namespace fathom::test {
@@ -52,6 +56,16 @@ inline QList<WorkerResult> runWorkerGroup(int world, const QList<int>& ranks, in
                             QString::fromUtf8(p->readAllStandardError())};
   }
   return results;
+}
+
+/// The worker's side of runWorkerGroup: joins the Gloo group on 127.0.0.1 through the store the test hosts.
+inline std::unique_ptr<runtime::ProcessGroup> joinWorkerGroup(int rank, int world, int port, int timeoutMs) {
+  return runtime::ProcessGroup::create({.rank = rank,
+                                        .worldSize = world,
+                                        .masterAddr = "127.0.0.1",
+                                        .masterPort = static_cast<std::uint16_t>(port),
+                                        .storeRole = runtime::StoreRole::ClientOnly,
+                                        .timeout = std::chrono::milliseconds(timeoutMs)});
 }
 
 }  // namespace fathom::test

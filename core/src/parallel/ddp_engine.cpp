@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/parallel/ddp_engine.h>
 
+#include "storage_bytes.h"
+
 #include <fathom/common/error.h>
 #include <fathom/parallel/module_state_sync.h>
 
@@ -32,13 +34,28 @@ double DdpEngine::clipGradNorm(double maxNorm, double normType) {
 }
 
 ModelStateBytes DdpEngine::stateBytes(const std::vector<const torch::optim::Optimizer*>& optimizers) const {
+  // Measured from the tensors held (their storages, each once): a tied parameter counts once, and gradients that
+  // are views of a bucket count as that bucket.
   ModelStateBytes b;
   const std::vector<at::Tensor> params = m_module->parameters(/*recurse=*/true);
+  DistinctStorageBytes parameters;
+  DistinctStorageBytes gradients;
   for (const at::Tensor& p : params) {
-    b.device.parameters += p.numel() * static_cast<std::int64_t>(p.element_size());
-    if (p.grad().defined())
-      b.device.gradients += p.grad().numel() * static_cast<std::int64_t>(p.grad().element_size());
+    parameters.add(p);
+    gradients.add(p.grad());
   }
+  b.device.parameters = parameters.bytes();
+  b.device.gradients = gradients.bytes();
+  // A bucket no gradient aliases (before the first synchronized backward, or behind non-contiguous parameters'
+  // gradient copies) is memory the reducer keeps for the all-reduce alone.
+  DistinctStorageBytes buckets;
+  if (m_reducer) {
+    for (const at::Tensor& buffer : m_reducer->bucketBuffers()) {
+      if (!gradients.contains(buffer))
+        buckets.add(buffer);
+    }
+  }
+  b.communicationBuffers = buckets.bytes();
   for (const torch::optim::Optimizer* optimizer : optimizers) {
     if (optimizer != nullptr)
       b.device.optimizerStates += optimizerStateBytes(*optimizer, params);

@@ -416,6 +416,14 @@ const std::vector<DdpBucket>& DdpReducer::buckets() const {
   return m_state->buckets;
 }
 
+std::vector<at::Tensor> DdpReducer::bucketBuffers() const {
+  std::vector<at::Tensor> out;
+  for (const BucketRuntime& b : m_state->runtime) {
+    out.push_back(b.buffer);
+  }
+  return out;
+}
+
 std::int64_t DdpReducer::syncCount() const {
   return m_state->syncCount.load();
 }

@@ -297,7 +297,9 @@ struct FullyShardedEngine::State {
       r.work.wait();
       ShardedUnit& u = units[r.unit];
       at::Tensor mine = r.reduced;
-      if (u.flat->sharded() && replicaComm != nullptr && replicaComm->worldSize() > 1)
+      // Across the replicas whether or not the node shards: with one rank per node (a shard group of 1) the flat
+      // gradient is unsharded and the replica all-reduce is its only synchronization.
+      if (replicaComm != nullptr && replicaComm->worldSize() > 1)
         replicaComm->allReduce(mine, runtime::ReduceOp::Avg, prefix + ".replicas." + u.flat->label());
       at::Tensor& target = stepTensor(u);
       mine = mine.to(target.device(), c10::ScalarType::Float, /*non_blocking=*/false, /*copy=*/false);

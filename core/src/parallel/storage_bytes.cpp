@@ -13,4 +13,8 @@ void DistinctStorageBytes::add(const at::Tensor& tensor) {
   }
 }
 
+bool DistinctStorageBytes::contains(const at::Tensor& tensor) const {
+  return tensor.defined() && tensor.has_storage() && m_seen.count(tensor.storage().unsafeGetStorageImpl()) > 0;
+}
+
 }  // namespace fathom::parallel

@@ -16,6 +16,8 @@ namespace fathom::parallel {
 class DistinctStorageBytes {
 public:
   void add(const at::Tensor& tensor);
+  /// Whether `tensor`'s storage has been added (false for an undefined tensor).
+  bool contains(const at::Tensor& tensor) const;
   std::int64_t bytes() const { return m_bytes; }
 
 private:

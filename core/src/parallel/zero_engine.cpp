@@ -260,6 +260,7 @@ ModelStateBytes ZeroEngine::stateBytes(const std::vector<const torch::optim::Opt
     unreduced.add(p.tensor.grad());
   }
   out.device.parameters = parameters.bytes();
+  out.communicationBuffers = s.reducer->workspaceBytes();
   std::int64_t states = 0;
   for (const torch::optim::Optimizer* o : optimizers) {
     if (o != nullptr) {

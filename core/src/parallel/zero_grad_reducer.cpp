@@ -288,4 +288,11 @@ std::int64_t ZeroGradReducer::gradientBytesAtLastReduction() const {
   return m_state->heldAtReduction.load();
 }
 
+std::int64_t ZeroGradReducer::workspaceBytes() const {
+  DistinctStorageBytes bytes;
+  bytes.add(m_state->staging);
+  bytes.add(m_state->scratch);
+  return bytes.bytes();
+}
+
 }  // namespace fathom::parallel

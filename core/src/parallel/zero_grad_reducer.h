@@ -61,6 +61,9 @@ public:
   /// what stage 1 holds from a step's first backward to its reduction, measured from the live tensors (0 before the
   /// first reduction). Stage 2 releases buckets as it goes, so this is meaningful for stage 1 only.
   std::int64_t gradientBytesAtLastReduction() const;
+  /// Bytes of the buffers kept between passes for the reductions (the staging buffer of the largest padded bucket
+  /// and, with more than one rank, the scratch partition), measured from their storages.
+  std::int64_t workspaceBytes() const;
 
   struct State;  ///< shared with the hooks, which hold it weakly
 

@@ -300,6 +300,7 @@ parallel::ModelStateBytes Accelerator::modelStateBytes() const {
     add(total.device, b.device);
     add(total.host, b.host);
     total.peakGatheredParameters += b.peakGatheredParameters;
+    total.communicationBuffers += b.communicationBuffers;
   }
   return total;
 }

@@ -44,6 +44,12 @@ struct ModelStateBytes {
   /// Largest number of bytes of gathered (unsharded) parameters held at once so far (FSDP / ZeRO-3 units in
   /// flight); 0 for replicated strategies.
   std::int64_t peakGatheredParameters = 0;
+  /// Device bytes of the buffers the engine keeps for its collectives between steps that no category above holds
+  /// (DDP's gradient buckets until the gradients alias them, ZeRO-1/2's bucket staging and scratch buffers),
+  /// measured from the live tensors like the categories: with them, the categories account for every byte the
+  /// engine keeps (tests/core/tst_state_bytes_allocator checks it against the allocator). Transient buffers of a
+  /// collective in flight are not included.
+  std::int64_t communicationBuffers = 0;
 };
 
 /// A named tensor of a state dict, in the module's registration order.

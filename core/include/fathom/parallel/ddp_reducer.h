@@ -4,6 +4,7 @@
 #include <fathom/parallel/comm.h>
 #include <fathom/parallel/ddp_options.h>
 
+#include <ATen/core/Tensor.h>
 #include <c10/core/ScalarType.h>
 #include <torch/nn/module.h>
 
@@ -68,6 +69,9 @@ public:
   bool requireGradSync() const;
   /// The buckets, in all-reduce order.
   const std::vector<DdpBucket>& buckets() const;
+  /// The buckets' flat buffers, in the same order (allocated at construction; from the first synchronized backward
+  /// on, the gradients of contiguous parameters are views of them). For measuring what the reducer holds.
+  std::vector<at::Tensor> bucketBuffers() const;
   /// Synchronized backward passes completed (also counted at world size 1).
   std::int64_t syncCount() const;
   const DdpOptions& options() const;
