@@ -5,9 +5,11 @@
 // naming the file and the byte offset.
 #include "timeline/time_coords.h"
 #include "timeline/timeline_view.h"
+#include "trace_generator.h"
 
 #include <QApplication>
 #include <QFile>
+#include <QProgressBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -43,6 +45,7 @@ private slots:
   void keysZoomAtTheCentreAndPan();
   void wheelZoomsAtTheCursorAndDragPans();
   void frameAt1920PixelsIsBoundedByPixelsTimesRows();
+  void generatedGpuTraceFrameIsBounded();
   void rulerTicks_data();
   void rulerTicks();
   void malformedFileNamesFileAndOffset();
@@ -59,7 +62,8 @@ void TestTimelineView::init() {
   QVERIFY(QTest::qWaitForWindowExposed(m_view.get()));
   if (QByteArray(QTest::currentTestFunction()).startsWith("malformed") ||
       QByteArray(QTest::currentTestFunction()).startsWith("cancel") ||
-      QByteArray(QTest::currentTestFunction()).startsWith("rulerTicks"))
+      QByteArray(QTest::currentTestFunction()).startsWith("rulerTicks") ||
+      QByteArray(QTest::currentTestFunction()).startsWith("generated"))
     return;
   QSignalSpy loaded(m_view.get(), &TimelineView::loaded);
   m_view->open(kTrace);
@@ -176,6 +180,38 @@ void TestTimelineView::frameAt1920PixelsIsBoundedByPixelsTimesRows() {
   QVERIFY(stats.rectangles <= stats.pixels * stats.rows);
   QVERIFY2(stats.labels > 0, qPrintable(u"%1 rectangles, no label"_s.arg(stats.rectangles)));
   qInfo("zoomed: %d rectangles, %d labels, %.2f ms", stats.rectangles, stats.labels, stats.milliseconds);
+}
+
+// A larger trace with GPUs (4 ranks, each a CPU process and a GPU with a compute and an NCCL stream; ~200k events):
+// the streams are lanes, loading reports its progress up to the end, and a frame of the whole trace stays within
+// one rectangle per pixel column and row, far below the slices it shows.
+void TestTimelineView::generatedGpuTraceFrameIsBounded() {
+  QTemporaryDir dir;
+  const QString path = dir.filePath(u"gpu.json.gz"_s);
+  const fathom::test::GeneratedTrace generated =
+      fathom::test::generateTrace(path.toStdString(), {.events = 200'000, .ranks = 4, .seed = 3, .opsPerStep = 200});
+  QSignalSpy loaded(m_view.get(), &TimelineView::loaded);
+  m_view->open(path);
+  QVERIFY(loaded.wait(60'000));
+  QCOMPARE(m_view->findChild<QProgressBar*>()->value(), 1000);
+  const auto* index = m_view->index();
+  QCOMPARE(index->sliceCount(), generated.slices);
+  QCOMPARE(m_view->laneCount(), static_cast<int>(index->lanes().size()));
+  const auto streams = std::count_if(index->lanes().begin(), index->lanes().end(),
+                                     [](const auto& lane) { return lane.kind == fathom::trace::LaneKind::GpuStream; });
+  QCOMPARE(streams, 4 * 2);
+
+  setPlotWidth(*m_view, 1920, 4000);  // every row on screen
+  m_view->fit();
+  (void)m_view->viewport()->grab();
+  const auto stats = m_view->lastPaint();
+  QCOMPARE(stats.pixels, 1920);
+  QVERIFY(stats.rectangles <= stats.pixels * stats.rows);
+  QVERIFY2(static_cast<std::uint64_t>(stats.rectangles) * 3 < generated.slices,
+           qPrintable(u"%1 rectangles for %2 slices"_s.arg(stats.rectangles).arg(generated.slices)));
+  qInfo("generated: %llu slices, %d rows on screen, %d rectangles, %d labels, %.2f ms",
+        static_cast<unsigned long long>(generated.slices), stats.rows, stats.rectangles, stats.labels,
+        stats.milliseconds);
 }
 
 void TestTimelineView::rulerTicks_data() {
