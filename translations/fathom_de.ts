@@ -2180,6 +2180,12 @@
         <source>trace clock, %1 shown</source>
         <translation>Trace-Uhr, %1 sichtbar</translation>
     </message>
+    <message>
+        <source>%1
+duration %2, start %3</source>
+        <translation>%1
+Dauer %2, Beginn %3</translation>
+    </message>
 </context>
 <context>
     <name>fathom::views::WhatIfView</name>

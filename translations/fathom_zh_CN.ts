@@ -2172,6 +2172,12 @@
         <source>trace clock, %1 shown</source>
         <translation>跟踪时钟，显示 %1</translation>
     </message>
+    <message>
+        <source>%1
+duration %2, start %3</source>
+        <translation>%1
+时长 %2，开始于 %3</translation>
+    </message>
 </context>
 <context>
     <name>fathom::views::WhatIfView</name>

@@ -89,6 +89,13 @@ void TestTimelineView::loadsOffTheGuiThreadWithHeaders() {
   // Loaded means fitted: the whole trace is visible.
   QCOMPARE(m_view->visibleRange().startNs, index->data().startNs);
   QCOMPARE(m_view->visibleRange().endNs, index->data().endNs);
+  // Hovering: rank 0's main thread's first depth (below the ruler and the process's header row) is its step.
+  const TimelineView::Options options;
+  const QPoint step(options.headerWidth + m_view->plotWidth() / 2, options.rulerHeight + options.processHeight + 8);
+  const QString tip = m_view->toolTipAt(step);
+  QVERIFY2(tip.startsWith(u"ProfilerStep#1\nduration "_s), qPrintable(tip));
+  QVERIFY(m_view->toolTipAt({step.x(), options.rulerHeight / 2}).isEmpty());  // the ruler
+  QVERIFY(m_view->toolTipAt({options.headerWidth / 2, step.y()}).isEmpty());  // the header column
 }
 
 void TestTimelineView::keysZoomAtTheCentreAndPan() {

@@ -9,11 +9,13 @@
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QLocale>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollBar>
+#include <QToolTip>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -222,6 +224,43 @@ std::int64_t TimelineView::cursorTime() const {
   return pixelToTime(m_range, plotWidth(), m_cursorX);
 }
 
+const TimelineView::Row* TimelineView::rowAt(int y) const {
+  if (y < m_options.rulerHeight)
+    return nullptr;
+  const int content = y - m_options.rulerHeight + verticalScrollBar()->value();
+  const auto it =
+      std::partition_point(m_rows.begin(), m_rows.end(), [&](const Row& r) { return r.top + r.height <= content; });
+  return it != m_rows.end() && it->top <= content ? &*it : nullptr;
+}
+
+QString TimelineView::toolTipAt(const QPoint& pos) const {
+  const Row* row = m_index ? rowAt(pos.y()) : nullptr;
+  const int x = pos.x() - m_options.headerWidth;
+  if (!row || x < 0 || x >= plotWidth())
+    return {};
+  const std::int64_t t = pixelToTime(m_range, plotWidth(), x);
+  const std::int64_t origin = m_timeMode == TimeMode::SinceTraceStart ? m_index->data().startNs : 0;
+  if (row->kind == Row::Kind::Slices) {
+    const trace::TimelineLane& lane = m_index->lane(row->item);
+    if (row->depth >= lane.depthCount())
+      return {};
+    const std::int64_t slack = 2 * std::max<std::int64_t>(1, (m_range.endNs - m_range.startNs) / plotWidth());
+    const auto slice = trace::sliceAt(lane, row->depth, t, slack);
+    if (!slice)
+      return {};
+    const std::int64_t duration = lane.duration(*slice);
+    return tr("%1\nduration %2, start %3")
+        .arg(QString::fromUtf8(m_index->name(lane.name[*slice])),
+             formatTime(duration, std::max<std::int64_t>(1, duration / 100)),
+             formatTime(lane.start[*slice] - origin, 1000));
+  }
+  if (row->kind == Row::Kind::Counter) {
+    if (const auto value = trace::counterValueAt(m_index->counters()[row->item], t))
+      return row->header + QLatin1String(": ") + QLocale().toString(*value, 'g', 6);
+  }
+  return {};
+}
+
 void TimelineView::paintEvent(QPaintEvent*) {
   QElapsedTimer timer;
   timer.start();
@@ -392,8 +431,14 @@ void TimelineView::mousePressEvent(QMouseEvent* event) {
 void TimelineView::mouseMoveEvent(QMouseEvent* event) {
   const int x = static_cast<int>(event->position().x());
   m_cursorX = x >= m_options.headerWidth && x < m_options.headerWidth + plotWidth() ? x - m_options.headerWidth : -1;
-  if (!m_dragging)
+  if (!m_dragging) {
+    const QString tip = toolTipAt(event->position().toPoint());
+    if (tip.isEmpty())
+      QToolTip::hideText();
+    else
+      QToolTip::showText(event->globalPosition().toPoint(), tip, viewport());
     return;
+  }
   const double nsPerPixel = static_cast<double>(m_dragRange.endNs - m_dragRange.startNs) / plotWidth();
   const auto shift = static_cast<std::int64_t>(std::llround((m_dragX - x) * nsPerPixel));
   setVisibleRange({m_dragRange.startNs + shift, m_dragRange.endNs + shift});

@@ -4,6 +4,7 @@
 #include <fathom/trace/timeline_queries.h>
 
 #include <QAbstractScrollArea>
+#include <QPoint>
 #include <QString>
 #include <QStringList>
 
@@ -86,6 +87,9 @@ public:
   /// The header of each process row and each lane row (a lane's first depth), top to bottom, counters excluded.
   QStringList headers() const;
   const PaintStats& lastPaint() const { return m_stats; }
+  /// What hovering at `pos` (viewport coordinates) shows: the slice under it (name, duration, start; a hit test with
+  /// two pixels of slack), or a counter's value there; empty over nothing.
+  QString toolTipAt(const QPoint& pos) const;
 
   static constexpr std::int64_t kMinRangeNs = 100;
 
@@ -117,6 +121,8 @@ private:
   void paintRuler(QPainter& painter, int pixels);
   void paintSlices(QPainter& painter, const Row& row, int y, int pixels);
   void paintCounter(QPainter& painter, const Row& row, int y, int pixels);
+  /// The row at viewport y `y`, or nullptr (the ruler, below the last row).
+  const Row* rowAt(int y) const;
   /// The time under the cursor, or the range's centre when the cursor is not over the plot.
   std::int64_t cursorTime() const;
   void showLoadPanel(bool show);
