@@ -2151,6 +2151,43 @@
     </message>
 </context>
 <context>
+    <name>fathom::views::TimelineView</name>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>Could not load the trace %1: %2</source>
+        <translation>Der Trace %1 konnte nicht geladen werden: %2</translation>
+    </message>
+    <message>
+        <source>Loading %1…</source>
+        <translation>%1 wird geladen…</translation>
+    </message>
+    <message>
+        <source>rank %1 · %2</source>
+        <translation>Rang %1 · %2</translation>
+    </message>
+    <message>
+        <source>No trace loaded</source>
+        <translation>Kein Trace geladen</translation>
+    </message>
+    <message>
+        <source>since start, %1 shown</source>
+        <translation>seit dem Start, %1 sichtbar</translation>
+    </message>
+    <message>
+        <source>trace clock, %1 shown</source>
+        <translation>Trace-Uhr, %1 sichtbar</translation>
+    </message>
+    <message>
+        <source>%1
+duration %2, start %3</source>
+        <translation>%1
+Dauer %2, Beginn %3</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::WhatIfView</name>
     <message>
         <source>Model</source>

@@ -2143,6 +2143,43 @@
     </message>
 </context>
 <context>
+    <name>fathom::views::TimelineView</name>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Could not load the trace %1: %2</source>
+        <translation>无法加载跟踪文件 %1：%2</translation>
+    </message>
+    <message>
+        <source>Loading %1…</source>
+        <translation>正在加载 %1…</translation>
+    </message>
+    <message>
+        <source>rank %1 · %2</source>
+        <translation>秩 %1 · %2</translation>
+    </message>
+    <message>
+        <source>No trace loaded</source>
+        <translation>未加载跟踪文件</translation>
+    </message>
+    <message>
+        <source>since start, %1 shown</source>
+        <translation>自开始起，显示 %1</translation>
+    </message>
+    <message>
+        <source>trace clock, %1 shown</source>
+        <translation>跟踪时钟，显示 %1</translation>
+    </message>
+    <message>
+        <source>%1
+duration %2, start %3</source>
+        <translation>%1
+时长 %2，开始于 %3</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::WhatIfView</name>
     <message>
         <source>Model</source>

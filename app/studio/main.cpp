@@ -71,6 +71,7 @@ struct CommandLine {
       u"create-demo"_s,
       u"Build the demo workspace in this folder without a window (unless it is complete), then exit."_s, u"dir"_s};
   QCommandLineOption config{u"config"_s, u"Open this configuration file in the wizard."_s, u"file"_s};
+  QCommandLineOption open{u"open"_s, u"Open this trace (.json, .json.gz) in a timeline tab."_s, u"trace"_s};
   QCommandLineOption show{
       u"show"_s,
       u"Open this view first: main, planner[:TAB], run:ID[:TAB], compare:ID,ID[,...], wizard:PAGE (0-6), settings."_s,
@@ -81,7 +82,8 @@ struct CommandLine {
 
   CommandLine() {
     parser.setApplicationDescription(u"Fathom Studio: plan, launch and inspect distributed PyTorch training."_s);
-    for (const auto* o : {&locale, &workspace, &demo, &demoDir, &createDemo, &config, &show, &screenshot, &size}) {
+    for (const auto* o :
+         {&locale, &workspace, &demo, &demoDir, &createDemo, &config, &open, &show, &screenshot, &size}) {
       parser.addOption(*o);
     }
   }
@@ -164,6 +166,9 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(cli.config)) {
     window.openConfiguration(parser.value(cli.config));
+  }
+  if (parser.isSet(cli.open)) {
+    window.openTrace(parser.value(cli.open));
   }
 
   if (parser.isSet(cli.screenshot)) {

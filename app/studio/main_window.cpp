@@ -21,6 +21,7 @@
 #include "runs/run_details_page.h"
 #include "runs/runs_browser.h"
 #include "runs/runs_model.h"
+#include "timeline/timeline_view.h"
 #include "wizard/config_wizard.h"
 
 #include <fathom/common/error.h>
@@ -607,6 +608,17 @@ views::ConfigWizard* MainWindow::openConfiguration(const QString& path) {
     return nullptr;
   }
   return wizard;
+}
+
+views::TimelineView* MainWindow::openTrace(const QString& path) {
+  auto* view = new views::TimelineView(m_tabs);
+  view->setObjectName(u"timelineView"_s);
+  const int tab = m_tabs->addTab(view, QFileInfo(path).fileName());
+  m_tabs->setTabToolTip(tab, QDir::toNativeSeparators(path));
+  m_tabs->setCurrentIndex(tab);
+  view->open(path);  // progress, cancel and a failure's message are shown in the view itself
+  view->setFocus();
+  return view;
 }
 
 views::WhatIfView* MainWindow::showPlanner() {

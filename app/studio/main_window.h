@@ -23,6 +23,7 @@ class RunDetailsPage;
 class RunsBrowser;
 class RunsModel;
 class SavedPlansModel;
+class TimelineView;
 class WhatIfView;
 struct WizardRun;
 }  // namespace fathom::views
@@ -86,6 +87,8 @@ public slots:
   void openRun(qint64 id);
   /// Opens a page comparing `ids` (two or more runs).
   void compareRuns(const QList<qint64>& ids);
+  /// Opens the trace at `path` (`.json`, `.json.gz`) in a timeline tab; it loads off the GUI thread.
+  views::TimelineView* openTrace(const QString& path);
   void showSettings();
 
 protected:

@@ -21,6 +21,7 @@
 #include "runs/run_summary_model.h"
 #include "runs/runs_browser.h"
 #include "runs/runs_model.h"
+#include "timeline/timeline_view.h"
 
 #include <fathom/store/workspace.h>
 
@@ -114,6 +115,20 @@ private slots:
     window.closeWorkspace();
     QVERIFY(!window.workspace()->isOpen());
     QCOMPARE(window.runsBrowser()->findChild<QLabel*>(u"runsEmpty"_s)->text(), u"No workspace open."_s);
+  }
+
+  // `fathom-studio --open TRACE`: the trace opens in a timeline tab of its own, which loads it off the GUI thread.
+  void opensTraceInATab() {
+    MainWindow window;
+    window.show();
+    const int tabs = window.documents()->count();
+    const QString trace = QStringLiteral(FATHOM_TEST_DATA_DIR "/traces/gloo_2rank_merged.json.gz");
+    views::TimelineView* view = window.openTrace(trace);
+    QCOMPARE(window.documents()->count(), tabs + 1);
+    QCOMPARE(window.documents()->currentWidget(), view);
+    QCOMPARE(window.documents()->tabText(window.documents()->currentIndex()), u"gloo_2rank_merged.json.gz"_s);
+    QTRY_VERIFY_WITH_TIMEOUT(view->index() != nullptr, 30'000);
+    QCOMPARE(view->laneCount(), 6);
   }
 
   // The home page's links and its recent-workspaces list act like the menu entries they stand for.
