@@ -11,6 +11,7 @@
 #include "runs/run_details_page.h"
 #include "runs/runs_browser.h"
 #include "runs/runs_model.h"
+#include "timeline/timeline_view.h"
 #include "wizard/config_wizard.h"
 
 #include <QApplication>
@@ -89,6 +90,13 @@ bool ScreenshotDirector::start() {
     };
   } else if (m_target == u"settings"_s) {
     m_ready = [w]() -> QWidget* { return w->findChild<SettingsDialog*>(); };
+  } else if (m_target == u"timeline"_s) {
+    // The trace given with --open, once loaded and painted with its rows.
+    m_ready = [w]() -> QWidget* {
+      const auto* view = w->findChild<views::TimelineView*>(u"timelineView"_s);
+      return view != nullptr && view->index() != nullptr && !view->isLoading() && view->lastPaint().rows > 0 ? w
+                                                                                                             : nullptr;
+    };
   } else {
     return false;
   }

@@ -17,7 +17,8 @@ class MainWindow;
 /// `fathom-studio --show TARGET --screenshot FILE`: opens TARGET once the main window has loaded, waits until it
 /// shows real data (the environment report, the workspace's runs, the planner's first answer), saves a PNG of the
 /// window that shows it, and quits. Targets: main, planner[:TAB] (0 = memory, 1 = time and communication,
-/// 2 = strategies, 3 = collectives, 4 = top plans), run:ID, wizard:PAGE (0 = environment … 6 = review), settings.
+/// 2 = strategies, 3 = collectives, 4 = top plans), run:ID[:TAB], compare:ID,ID…, wizard:PAGE (0 = environment …
+/// 6 = review), settings, timeline (the trace of --open, once loaded and painted).
 /// tests/studio/screenshots.sh uses it under Xvfb.
 class ScreenshotDirector : public QObject {
   Q_OBJECT

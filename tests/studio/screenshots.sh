@@ -3,7 +3,8 @@
 # Screenshots of Fathom Studio under Xvfb, in English and German: the main window, a run's page (plots, plan vs
 # actual), the what-if planner, every page of the configuration wizard and the settings dialog, on the demo workspace
 # (built first, for real, when missing); then the run monitor on real runs made here: a hang (rank 1 skips an
-# all_reduce), a straggler, their comparison, and a 2-rank gpt-tiny run's live page mid-run. Look at every PNG:
+# all_reduce), a straggler, their comparison, a 2-rank gpt-tiny run's live page mid-run, and the trace timeline of
+# a real 2-rank trace. Look at every PNG:
 # nothing clipped, overlapping or untranslated (docs/studio.md).
 #
 #   tests/studio/screenshots.sh [BUILD_DIR] [OUT_DIR]      defaults: build/default, BUILD_DIR/screenshots
@@ -79,9 +80,10 @@ SHOTS
 
 # The demo run's plan vs actual (tab 4); the run monitor: the hang's alerts (tab 3), the browser marking both runs,
 # their comparison; and a live page.
-xvfb-run -a -s "-screen 0 1920x1200x24" bash -s "$studio" "$out" "$monitor" "$fathom" "$demo" <<'LIVE'
+xvfb-run -a -s "-screen 0 1920x1200x24" bash -s "$studio" "$out" "$monitor" "$fathom" "$demo" \
+  "$root/tests/data/traces/gloo_2rank_merged.json.gz" <<'LIVE'
 set -euo pipefail
-studio=$1 out=$2 monitor=$3 fathom=$4 demo=$5
+studio=$1 out=$2 monitor=$3 fathom=$4 demo=$5 trace=$6
 status=0
 shot() {  # LANG NAME WORKSPACE TARGET
   if "$studio" --locale "$1" --workspace "$3" --size 1600x1000 --show "$4" --screenshot "$out/$1/$2.png" \
@@ -110,6 +112,16 @@ for lang in en de; do
 done
 kill -TERM "$launcher" 2>/dev/null || true
 wait "$launcher" 2>/dev/null || true
+# The trace timeline on a real profiled 2-rank Gloo trace (opened with --open, no workspace).
+for lang in en de; do
+  if "$studio" --locale "$lang" --size 1600x1000 --open "$trace" --show timeline --screenshot "$out/$lang/timeline.png" \
+      >"$out/$lang/timeline.log" 2>&1; then
+    echo "  $lang/timeline.png"
+  else
+    echo "  $lang/timeline.png FAILED (see $out/$lang/timeline.log)" >&2
+    status=1
+  fi
+done
 exit $status
 LIVE
 echo "screenshots in $out/en and $out/de"
