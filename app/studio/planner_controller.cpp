@@ -55,7 +55,10 @@ struct ComparisonResult {
 PlannerController::PlannerController(QObject* parent) : QObject(parent), m_cache(std::make_shared<ModelCache>()) {}
 
 PlannerController::~PlannerController() {
-  // Wait for the pool jobs; their continuations need this object and are dropped once it is gone.
+  // Wait for the pool jobs. A job the pool has not started yet runs here, on this thread, and Qt then calls its
+  // continuation directly (same thread): m_stopped makes it return before it starts a job or emits to receivers
+  // that may be half destroyed. Continuations queued to later are dropped once this object is gone.
+  m_stopped = true;
   m_compare.worker.waitForFinished();
   m_evaluate.worker.waitForFinished();
 }
@@ -86,6 +89,9 @@ void PlannerController::startComparison(const views::PlanRequest& request) {
   m_compare.worker = QFuture<void>(worker);
   worker.then(this, [this](const ComparisonResult& result) {
     m_compare.running = false;
+    if (m_stopped) {
+      return;
+    }
     if (m_compare.next) {
       const views::PlanRequest next = *m_compare.next;
       m_compare.next.reset();
@@ -127,6 +133,9 @@ void PlannerController::startEvaluation(const views::PlanRequest& request) {
   m_evaluate.worker = QFuture<void>(worker);
   worker.then(this, [this](const views::PlanSnapshot& snapshot) {
     m_evaluate.running = false;
+    if (m_stopped) {
+      return;
+    }
     if (m_evaluate.next) {
       const views::PlanRequest next = *m_evaluate.next;
       m_evaluate.next.reset();

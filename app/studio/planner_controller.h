@@ -43,6 +43,7 @@ private:
   void startEvaluation(const views::PlanRequest& request);
 
   std::shared_ptr<ModelCache> m_cache;
+  bool m_stopped = false;  ///< set by the destructor: continuations run while it waits return at once
   Lane m_compare;
   Lane m_evaluate;
 };

@@ -33,6 +33,8 @@ RunFeed::RunFeed(const QString& workspacePath, qint64 runId, QObject* parent)
 }
 
 RunFeed::~RunFeed() {
+  // A job the pool has not started yet runs inside waitForFinished() on this thread, and Qt then calls its
+  // continuation directly: m_stopped makes the continuations return before they emit.
   m_stopped = true;
   m_worker.waitForFinished();
   m_planWorker.waitForFinished();
@@ -74,7 +76,11 @@ void RunFeed::refreshPlan() {
     }
   });
   m_planWorker = QFuture<void>(worker);
-  worker.then(this, [this](const views::RunPlanComparison& plan) { emit planRead(plan); });
+  worker.then(this, [this](const views::RunPlanComparison& plan) {
+    if (!m_stopped) {  // the destructor's wait may run the job and this continuation on this thread
+      emit planRead(plan);
+    }
+  });
 }
 
 void RunFeed::start() {
