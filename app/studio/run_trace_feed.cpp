@@ -101,6 +101,7 @@ store::Workspace openReadOnly(const QString& path) {
 
 RunTraceFeed::RunTraceFeed(const QString& workspacePath, qint64 runId, QObject* parent)
     : QObject(parent), m_path(workspacePath), m_run(runId) {
+  m_pool.setMaxThreadCount(2);  // one poll and one build at a time
   m_timer.setInterval(kPollMs);
   connect(&m_timer, &QTimer::timeout, this, &RunTraceFeed::poll);
 }
@@ -208,7 +209,7 @@ void RunTraceFeed::poll() {
   if (m_polling || m_stopped)
     return;
   m_polling = true;
-  auto worker = QtConcurrent::run([path = m_path, run = m_run] {
+  auto worker = QtConcurrent::run(&m_pool, [path = m_path, run = m_run] {
     PollResult out;
     try {
       const store::Workspace ws = openReadOnly(path);
@@ -253,7 +254,7 @@ void RunTraceFeed::maybeBuild() {
     return;
   m_building = true;
   m_cancel = std::make_shared<std::atomic<bool>>(false);
-  auto worker = QtConcurrent::run([path = m_path, run = m_run, wanted, cancel = m_cancel] {
+  auto worker = QtConcurrent::run(&m_pool, [path = m_path, run = m_run, wanted, cancel = m_cancel] {
     BuildResult out;
     QElapsedTimer clock;
     clock.start();

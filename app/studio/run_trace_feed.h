@@ -10,6 +10,7 @@
 #include <QList>
 #include <QObject>
 #include <QString>
+#include <QThreadPool>
 #include <QTimer>
 
 #include <atomic>
@@ -67,6 +68,9 @@ private:
   void poll();
   void maybeBuild();
 
+  /// Reads and builds run on a pool of the feed's own: a whole-run build can take seconds, and must not hold up the
+  /// global pool's few threads, which the run page's metric reads and the workspace controller share.
+  QThreadPool m_pool;
   QString m_path;
   qint64 m_run = 0;
   QTimer m_timer;
