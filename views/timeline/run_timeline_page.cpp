@@ -35,6 +35,7 @@ RunTimelinePage::RunTimelinePage(QWidget* parent) : QWidget(parent) {
   m_list->header()->setSectionResizeMode(0, QHeaderView::Stretch);
   m_list->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
   m_list->header()->setStretchLastSection(false);
+  m_list->setMinimumWidth(160);
   connect(m_list, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
     if (item != nullptr)
       choose(item->data(0, kKeyRole).toString());
@@ -55,8 +56,9 @@ RunTimelinePage::RunTimelinePage(QWidget* parent) : QWidget(parent) {
   auto* splitter = new QSplitter(Qt::Horizontal, this);
   splitter->addWidget(m_list);
   splitter->addWidget(right);
-  splitter->setStretchFactor(0, 1);
-  splitter->setStretchFactor(1, 4);
+  splitter->setStretchFactor(0, 0);  // the list keeps its width; the timeline takes what the page gains
+  splitter->setStretchFactor(1, 1);
+  splitter->setSizes({300, 900});  // room for "Whole run: 4 windows, all ranks" beside its size
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(splitter);
@@ -72,7 +74,8 @@ QString RunTimelinePage::titleOf(const RunTraceEntry& e) {
     if (e.name.isEmpty())
       return tr("All ranks (%n)", nullptr, e.ranks);
     return tr("%1: %n rank(s)", nullptr, e.ranks).arg(e.name);
-  case RunTraceEntry::Kind::Trace: return tr("Rank %1: %2").arg(e.rank).arg(e.name);
+  case RunTraceEntry::Kind::Trace:  // the file's name: its window is the group above it (the tooltip has it whole)
+    return tr("Rank %1: %2").arg(e.rank).arg(e.name.section(u'/', -1));
   }
   return e.name;
 }
