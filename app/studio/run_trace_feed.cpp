@@ -104,6 +104,8 @@ RunTraceFeed::RunTraceFeed(const QString& workspacePath, qint64 runId, QObject* 
   m_pool.setMaxThreadCount(2);  // one poll and one build at a time
   m_timer.setInterval(kPollMs);
   connect(&m_timer, &QTimer::timeout, this, &RunTraceFeed::poll);
+  m_restTimer.setSingleShot(true);
+  connect(&m_restTimer, &QTimer::timeout, this, &RunTraceFeed::maybeBuild);
 }
 
 RunTraceFeed::~RunTraceFeed() {
@@ -252,6 +254,14 @@ void RunTraceFeed::maybeBuild() {
   const std::vector<store::TraceSummary> wanted = tracesOf(m_key, m_traces);
   if (wanted.empty() || (m_builtKey == m_key && sameTraces(wanted, m_built)))
     return;
+  // A rebuild of the same entry waits kRestFactor times as long as the last one took, so that following a big run
+  // takes at most 1 / (1 + kRestFactor) of a core from the training it shares the machine with.
+  const qint64 rest = m_builtKey == m_key ? static_cast<qint64>(m_lastBuildMs * kRestFactor) : 0;
+  if (m_sinceBuild.isValid() && m_sinceBuild.elapsed() < rest) {
+    if (!m_restTimer.isActive())
+      m_restTimer.start(static_cast<int>(rest - m_sinceBuild.elapsed()) + 1);
+    return;
+  }
   m_building = true;
   m_cancel = std::make_shared<std::atomic<bool>>(false);
   auto worker = QtConcurrent::run(&m_pool, [path = m_path, run = m_run, wanted, cancel = m_cancel] {
@@ -286,6 +296,8 @@ void RunTraceFeed::maybeBuild() {
   m_buildWorker = QFuture<void>(worker);
   worker.then(this, [this, key = m_key](const BuildResult& out) {
     m_building = false;
+    m_lastBuildMs = out.load.milliseconds;
+    m_sinceBuild.start();
     if (m_stopped && m_cancel && *m_cancel)
       return;
     m_builtKey = key;

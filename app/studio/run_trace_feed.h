@@ -6,6 +6,7 @@
 #include <fathom/store/records.h>
 #include <fathom/trace/timeline_index.h>
 
+#include <QElapsedTimer>
 #include <QFuture>
 #include <QList>
 #include <QObject>
@@ -26,7 +27,8 @@ namespace fathom::studio {
 /// - for the chosen entry it reads the traces' bytes and builds their timeline (trace::loadTracesTimeline: one trace
 ///   as it is, several merged as `fathom trace merge` merges them, prefixes of traces still being written accepted),
 ///   and builds it again whenever those traces grew, one build at a time: arrivals during a build are taken by the
-///   next build, so a burst of chunks costs one rebuild (the debounce).
+///   next build, so a burst of chunks costs one rebuild (the debounce), and a rebuild of the same entry rests
+///   kRestFactor times the last build's time first, so following a big run takes at most a third of a core.
 /// The profiler stores a window's trace when the window ends, in blocks of ~1 MiB as the file is written, so a live
 /// timeline grows window by window, and a read may catch a trace half stored: its complete events are shown.
 class RunTraceFeed : public QObject {
@@ -46,6 +48,8 @@ public:
   int builds() const { return m_builds; }
 
   static constexpr int kPollMs = 500;
+  /// After a build, a rebuild of the same entry waits this many times as long as the build took (the others: none).
+  static constexpr double kRestFactor = 2.0;
 
   /// The page's entries for a run's stored traces: first the whole run when the profiler stored any (all per-rank
   /// traces of every window on one clock: the entry that grows while the run goes on); per group (a window, or another
@@ -82,6 +86,9 @@ private:
   std::vector<store::TraceSummary> m_built;   ///< what the last build of m_key read (chunks and bytes per trace)
   QString m_builtKey;
   bool m_building = false;
+  double m_lastBuildMs = 0;
+  QElapsedTimer m_sinceBuild;  ///< since the last build ended
+  QTimer m_restTimer;          ///< a rebuild held back by kRestFactor
   int m_builds = 0;
   std::shared_ptr<std::atomic<bool>> m_cancel;  ///< the running build's
   QFuture<void> m_pollWorker;
