@@ -122,10 +122,12 @@ QList<views::RunTraceEntry> RunTraceFeed::entriesOf(const std::vector<store::Tra
   std::vector<store::TraceSummary> run;
   std::set<int> windows;
   for (const auto& [name, members] : groups) {
-    if (!name.profile)
-      continue;
-    windows.insert(name.window.value_or(-1));
-    run.insert(run.end(), members.begin(), members.end());
+    for (const store::TraceSummary& t : members) {
+      if (isRunTrace(t)) {  // the profiler's per-rank traces (a merged file alone makes no whole run)
+        windows.insert(name.window.value_or(-1));
+        run.push_back(t);
+      }
+    }
   }
   // The whole run comes first whenever the profiler stored traces: chosen by default, it is the timeline that grows
   // as the run stores window after window (with one window it is that window, whose ranks it then lists).
@@ -143,7 +145,7 @@ QList<views::RunTraceEntry> RunTraceFeed::entriesOf(const std::vector<store::Tra
   }
   for (const auto& [name, members] : groups) {
     QString parent;
-    if (name.profile && windows.size() == 1) {
+    if (name.profile && windows.size() == 1 && windows.count(name.window.value_or(-1)) > 0) {
       parent = kWholeRunKey;
     } else if (members.size() > 1) {
       views::RunTraceEntry group;
