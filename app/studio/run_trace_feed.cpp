@@ -109,6 +109,9 @@ RunTraceFeed::RunTraceFeed(const QString& workspacePath, qint64 runId, QObject* 
 }
 
 RunTraceFeed::~RunTraceFeed() {
+  // A job the pool has not started yet runs inside waitForFinished() on this thread, and Qt then calls its
+  // continuation directly: m_stopped makes the continuations return before they emit, the cancel flag the build's
+  // job before it reads anything.
   m_stopped = true;
   if (m_cancel)
     *m_cancel = true;
@@ -268,6 +271,8 @@ void RunTraceFeed::maybeBuild() {
   m_cancel = std::make_shared<std::atomic<bool>>(false);
   auto worker = QtConcurrent::run(&m_pool, [path = m_path, run = m_run, wanted, cancel = m_cancel] {
     BuildResult out;
+    if (*cancel)
+      return out;
     QElapsedTimer clock;
     clock.start();
     try {
@@ -300,7 +305,7 @@ void RunTraceFeed::maybeBuild() {
     m_building = false;
     m_lastBuildMs = out.load.milliseconds;
     m_sinceBuild.start();
-    if (m_stopped && m_cancel && *m_cancel)
+    if (m_stopped)
       return;
     m_builtKey = key;
     m_built = out.read;
