@@ -1890,6 +1890,10 @@
         <source>solid: measured, dashed: planned</source>
         <translation>durchgezogen: gemessen, gestrichelt: geplant</translation>
     </message>
+    <message>
+        <source>Timeline</source>
+        <translation>Zeitleiste</translation>
+    </message>
 </context>
 <context>
     <name>fathom::views::RunSummaryModel</name>
@@ -1932,6 +1936,95 @@
     <message>
         <source>Peak host memory per rank</source>
         <translation>Spitzen-Hostspeicher je Rang</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::RunTimelinePage</name>
+    <message>
+        <source>Trace</source>
+        <translation>Trace</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>Größe</translation>
+    </message>
+    <message numerus="yes">
+        <source>Whole run: %n window(s), all ranks</source>
+        <translation>
+            <numerusform>Ganzer Lauf: %n Fenster, alle Ränge</numerusform>
+            <numerusform>Ganzer Lauf: %n Fenster, alle Ränge</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Window %1: %n rank(s)</source>
+        <translation>
+            <numerusform>Fenster %1: %n Rang</numerusform>
+            <numerusform>Fenster %1: %n Ränge</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>All ranks (%n)</source>
+        <translation>
+            <numerusform>Alle Ränge (%n)</numerusform>
+            <numerusform>Alle Ränge (%n)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %n rank(s)</source>
+        <translation>
+            <numerusform>%1: %n Rang</numerusform>
+            <numerusform>%1: %n Ränge</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Rank %1: %2</source>
+        <translation>Rang %1: %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 (rank %2): %n chunk(s) stored</source>
+        <translation>
+            <numerusform>%1 (Rang %2): %n Block gespeichert</numerusform>
+            <numerusform>%1 (Rang %2): %n Blöcke gespeichert</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Shown merged on one clock, as `fathom trace merge` merges the files</source>
+        <translation>Zusammengeführt auf einer Uhr angezeigt, so wie `fathom trace merge` die Dateien zusammenführt</translation>
+    </message>
+    <message>
+        <source>No trace yet: the run&apos;s profiler stores each window&apos;s trace when the window ends.</source>
+        <translation>Noch kein Trace: Der Profiler des Laufs speichert den Trace jedes Fensters, wenn das Fenster endet.</translation>
+    </message>
+    <message>
+        <source>This run stored no trace. Profile a run (fathom train --profile) to see its timeline.</source>
+        <translation>Dieser Lauf hat keinen Trace gespeichert. Profilieren Sie einen Lauf (fathom train --profile), um seine Zeitleiste zu sehen.</translation>
+    </message>
+    <message>
+        <source>Choose a trace.</source>
+        <translation>Wählen Sie einen Trace.</translation>
+    </message>
+    <message>
+        <source>Loading…</source>
+        <translation>Wird geladen…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 slices from %n stored trace(s) (%2), read in %3 ms</source>
+        <translation>
+            <numerusform>%1 Abschnitte aus %n gespeicherten Trace (%2), gelesen in %3 ms</numerusform>
+            <numerusform>%1 Abschnitte aus %n gespeicherten Traces (%2), gelesen in %3 ms</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>; a trace is still being written: its complete events are shown</source>
+        <translation>; ein Trace wird noch geschrieben: Seine vollständigen Ereignisse werden angezeigt</translation>
+    </message>
+    <message>
+        <source>; live: updates as the run stores traces</source>
+        <translation>; live: wird aktualisiert, sobald der Lauf Traces speichert</translation>
+    </message>
+    <message>
+        <source>Reading the trace failed: %1</source>
+        <translation>Lesen des Traces fehlgeschlagen: %1</translation>
     </message>
 </context>
 <context>

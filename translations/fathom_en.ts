@@ -46,6 +46,51 @@
     </message>
 </context>
 <context>
+    <name>fathom::views::RunTimelinePage</name>
+    <message numerus="yes">
+        <source>Whole run: %n window(s), all ranks</source>
+        <translation>
+            <numerusform>Whole run: %n window, all ranks</numerusform>
+            <numerusform>Whole run: %n windows, all ranks</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Window %1: %n rank(s)</source>
+        <translation>
+            <numerusform>Window %1: %n rank</numerusform>
+            <numerusform>Window %1: %n ranks</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>All ranks (%n)</source>
+        <translation>
+            <numerusform>All ranks (%n)</numerusform>
+            <numerusform>All ranks (%n)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %n rank(s)</source>
+        <translation>
+            <numerusform>%1: %n rank</numerusform>
+            <numerusform>%1: %n ranks</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 (rank %2): %n chunk(s) stored</source>
+        <translation>
+            <numerusform>%1 (rank %2): %n chunk stored</numerusform>
+            <numerusform>%1 (rank %2): %n chunks stored</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 slices from %n stored trace(s) (%2), read in %3 ms</source>
+        <translation>
+            <numerusform>%1 slices from %n stored trace (%2), read in %3 ms</numerusform>
+            <numerusform>%1 slices from %n stored traces (%2), read in %3 ms</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::ScalingChart</name>
     <message numerus="yes">
         <source>%1 on %n GPU(s): not a valid plan</source>

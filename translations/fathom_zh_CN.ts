@@ -1885,6 +1885,10 @@
         <source>solid: measured, dashed: planned</source>
         <translation>实线：实测，虚线：计划</translation>
     </message>
+    <message>
+        <source>Timeline</source>
+        <translation>时间线</translation>
+    </message>
 </context>
 <context>
     <name>fathom::views::RunSummaryModel</name>
@@ -1927,6 +1931,89 @@
     <message>
         <source>Peak host memory per rank</source>
         <translation>每个秩的主机内存峰值</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::RunTimelinePage</name>
+    <message>
+        <source>Trace</source>
+        <translation>跟踪</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message numerus="yes">
+        <source>Whole run: %n window(s), all ranks</source>
+        <translation>
+            <numerusform>整个运行：%n 个窗口，所有秩</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Window %1: %n rank(s)</source>
+        <translation>
+            <numerusform>窗口 %1：%n 个秩</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>All ranks (%n)</source>
+        <translation>
+            <numerusform>所有秩（%n 个）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %n rank(s)</source>
+        <translation>
+            <numerusform>%1：%n 个秩</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Rank %1: %2</source>
+        <translation>秩 %1：%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 (rank %2): %n chunk(s) stored</source>
+        <translation>
+            <numerusform>%1（秩 %2）：已存储 %n 个数据块</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Shown merged on one clock, as `fathom trace merge` merges the files</source>
+        <translation>合并到同一时钟上显示，与 `fathom trace merge` 合并文件的方式相同</translation>
+    </message>
+    <message>
+        <source>No trace yet: the run&apos;s profiler stores each window&apos;s trace when the window ends.</source>
+        <translation>尚无跟踪：运行的性能分析器会在每个窗口结束时存储该窗口的跟踪。</translation>
+    </message>
+    <message>
+        <source>This run stored no trace. Profile a run (fathom train --profile) to see its timeline.</source>
+        <translation>此运行未存储跟踪。对运行进行性能分析（fathom train --profile）即可查看其时间线。</translation>
+    </message>
+    <message>
+        <source>Choose a trace.</source>
+        <translation>请选择一个跟踪。</translation>
+    </message>
+    <message>
+        <source>Loading…</source>
+        <translation>正在加载…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 slices from %n stored trace(s) (%2), read in %3 ms</source>
+        <translation>
+            <numerusform>%1 个切片，来自 %n 个已存储的跟踪（%2），读取用时 %3 ms</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>; a trace is still being written: its complete events are shown</source>
+        <translation>；有跟踪仍在写入：显示其已完整的事件</translation>
+    </message>
+    <message>
+        <source>; live: updates as the run stores traces</source>
+        <translation>；实时：随运行存储跟踪而更新</translation>
+    </message>
+    <message>
+        <source>Reading the trace failed: %1</source>
+        <translation>读取跟踪失败：%1</translation>
     </message>
 </context>
 <context>

@@ -8,6 +8,7 @@
 #include "launch_controller.h"
 #include "planner_controller.h"
 #include "run_feed.h"
+#include "run_trace_feed.h"
 #include "settings_dialog.h"
 #include "studio_settings.h"
 #include "workspace_controller.h"
@@ -693,6 +694,35 @@ views::RunDetailsPage* MainWindow::createRunPage(qint64 id) {
   connect(page, &views::RunDetailsPage::computePlanRequested, this,
           [this, feed](qint64 run) { computeRunPlan(run, feed); });
   feed->start();
+  // The Timeline tab follows the run's stored traces; a timeline is built only for the entry the tab chose, which it
+  // does once it is first shown.
+  auto* traces = new RunTraceFeed(m_workspace->path(), id, page);
+  m_runTraceFeeds.insert(id, traces);
+  views::RunTimelinePage* timeline = page->timelinePage();
+  connect(traces, &RunTraceFeed::entriesChanged, timeline, &views::RunTimelinePage::setEntries);
+  connect(traces, &RunTraceFeed::timelineReady, timeline, &views::RunTimelinePage::showTimeline);
+  connect(traces, &RunTraceFeed::timelineFailed, timeline, &views::RunTimelinePage::showError);
+  connect(traces, &RunTraceFeed::liveChanged, timeline, &views::RunTimelinePage::setLive);
+  connect(timeline, &views::RunTimelinePage::entryChosen, traces, &RunTraceFeed::choose);
+  traces->start();
+  return page;
+}
+
+RunTraceFeed* MainWindow::runTraceFeed(qint64 id) const {
+  return m_runTraceFeeds.value(id);
+}
+
+views::RunDetailsPage* MainWindow::openRunTimeline(qint64 id) {
+  if (id <= 0 || !m_workspace->isOpen()) {
+    return nullptr;
+  }
+  QPointer<views::RunDetailsPage> page = m_runPages.value(id);
+  if (!page) {
+    page = createRunPage(id);  // filled when the run's details arrive (runLoaded)
+  }
+  m_workspace->loadRun(id);
+  m_tabs->setCurrentWidget(page);
+  page->showTimelineTab();
   return page;
 }
 

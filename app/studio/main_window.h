@@ -36,6 +36,7 @@ class HomePage;
 class LaunchController;
 class PlannerController;
 class RunFeed;
+class RunTraceFeed;
 class WorkspaceController;
 
 /// The Studio's main window. Documents in the centre (the home page, the what-if planner, one page per opened
@@ -67,6 +68,8 @@ public:
   views::RunDetailsPage* runPage(qint64 id) const;
   /// The feed that follows run `id`'s page, or nullptr.
   RunFeed* runFeed(qint64 id) const;
+  /// The feed of run `id`'s Timeline tab, or nullptr.
+  RunTraceFeed* runTraceFeed(qint64 id) const;
   /// The comparison page opened last, or nullptr.
   views::RunComparisonPage* comparisonPage() const;
 
@@ -89,6 +92,8 @@ public slots:
   void compareRuns(const QList<qint64>& ids);
   /// Opens the trace at `path` (`.json`, `.json.gz`) in a timeline tab; it loads off the GUI thread.
   views::TimelineView* openTrace(const QString& path);
+  /// Opens run `id` of the workspace on its Timeline tab: its stored traces (live while it runs).
+  views::RunDetailsPage* openRunTimeline(qint64 id);
   void showSettings();
 
 protected:
@@ -129,6 +134,7 @@ private:
   QPointer<views::ConfigWizard> m_wizard;
   QMap<qint64, QPointer<views::RunDetailsPage>> m_runPages;
   QMap<qint64, QPointer<RunFeed>> m_runFeeds;
+  QMap<qint64, QPointer<RunTraceFeed>> m_runTraceFeeds;
   QPointer<views::RunComparisonPage> m_comparison;
   QList<qint64> m_reopenRuns;  ///< pages to reopen once the workspace's runs are read
   views::RunsBrowser* m_runsBrowser = nullptr;

@@ -11,6 +11,7 @@
 #include "runs/run_details_page.h"
 #include "runs/runs_browser.h"
 #include "runs/runs_model.h"
+#include "timeline/run_timeline_page.h"
 #include "timeline/timeline_view.h"
 #include "wizard/config_wizard.h"
 
@@ -50,13 +51,20 @@ bool ScreenshotDirector::start() {
       return w;
     };
   } else if (m_target.startsWith(u"run:"_s)) {
-    // run:ID or run:ID:TAB (the index of the page's tab: ranks, metrics, log, alerts, plan vs actual, configuration).
+    // run:ID or run:ID:TAB (the index of the page's tab: ranks, metrics, log, alerts, plan vs actual, configuration;
+    // or the word `timeline`: the Timeline tab once its first timeline is loaded and painted).
     const qint64 id = m_target.section(u':', 1, 1).toLongLong();
-    const int tab = m_target.count(u':') >= 2 ? m_target.section(u':', 2, 2).toInt() : 0;
-    m_ready = [w, id, tab]() -> QWidget* {
+    const bool timeline = m_target.section(u':', 2, 2) == u"timeline"_s;
+    const int tab = m_target.count(u':') >= 2 && !timeline ? m_target.section(u':', 2, 2).toInt() : 0;
+    m_ready = [w, id, tab, timeline]() -> QWidget* {
       views::RunDetailsPage* page = w->runPage(id);
-      if (page == nullptr || page->runId() != id || page->pointCount() == 0) {
-        return nullptr;
+      if (page == nullptr || page->runId() != id || (page->pointCount() == 0 && !timeline)) {
+        return nullptr;  // (a profiled run may log no metrics: the timeline waits for its own data)
+      }
+      if (timeline) {
+        page->showTimelineTab();
+        const views::TimelineView* view = page->timelinePage()->view();
+        return view->index() != nullptr && view->lastPaint().rows > 0 ? w : nullptr;
       }
       if (auto* tabs = page->findChild<QTabWidget*>(u"runTabs"_s)) {
         tabs->setCurrentIndex(tab);

@@ -10,6 +10,7 @@
 #include "runs/event_log_model.h"
 #include "runs/live_ranks_model.h"
 #include "runs/metric_summary_model.h"
+#include "timeline/run_timeline_page.h"
 
 #include <QComboBox>
 #include <QDateTime>
@@ -127,6 +128,8 @@ RunDetailsPage::RunDetailsPage(QWidget* parent) : QWidget(parent) {
   m_config->setReadOnly(true);
   m_config->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   tabs->addTab(m_config, tr("Launch configuration"));
+  m_timeline = new RunTimelinePage(tabs);
+  tabs->addTab(m_timeline, tr("Timeline"));
 
   auto* splitter = new QSplitter(Qt::Vertical, this);
   splitter->addWidget(m_plot);
@@ -140,6 +143,10 @@ RunDetailsPage::RunDetailsPage(QWidget* parent) : QWidget(parent) {
   m_clock.setInterval(1000);
   connect(&m_clock, &QTimer::timeout, this,
           [this] { m_ranks->setNow(double(QDateTime::currentMSecsSinceEpoch()) / 1000.0); });
+}
+
+void RunDetailsPage::showTimelineTab() {
+  m_tabs->setCurrentWidget(m_timeline);
 }
 
 void RunDetailsPage::setDetails(const RunDetails& d) {

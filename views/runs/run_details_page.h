@@ -24,13 +24,15 @@ class MemoryTimeline;
 class MetricPlotPanel;
 class MetricSummaryModel;
 class PlanVsActualModel;
+class RunTimelinePage;
 
 /// One run, live while it runs: a summary (status, times, world size, strategy, command, host), the metric plot
 /// (any key, per rank or mean with a band), and tabs with one row per rank (state, step, steps/s, loss, memory,
 /// heartbeat age, last collective entered and finished), the run monitor's hang and straggler alerts, plan vs actual
 /// (per rank and category, predicted and measured; under it a rank's memory over time against its plan), the metrics
-/// (last, min, max per key and rank), the log and the launch configuration. setDetails() / setRow() set the header;
-/// applyDelta() appends what a RunFeed read to the models and the plot (nothing is reloaded while the run is live).
+/// (last, min, max per key and rank), the log, the launch configuration and the trace timeline (RunTimelinePage).
+/// setDetails() / setRow() set the header; applyDelta() appends what a RunFeed read to the models and the plot (nothing
+/// is reloaded while the run is live).
 class RunDetailsPage : public QWidget {
   Q_OBJECT
 
@@ -57,6 +59,10 @@ public:
   /// The memory timeline's rank selector (the ranks that measured memory or have a plan).
   QComboBox* memoryRankCombo() const { return m_memoryRank; }
   MetricPlotPanel* plotPanel() const { return m_plot; }
+  /// The Timeline tab: the run's stored traces, live (a controller, studio::RunTraceFeed, feeds it).
+  RunTimelinePage* timelinePage() const { return m_timeline; }
+  /// Brings the Timeline tab to the front.
+  void showTimelineTab();
   const MetricSeriesStore& series() const { return m_series; }
   /// Metric points the page holds (every key).
   std::size_t pointCount() const { return m_series.pointCount(); }
@@ -92,6 +98,7 @@ private:
   QTableView* m_alertsView = nullptr;
   QTableView* m_planView = nullptr;
   QPlainTextEdit* m_config = nullptr;
+  RunTimelinePage* m_timeline = nullptr;
   QTimer m_clock;  ///< ages the heartbeats once a second while the run is live
 };
 

@@ -117,6 +117,30 @@ void TimelineView::setIndex(std::shared_ptr<const trace::TimelineIndex> index) {
   fit();
 }
 
+void TimelineView::updateIndex(std::shared_ptr<const trace::TimelineIndex> index) {
+  if (!m_index || !index) {
+    setIndex(std::move(index));
+    return;
+  }
+  const bool wasFit = isFit();
+  const auto baseOf = [](const trace::TimelineIndex& i) -> std::int64_t {
+    const auto it = i.data().metadata.find("baseTimeNanoseconds");
+    return it != i.data().metadata.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
+  };
+  const std::int64_t shift = baseOf(*m_index) - baseOf(*index);  // old trace time + shift = new trace time
+  const trace::TimeRange range{m_range.startNs + shift, m_range.endNs + shift};
+  const int scroll = verticalScrollBar()->value();
+  setIndex(std::move(index));  // rows and counter scales of the new index; fits it
+  if (!wasFit)
+    setVisibleRange(range);
+  verticalScrollBar()->setValue(scroll);
+}
+
+bool TimelineView::isFit() const {
+  return m_index && m_range.startNs <= m_index->data().startNs &&
+         m_range.endNs >= std::max(m_index->data().endNs, m_index->data().startNs + kMinRangeNs);
+}
+
 void TimelineView::buildRows() {
   m_rows.clear();
   int top = 0;

@@ -65,7 +65,14 @@ public:
   bool isLoading() const;
   /// Shows `index` (fits its whole time range); nullptr clears the view.
   void setIndex(std::shared_ptr<const trace::TimelineIndex> index);
+  /// Shows a newer index of the same trace (a live run's trace that grew) without taking the user's place: the
+  /// visible range stays at the same instants (the indices' baseTimeNanoseconds are compared, so a merge whose base
+  /// moved keeps it too) and the rows stay scrolled, unless the view showed the whole trace ("fit"): then it shows
+  /// the whole new one, following the end. Without an index shown, as setIndex().
+  void updateIndex(std::shared_ptr<const trace::TimelineIndex> index);
   const trace::TimelineIndex* index() const { return m_index.get(); }
+  /// Whether the visible range is the whole trace.
+  bool isFit() const;
   /// The message of the last failed load; empty after a successful one.
   QString errorMessage() const { return m_error; }
 

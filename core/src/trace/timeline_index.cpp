@@ -52,6 +52,8 @@ std::optional<TimelineData> build(TraceReader& reader, std::uint64_t totalRawByt
     return std::nullopt;
   }
   TimelineData data = builder.finish(reader.name(), reader.metadata(), reader.eventCount());
+  data.truncatedTail = reader.truncatedTail();
+  data.completeBytes = reader.completeBytes();
   if (!report()) {
     return std::nullopt;
   }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "fathom/trace/trace_file_names.h"
 
+#include <charconv>
+
 namespace fathom::trace {
 namespace {
 
@@ -28,6 +30,48 @@ bool isMergedTraceName(std::string_view name) {
   const std::string_view directory = name.substr(0, slash);
   const std::size_t parent = directory.rfind('/');
   return directory.substr(parent == std::string_view::npos ? 0 : parent + 1) == kMergedDirectory;
+}
+
+StoredTraceName parseStoredTraceName(std::string_view name) {
+  StoredTraceName out;
+  out.group = std::string(name);
+  std::string_view rest = name;
+  std::optional<int> window;
+  constexpr std::string_view kWindow = "window_";
+  if (rest.substr(0, kWindow.size()) == kWindow) {
+    const std::size_t slash = rest.find('/');
+    int n = -1;
+    const char* first = rest.data() + kWindow.size();
+    const char* last = rest.data() + (slash == std::string_view::npos ? rest.size() : slash);
+    const auto [end, error] = std::from_chars(first, last, n);
+    if (slash == std::string_view::npos || error != std::errc() || end != last || n < 0) {
+      return out;
+    }
+    window = n;
+    rest.remove_prefix(slash + 1);
+  }
+  const auto isExtension = [](std::string_view e) { return e == extension(false) || e == extension(true); };
+  const std::string merged = "merged/profile_merged";
+  if (rest.substr(0, merged.size()) == merged && isExtension(rest.substr(merged.size()))) {
+    out.merged = true;
+  } else {
+    constexpr std::string_view kProfile = "profile_";
+    if (rest.substr(0, kProfile.size()) != kProfile) {
+      return out;
+    }
+    const std::string_view digits = rest.substr(kProfile.size());
+    const std::size_t dot = digits.find('.');
+    int rank = -1;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + dot, rank);
+    if (dot == 0 || dot == std::string_view::npos || error != std::errc() || end != digits.data() + dot ||
+        !isExtension(digits.substr(dot))) {
+      return out;
+    }
+  }
+  out.profile = true;
+  out.window = window;
+  out.group = window ? std::string(kWindow) + std::to_string(*window) : std::string();
+  return out;
 }
 
 }  // namespace fathom::trace

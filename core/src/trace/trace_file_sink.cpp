@@ -57,13 +57,15 @@ struct TraceFileSink::Impl {
 
   void checkUsable() const {
     FATHOM_CHECK(!finished, StorageError, "trace file ", path.string(), " is already finished");
-    FATHOM_CHECK(!abandoned, StorageError, "trace file ", file->temporaryPath().string(),
+    FATHOM_CHECK(!abandoned, StorageError, "trace file ", file ? file->temporaryPath().string() : path.string(),
                  " was abandoned after an error");
   }
 
   /// Writes one block to disk and hands it to onChunk.
   void emit(const char* data, std::size_t size) {
-    guarded([&] { file->write(data, size); });
+    if (file) {
+      guarded([&] { file->write(data, size); });
+    }
     bytesOut += size;
     if (options.onChunk && size > 0) {
       guarded([&] { options.onChunk(std::string_view(data, size)); });
@@ -116,7 +118,9 @@ TraceFileSink::TraceFileSink(std::filesystem::path path, TraceFileOptions option
     }
     d.zsOpen = true;
   }
-  d.guarded([&d] { d.file.emplace(d.path, AtomicFileOptions{.temporarySuffix = ".partial", .what = "trace file"}); });
+  if (!d.options.noFile) {
+    d.guarded([&d] { d.file.emplace(d.path, AtomicFileOptions{.temporarySuffix = ".partial", .what = "trace file"}); });
+  }
 }
 
 TraceFileSink::~TraceFileSink() {
@@ -147,7 +151,9 @@ void TraceFileSink::finish() {
     deflateEnd(&d.zs);
     d.zsOpen = false;
   }
-  d.guarded([&d] { d.file->commit(); });  // fsync, rename to path(), fsync the directory
+  if (d.file) {
+    d.guarded([&d] { d.file->commit(); });  // fsync, rename to path(), fsync the directory
+  }
   d.finished = true;
 }
 

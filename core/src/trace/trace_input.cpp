@@ -37,6 +37,8 @@ struct TraceInput::Impl {
   z_stream zs{};
   bool zsOpen = false;
   bool memberEnded = false;  ///< gzip: inflate reached the end of a member
+  bool acceptTruncated = false;
+  bool truncated = false;
 
   ~Impl() {
     if (zsOpen) {
@@ -105,6 +107,10 @@ struct TraceInput::Impl {
         }
         inflateReset(&zs);  // another member follows (concatenated .gz files)
         memberEnded = false;
+      }
+      if (zs.avail_in == 0 && acceptTruncated) {
+        truncated = true;  // a prefix of a stream still being written: what it held has been returned
+        break;
       }
       if (zs.avail_in == 0) {
         throw StorageError(name + ": truncated gzip stream (the file ends after " + std::to_string(rawRead) +
@@ -176,6 +182,14 @@ bool TraceInput::compressed() const {
 
 std::uint64_t TraceInput::rawBytesRead() const {
   return m_impl->gzip ? m_impl->compressedOffset() : m_impl->rawRead - (m_impl->rawEnd - m_impl->rawBegin);
+}
+
+void TraceInput::setAcceptTruncatedStream(bool accept) {
+  m_impl->acceptTruncated = accept;
+}
+
+bool TraceInput::streamTruncated() const {
+  return m_impl->truncated;
 }
 
 }  // namespace fathom::trace

@@ -14,6 +14,7 @@
 #include <charconv>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 
@@ -29,9 +30,21 @@ constexpr std::array<std::string_view, 3> kCorrelationKeys = {"correlation", "Ex
 constexpr std::array<std::string_view, 6> kStandardKeys = {"schemaVersion",   "deviceProperties",    "distributedInfo",
                                                            "displayTimeUnit", "baseTimeNanoseconds", "traceName"};
 
+/// Where an input's bytes come from: a file, or memory (mergeTraceBytes).
+struct MergeSource {
+  std::filesystem::path path;          ///< the file, or the in-memory input's name
+  const std::string* bytes = nullptr;  ///< set for an in-memory input
+};
+
+std::unique_ptr<TraceReader> openSource(const MergeSource& source, const TraceReaderOptions& options) {
+  return source.bytes != nullptr
+             ? std::make_unique<TraceReader>(TraceInput::fromBytes(source.path.string(), *source.bytes), options)
+             : std::make_unique<TraceReader>(source.path, options);
+}
+
 /// An input's header facts, read before anything is written.
 struct InputHeader {
-  std::filesystem::path path;
+  MergeSource source;
   int rank = 0;
   std::optional<std::int64_t> baseTimeNs;
   int worldSize = 1;
@@ -39,19 +52,32 @@ struct InputHeader {
   json metadata;
 };
 
-InputHeader readHeader(const std::filesystem::path& path) {
-  json meta = TraceReader(path).metadata();
-  if (!meta.contains("distributedInfo") || !meta.contains("baseTimeNanoseconds")) {
-    meta = TraceReader::readMetadata(path);  // the keys may follow traceEvents (Kineto writes some there)
+/// The input's header; nullopt for a prefix (options.acceptTruncatedTail) that ends before its rank is known.
+std::optional<InputHeader> readHeader(const MergeSource& source, const TraceReaderOptions& options) {
+  const std::filesystem::path& path = source.path;
+  json meta;
+  bool truncated = false;
+  {
+    const auto reader = openSource(source, options);
+    meta = reader->metadata();
+    if (!meta.contains("distributedInfo") || !meta.contains("baseTimeNanoseconds")) {
+      while (reader->next()) {  // the keys may follow traceEvents (Kineto writes some there)
+      }
+      meta = reader->metadata();
+    }
+    truncated = reader->truncatedTail();
   }
   const json* dist = meta.contains("distributedInfo") ? &meta["distributedInfo"] : nullptr;
+  if (truncated && dist == nullptr) {
+    return std::nullopt;  // a trace still being written, whose header has not arrived yet
+  }
   FATHOM_CHECK(dist && dist->is_object() && dist->contains("rank") && (*dist)["rank"].is_number_integer() &&
                    (*dist)["rank"].get<std::int64_t>() >= 0 && (*dist)["rank"].get<std::int64_t>() < 1'000'000,
                ConfigError, path.string(),
                ": distributedInfo.rank is missing or not an integer >= 0, so its rank is unknown (merge needs one "
                "trace per rank, each with its rank)");
   InputHeader h;
-  h.path = path;
+  h.source = source;
   h.rank = (*dist)["rank"].get<int>();
   if (dist->contains("world_size") && (*dist)["world_size"].is_number_integer()) {
     h.worldSize = std::max(1, (*dist)["world_size"].get<int>());
@@ -105,6 +131,16 @@ enum class RowMetadata : std::uint8_t { Name, SortIndex };
 class RankRewriter {
 public:
   RankRewriter(TraceMergeInput& input, std::uint64_t idStride) : m_input(input), m_idStride(idStride) {}
+
+  /// A later window of the same rank (TraceMergeOptions::windowsOfOneRank): its rows continue `earlier`'s, so a
+  /// pid keeps its merged pid, and rows already named or sorted get no second synthesized name or index.
+  void continueFrom(const RankRewriter& earlier) {
+    m_input.pids = earlier.m_input.pids;
+    m_pidIndex = earlier.m_pidIndex;
+    m_named = earlier.m_named;
+    m_sorted = earlier.m_sorted;
+    m_stringTids = earlier.m_stringTids;
+  }
 
   /// The merged text of one event into `out` (cleared first). `reader` is for error messages.
   void rewrite(const TraceEventView& event, const TraceReader& reader, std::string& out) {
@@ -321,18 +357,26 @@ std::string mergeRecord(const TraceMergeResult& result, const std::vector<InputH
   return out;
 }
 
-}  // namespace
-
-TraceMergeResult mergeTraces(std::span<const std::filesystem::path> inputs, const std::filesystem::path& output,
-                             const TraceMergeOptions& options) {
-  FATHOM_CHECK(!inputs.empty(), ConfigError, "trace merge: no input traces");
+/// The merge of mergeTraces and mergeTraceBytes: reads the sources' headers, then copies their events into a
+/// ChromeTraceWriter on `output` (a file, or no file with options.file.noFile).
+TraceMergeResult mergeSources(const std::vector<MergeSource>& sources, const std::filesystem::path& output,
+                              const TraceMergeOptions& options, const TraceFileOptions& fileOptions) {
+  FATHOM_CHECK(!sources.empty(), ConfigError, "trace merge: no input traces");
   FATHOM_CHECK(options.progressEvery >= 1, ConfigError, "TraceMergeOptions::progressEvery must be >= 1");
-  std::vector<InputHeader> headers;
-  for (const std::filesystem::path& path : inputs) {
-    headers.push_back(readHeader(path));
-  }
-  std::sort(headers.begin(), headers.end(), [](const auto& a, const auto& b) { return a.rank < b.rank; });
   TraceMergeResult result;
+  std::vector<InputHeader> headers;
+  for (const MergeSource& source : sources) {
+    if (std::optional<InputHeader> header = readHeader(source, options.reader)) {
+      headers.push_back(std::move(*header));
+    } else {
+      result.skipped.push_back(source.path.string());
+    }
+  }
+  FATHOM_CHECK(!headers.empty(), ConfigError, "trace merge: no input trace has a complete header yet");
+  // By rank, then (windows of one rank) by base time; stable, so inputs without a base keep their order.
+  std::stable_sort(headers.begin(), headers.end(), [](const auto& a, const auto& b) {
+    return a.rank != b.rank ? a.rank < b.rank : a.baseTimeNs.value_or(0) < b.baseTimeNs.value_or(0);
+  });
   const std::size_t withBase = static_cast<std::size_t>(
       std::count_if(headers.begin(), headers.end(), [](const auto& h) { return h.baseTimeNs.has_value(); }));
   FATHOM_CHECK(withBase == 0 || withBase == headers.size(), ConfigError,
@@ -341,8 +385,9 @@ TraceMergeResult mergeTraces(std::span<const std::filesystem::path> inputs, cons
                withBase, " of ", headers.size(), " have it)");
   std::int64_t base = std::numeric_limits<std::int64_t>::max();
   for (std::size_t i = 0; i < headers.size(); ++i) {
-    FATHOM_CHECK(i == 0 || headers[i].rank != headers[i - 1].rank, ConfigError, "trace merge: rank ", headers[i].rank,
-                 " appears twice: ", headers[i - 1].path.string(), " and ", headers[i].path.string());
+    FATHOM_CHECK(i == 0 || headers[i].rank != headers[i - 1].rank || options.windowsOfOneRank, ConfigError,
+                 "trace merge: rank ", headers[i].rank, " appears twice: ", headers[i - 1].source.path.string(),
+                 " and ", headers[i].source.path.string());
     base = std::min(base, headers[i].baseTimeNs.value_or(0));
     result.worldSize = std::max({result.worldSize, headers[i].worldSize, headers[i].rank + 1});
   }
@@ -355,34 +400,43 @@ TraceMergeResult mergeTraces(std::span<const std::filesystem::path> inputs, cons
   header.distributed.rank = headers.front().rank;
   header.distributed.worldSize = result.worldSize;
   for (const InputHeader& h : headers) {
-    header.distributed.ranks.push_back(h.rank);
+    if (header.distributed.ranks.empty() || header.distributed.ranks.back() != h.rank) {
+      header.distributed.ranks.push_back(h.rank);
+    }
   }
   header.traceName = options.traceName.empty() ? output.filename().string() : options.traceName;
-  ChromeTraceWriter writer(output, header, options.file);
+  ChromeTraceWriter writer(output, header, fileOptions);
 
   std::string line;
   TraceEventView event;
+  result.inputs.reserve(headers.size());  // rewriters hold references to their inputs
+  std::unique_ptr<RankRewriter> previous;
   for (const InputHeader& h : headers) {
     TraceMergeInput& in = result.inputs.emplace_back();
-    in.path = h.path;
+    in.path = h.source.path;
     in.rank = h.rank;
     in.baseTimeNs = h.baseTimeNs.value_or(0);
     in.shiftNs = in.baseTimeNs - base;
-    RankRewriter rewriter(in, static_cast<std::uint64_t>(result.worldSize));
-    TraceReader reader(h.path);
-    while (reader.next()) {
-      if (!event.parse(reader.event())) {
-        throw StorageError(reader.describeInEvent(
-            event.errorOffset(), "malformed event #" + std::to_string(reader.eventIndex()) + ": " + event.error()));
+    auto rewriter = std::make_unique<RankRewriter>(in, static_cast<std::uint64_t>(result.worldSize));
+    if (previous && result.inputs.size() >= 2 && result.inputs[result.inputs.size() - 2].rank == h.rank) {
+      rewriter->continueFrom(*previous);
+    }
+    const auto reader = openSource(h.source, options.reader);
+    while (reader->next()) {
+      if (!event.parse(reader->event())) {
+        throw StorageError(reader->describeInEvent(
+            event.errorOffset(), "malformed event #" + std::to_string(reader->eventIndex()) + ": " + event.error()));
       }
-      rewriter.rewrite(event, reader, line);
+      rewriter->rewrite(event, *reader, line);
       writer.writeRaw(line);
       ++in.events;
       if (options.onProgress && writer.eventCount() % options.progressEvery == 0) {
         options.onProgress(writer.eventCount());
       }
     }
-    rewriter.writeMissingRowMetadata(writer);
+    rewriter->writeMissingRowMetadata(writer);
+    result.truncatedInputs += reader->truncatedTail() ? 1 : 0;
+    previous = std::move(rewriter);
   }
   result.events = writer.eventCount();
   writer.finish(mergeRecord(result, headers));
@@ -390,6 +444,41 @@ TraceMergeResult mergeTraces(std::span<const std::filesystem::path> inputs, cons
     options.onProgress(result.events);
   }
   return result;
+}
+
+}  // namespace
+
+TraceMergeResult mergeTraces(std::span<const std::filesystem::path> inputs, const std::filesystem::path& output,
+                             const TraceMergeOptions& options) {
+  std::vector<MergeSource> sources;
+  for (const std::filesystem::path& path : inputs) {
+    sources.push_back({path, nullptr});
+  }
+  return mergeSources(sources, output, options, options.file);
+}
+
+std::string mergeTraceBytes(std::span<const TraceBytes> inputs, const TraceMergeOptions& options,
+                            TraceMergeResult* result) {
+  std::vector<MergeSource> sources;
+  for (const TraceBytes& input : inputs) {
+    sources.push_back({input.name, &input.bytes});
+  }
+  std::string merged;
+  TraceFileOptions file = options.file;
+  file.noFile = true;
+  file.gzip = options.file.gzip.value_or(false);
+  file.onChunk = [&merged, user = options.file.onChunk](std::string_view block) {
+    merged.append(block);
+    if (user) {
+      user(block);
+    }
+  };
+  const std::string name = options.traceName.empty() ? std::string("merged") : options.traceName;
+  TraceMergeResult r = mergeSources(sources, name, options, file);
+  if (result != nullptr) {
+    *result = std::move(r);
+  }
+  return merged;
 }
 
 }  // namespace fathom::trace

@@ -29,6 +29,10 @@ enum class State : std::uint8_t {
 
 constexpr int kEof = -1;
 
+/// Thrown by truncated() when TraceReaderOptions::acceptTruncatedTail is set, caught where reading starts and in
+/// next(): the end of a prefix, not an error.
+struct EndOfPrefix {};
+
 std::size_t countNewlines(const char* p, const char* end) {
   std::size_t n = 0;
   while ((p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)))) != nullptr) {
@@ -71,6 +75,8 @@ struct TraceReader::Impl {
   std::string_view event;
   std::uint64_t eventOffset = 0;
   std::uint64_t eventCount = 0;
+  std::uint64_t completeBytes = 0;  ///< offset just past the last event yielded
+  bool truncatedTail = false;
   nlohmann::json metadata = nlohmann::json::object();
 
   explicit Impl(TraceInput in, TraceReaderOptions opts) : input(std::move(in)), options(opts) {}
@@ -94,7 +100,12 @@ struct TraceReader::Impl {
     throw StorageError(describe(offsetOf(index), what));
   }
 
-  [[noreturn]] void truncated(std::string_view where) const {
+  [[noreturn]] void truncated(std::string_view where) {
+    if (options.acceptTruncatedTail) {
+      truncatedTail = true;
+      state = State::Done;
+      throw EndOfPrefix{};
+    }
     throw StorageError(input.name() + ": truncated trace: the file ends " + std::string(where) + " after " +
                        std::to_string(eventCount) + " events (" + std::to_string(offsetOf(end)) + " bytes" +
                        (input.compressed() ? " uncompressed" : "") + ")");
@@ -173,6 +184,8 @@ struct TraceReader::Impl {
     } else if (c == '[') {
       ++begin;
       state = State::Events;
+    } else if (c == kEof && input.streamTruncated()) {
+      truncated("before its first byte");  // a gzip prefix too short to decompress to anything yet
     } else if (c == kEof) {
       throw StorageError(input.name() + ": empty file, not a trace");
     } else {
@@ -260,6 +273,15 @@ struct TraceReader::Impl {
   std::size_t indexOf(std::string_view value) const { return static_cast<std::size_t>(value.data() - buf.data()); }
 
   bool next() {
+    try {
+      return step();
+    } catch (const EndOfPrefix&) {
+      event = {};
+      return false;
+    }
+  }
+
+  bool step() {
     for (;;) {
       switch (state) {
       case State::Keys: readKeys(); break;
@@ -285,6 +307,7 @@ struct TraceReader::Impl {
         }
         event = value;
         eventOffset = offsetOf(indexOf(value));
+        completeBytes = eventOffset + value.size();
         ++eventCount;
         afterComma = false;
         state = State::AfterEvent;
@@ -337,7 +360,12 @@ TraceReader::TraceReader(TraceInput input, TraceReaderOptions options) {
                options.maxValueBytes);
   m_impl = std::make_unique<Impl>(std::move(input), options);
   m_impl->buf.resize(options.chunkBytes);
-  m_impl->start();
+  m_impl->input.setAcceptTruncatedStream(options.acceptTruncatedTail);
+  try {
+    m_impl->start();
+  } catch (const EndOfPrefix&) {
+    // the prefix ends inside the top-level keys: no events (yet)
+  }
 }
 
 TraceReader::~TraceReader() = default;
@@ -397,6 +425,14 @@ std::uint64_t TraceReader::rawBytesRead() const {
 
 std::uint64_t TraceReader::bytesScanned() const {
   return m_impl->offsetOf(m_impl->begin);
+}
+
+bool TraceReader::truncatedTail() const {
+  return m_impl->truncatedTail || m_impl->input.streamTruncated();
+}
+
+std::uint64_t TraceReader::completeBytes() const {
+  return m_impl->completeBytes;
 }
 
 std::string TraceReader::describeInEvent(std::size_t offsetInEvent, std::string_view what) const {

@@ -168,7 +168,9 @@ struct TimelineLoadOptions {
   std::uint64_t progressEveryBytes = std::uint64_t{1} << 20;  ///< >= 1
   /// Set (from any thread) to cancel; checked between events.
   const std::atomic<bool>* cancel = nullptr;
-  TraceReaderOptions reader;  ///< the reader's chunk and event limits
+  /// The reader's chunk and event limits; `reader.acceptTruncatedTail` indexes a prefix of a trace still being
+  /// written (every complete event; TimelineData::truncatedTail and completeBytes tell what was used).
+  TraceReaderOptions reader;
 };
 
 /// The data a TimelineIndex holds (filled by the loader; see TimelineIndex for the contract).
@@ -187,6 +189,10 @@ struct TimelineData {
   std::uint64_t ignoredEvents = 0;           ///< events of phases the index does not show (B/E, async, samples, ...)
   std::int64_t startNs = 0;                  ///< the earliest slice start, instant or counter sample
   std::int64_t endNs = 0;                    ///< the latest slice end, instant or counter sample
+  /// The input was a prefix (TimelineLoadOptions::reader.acceptTruncatedTail): it ended early, and the index holds
+  /// its complete events only.
+  bool truncatedTail = false;
+  std::uint64_t completeBytes = 0;  ///< uncompressed bytes up to the end of the last complete event
 };
 
 /// A trace loaded for a timeline: lanes (process -> threads and GPU streams, collectives), slices with their depth,

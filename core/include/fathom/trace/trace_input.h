@@ -36,6 +36,13 @@ public:
   /// Raw (possibly compressed) bytes consumed so far: progress against the file size.
   std::uint64_t rawBytesRead() const;
 
+  /// Reads a prefix of a gzip stream (a trace still being written, stored chunk by chunk): a stream that ends inside
+  /// its compressed data then ends quietly after the bytes it holds, and streamTruncated() says so, instead of
+  /// read() throwing "truncated gzip stream". Corrupt data still throws. Set before the first read().
+  void setAcceptTruncatedStream(bool accept);
+  /// Whether the gzip stream ended early (only with setAcceptTruncatedStream(true)).
+  bool streamTruncated() const;
+
 private:
   struct Impl;
   explicit TraceInput(std::unique_ptr<Impl> impl);

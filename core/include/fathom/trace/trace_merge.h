@@ -2,7 +2,9 @@
 #pragma once
 
 #include "fathom/trace/trace_file_sink.h"
+#include "fathom/trace/trace_reader.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -29,11 +31,27 @@ struct TraceMergeOptions {
   /// Called every `progressEvery` events written (and once at the end) with the count so far.
   std::function<void(std::uint64_t)> onProgress;
   std::uint64_t progressEvery = 10'000'000;  ///< >= 1
+  /// How the inputs are read. With `reader.acceptTruncatedTail` an input may be a prefix of a trace still being
+  /// written (a live run's stored chunks): it contributes its complete events, and one that ends before its header
+  /// (the keys before traceEvents) is complete is left out (TraceMergeResult::skipped) instead of refused.
+  TraceReaderOptions reader;
+  /// Several inputs may have the same rank: they are windows of one run's profile (each rank writes one trace per
+  /// window; the windows of a rank do not overlap in time). Each is shifted by its own base time, and a rank's rows
+  /// continue across its windows: a pid keeps the merged pid (and name) it got in that rank's earlier window. Off,
+  /// a repeated rank is refused.
+  bool windowsOfOneRank = false;
+};
+
+/// A trace held in memory (e.g. stored in the workspace, store::Workspace::traceData): its bytes as written, gzip or
+/// not, and the name messages and fathomMerge call it.
+struct TraceBytes {
+  std::string name;
+  std::string bytes;
 };
 
 /// What happened to one input.
 struct TraceMergeInput {
-  std::filesystem::path path;   ///< the input file
+  std::filesystem::path path;   ///< the input file (mergeTraceBytes: the input's name)
   int rank = 0;                 ///< its distributedInfo.rank
   std::int64_t baseTimeNs = 0;  ///< its baseTimeNanoseconds (0 when no input has one)
   std::int64_t shiftNs = 0;     ///< added to each of its timestamps: baseTimeNs - the merged base
@@ -48,6 +66,10 @@ struct TraceMergeResult {
   std::uint64_t events = 0;             ///< events written (the inputs' plus the synthesized row names)
   std::int64_t baseTimeNs = 0;          ///< the merged baseTimeNanoseconds: the earliest input's
   int worldSize = 1;                    ///< max(world_size of the inputs, highest rank + 1)
+  /// Inputs left out because they end before their header is complete (only with reader.acceptTruncatedTail).
+  std::vector<std::string> skipped;
+  /// Inputs that ended early (prefixes read with reader.acceptTruncatedTail): their complete events were merged.
+  std::size_t truncatedInputs = 0;
 };
 
 /// Merges one trace per rank into one multi-rank file for Perfetto and chrome://tracing, streaming in constant
@@ -72,5 +94,12 @@ struct TraceMergeResult {
 /// for unreadable or malformed files and I/O errors; the output is then not created.
 TraceMergeResult mergeTraces(std::span<const std::filesystem::path> inputs, const std::filesystem::path& output,
                              const TraceMergeOptions& options = {});
+
+/// mergeTraces over traces held in memory, the merged trace returned as its text (gzip-compressed only when
+/// options.file.gzip says so; no file is written, options.file.onChunk still sees every block). The same rules and
+/// the same code as mergeTraces: the Studio shows several ranks' stored traces as this merge, so its timeline is the
+/// one `fathom trace merge` gives. `result`, when given, receives what mergeTraces returns.
+std::string mergeTraceBytes(std::span<const TraceBytes> inputs, const TraceMergeOptions& options = {},
+                            TraceMergeResult* result = nullptr);
 
 }  // namespace fathom::trace

@@ -20,6 +20,11 @@ struct TraceReaderOptions {
   std::size_t chunkBytes = std::size_t{1} << 20;
   /// The largest single event or top-level value accepted (the buffer grows to hold one); larger is an error.
   std::size_t maxValueBytes = std::size_t{256} << 20;
+  /// Read a prefix of a trace (one still being written, stored chunk by chunk as it is written): when the input
+  /// ends early (inside an event, between events, in the keys after traceEvents, inside the gzip stream), next()
+  /// returns false after the last complete event instead of throwing "truncated", and truncatedTail() says so. An
+  /// input that ends inside the top-level keys before traceEvents yields no events. Malformed text still throws.
+  bool acceptTruncatedTail = false;
 };
 
 /// Reads a Chrome trace, `.json` or `.json.gz`, object form (`{"traceEvents":[...], ...}`) or array form
@@ -72,6 +77,11 @@ public:
   std::uint64_t rawBytesRead() const;
   /// Uncompressed bytes scanned so far.
   std::uint64_t bytesScanned() const;
+  /// With TraceReaderOptions::acceptTruncatedTail: whether the input ended early (known once next() returned false).
+  bool truncatedTail() const;
+  /// Uncompressed bytes up to the end of the last complete event yielded (0 before the first): with a truncated
+  /// tail, how much of the prefix was used.
+  std::uint64_t completeBytes() const;
 
   /// "<name>: <what> at byte N (line L)", for errors found in the current event by a caller; `offsetInEvent` is
   /// relative to event().
