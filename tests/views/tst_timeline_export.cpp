@@ -52,6 +52,7 @@ class TestTimelineExport : public QObject {
 private slots:
   void initTestCase() {
     QVERIFY(m_dir.isValid());
+    m_dir.setAutoRemove(!qEnvironmentVariableIsSet("FATHOM_KEEP_TEST_FILES"));  // to look at the PNG and SVG
     m_view = std::make_unique<TimelineView>();
     m_view->resize(1000, 600);
     m_view->show();

@@ -203,6 +203,7 @@ bool TimelineExport::saveSvg(TimelineView* view, const QString& path, QString* e
   QSvgGenerator svg;
   svg.setOutputDevice(&file);
   svg.setSize(viewport->size());
+  svg.setResolution(viewport->logicalDpiX());  // the file's physical size is the view's on this screen
   svg.setViewBox(viewport->rect());
   svg.setTitle(tr("Fathom trace timeline"));
   svg.setDescription(view->index() != nullptr ? QString::fromStdString(view->index()->source()) : QString());
