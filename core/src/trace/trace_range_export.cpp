@@ -67,19 +67,16 @@ public:
     const auto [it, added] = m_ids.try_emplace(text, static_cast<std::uint32_t>(m_ids.size()));
     return it->second;
   }
-  std::optional<std::uint32_t> find(const std::string& text) const {
-    const auto it = m_ids.find(text);
-    return it == m_ids.end() ? std::nullopt : std::optional(it->second);
-  }
   std::size_t size() const { return m_ids.size(); }
 
 private:
   std::unordered_map<std::string, std::uint32_t> m_ids;
 };
 
-/// The export's two passes over one input. Pass 1 (scan) learns what the range needs beyond itself (the launches of
-/// its GPU work, which flows are whole, each counter's last sample before the range); pass 2 (write) copies the
-/// events chosen. Both passes apply the same per-event rules, so they agree on every event by its index.
+/// The export's two passes over one input. Pass 1 (scan) parses every event and decides, by its index in
+/// traceEvents, which are kept: most at once, the rest once the whole file is known (the launches of the kept GPU
+/// work, which flows are whole, each counter's last sample before the range, and, with a rows filter, the metadata
+/// and counters of the rows' processes). Pass 2 (write) only scans: it copies the events whose bit is set, unparsed.
 class RangeExporter {
 public:
   RangeExporter(std::function<TraceInput()> open, std::uint64_t totalRawBytes, const TraceRangeExportOptions& options)
@@ -96,25 +93,23 @@ public:
   }
 
   TraceRangeExportResult run(const std::filesystem::path& output) {
-    TraceRangeExportResult result;
-    result.output = output;
+    m_result.output = output;
     if (!scan()) {
-      result.cancelled = true;
-      return result;
+      m_result.cancelled = true;
+      return m_result;
     }
     resolve();
     TraceFileOptions fileOptions;
     fileOptions.gzip = m_options.gzip;
     TraceFileSink sink(output, fileOptions);
-    if (!write(sink, result)) {
+    if (!write(sink)) {
       sink.abandon();
-      result.cancelled = true;
-      return result;
+      m_result = {.output = output, .cancelled = true};
+      return m_result;
     }
     sink.finish();
-    result.bytesOut = sink.bytesOut();
-    result.flowsDropped = m_flowsDropped;
-    return result;
+    m_result.bytesOut = sink.bytesOut();
+    return m_result;
   }
 
 private:
@@ -122,22 +117,32 @@ private:
     std::int64_t start;
     std::int64_t end;
   };
+  /// A launch not kept by itself: kept after all when GPU work with its correlation is.
   struct Launch {
     std::int64_t correlation;
-    std::uint64_t event;  ///< its index in traceEvents
+    std::uint64_t event;
     std::uint32_t row;
     std::uint32_t pid;
     Interval time;
   };
   struct FlowPoint {
+    std::uint64_t event;
     std::uint32_t flow;
     std::uint32_t row;
     std::int64_t ts;
     bool enclosing;  ///< s, t, and f with "bp":"e": bound to the slice enclosing ts; else the next slice
+    bool covered;    ///< a plain f: it lies in the range on a kept row
   };
   struct LastSample {
     std::int64_t ts = 0;
     std::uint64_t event = std::numeric_limits<std::uint64_t>::max();  ///< none yet
+    std::uint32_t pid = 0;
+  };
+  /// A metadata event or counter sample kept when its process is (with a rows filter, known after pass 1).
+  struct PerProcess {
+    std::uint64_t event;
+    std::uint32_t pid;
+    bool counter;
   };
 
   /// The range rule of TraceSummaryOptions::range.
@@ -147,50 +152,29 @@ private:
   bool inRange(std::int64_t ts) const { return m_lo <= ts && ts < m_hi; }
 
   /// The rank filter, as `fathom trace summary --rank`: a merged trace's rows of that rank.
-  bool rankKeeps(const TraceEventView& e) const {
+  bool rankKeeps() const {
     if (!m_options.rank || m_mergedRanks.empty()) {
       return true;
     }
-    const std::optional<std::int64_t> pid = e.integer("pid");
+    const std::optional<std::int64_t> pid = m_event.integer("pid");
     return pid && *pid / kMergedPidStride == *m_options.rank;
   }
 
-  void rowKey(const TraceEventView& e) {
-    m_key.assign(e.raw("pid"));
+  /// m_key = "<pid>/<tid>" (raw texts); returns whether the rows filter keeps it.
+  bool rowSelected() {
+    m_key.assign(m_event.raw("pid"));
     m_key += '/';
-    m_key += e.raw("tid");
+    m_key += m_event.raw("tid");
+    return m_rows.empty() || m_rows.contains(m_key);
   }
-  bool rowSelected() const { return m_rows.empty() || m_rows.contains(m_key); }
-  bool pidSelected(const TraceEventView& e) const {
-    if (m_rows.empty()) {
-      return true;
-    }
-    const std::optional<std::uint32_t> pid = m_pidIds.find(std::string(e.raw("pid")));
-    return pid && *pid < m_pidKept.size() && m_pidKept[*pid];
-  }
-  void keepPid(std::string_view raw) {
-    const std::uint32_t pid = m_pidIds.intern(std::string(raw));
+  std::uint32_t pidId() { return m_pidIds.intern(std::string(m_event.raw("pid"))); }
+  void keepPid(std::uint32_t pid) {
     if (m_pidKept.size() <= pid) {
       m_pidKept.resize(pid + 1, false);
     }
     m_pidKept[pid] = true;
   }
-
-  void flowKey(const TraceEventView& e) {
-    std::string_view id = e.raw("id");
-    m_key.assign(id.empty() ? e.raw("id2") : id);
-    m_key += '\x1f';
-    m_key += e.string("cat").value_or("");
-    m_key += '\x1f';
-    m_key += e.string("name").value_or("");
-  }
-
-  void parse(const TraceReader& reader) {
-    if (!m_event.parse(reader.event())) {
-      throw StorageError(reader.describeInEvent(
-          m_event.errorOffset(), "malformed event #" + std::to_string(reader.eventIndex()) + ": " + m_event.error()));
-    }
-  }
+  bool pidKept(std::uint32_t pid) const { return m_rows.empty() || (pid < m_pidKept.size() && m_pidKept[pid]); }
 
   /// Progress and cancellation: false to stop.
   bool progress(double fraction) const {
@@ -200,12 +184,14 @@ private:
     return !m_options.onProgress || m_options.onProgress(std::clamp(fraction, 0.0, 1.0));
   }
 
-  std::optional<std::int64_t> correlationOf(const TraceEventView& e) {
-    if (!m_args.parse(e.raw("args"))) {
+  std::optional<std::int64_t> correlation() {
+    if (!m_args.parse(m_event.raw("args"))) {
       return std::nullopt;
     }
     return m_args.integer("correlation");
   }
+
+  void keep(std::uint64_t event) { m_keep[event] = true; }
 
   bool scan() {
     TraceReader reader(m_open());
@@ -216,7 +202,6 @@ private:
                    ConfigError, "--rank ", *m_options.rank, ": ", m_name, " is a merged trace of other ranks");
     }
     while (reader.next()) {
-      parse(reader);
       const std::uint64_t index = reader.eventIndex();
       if (index % m_options.progressEvery == 0 && index > 0 &&
           !progress(m_totalRawBytes > 0
@@ -224,12 +209,16 @@ private:
                         : 0.0)) {
         return false;
       }
-      if (!rankKeeps(m_event)) {
-        continue;
+      if (!m_event.parse(reader.event())) {
+        throw StorageError(reader.describeInEvent(m_event.errorOffset(), "malformed event #" + std::to_string(index) +
+                                                                             ": " + m_event.error()));
       }
-      scanEvent(index);
+      m_keep.push_back(false);
+      if (rankKeeps()) {
+        scanEvent(index);
+      }
     }
-    m_events = reader.eventCount();
+    m_result.eventsRead = reader.eventCount();
     m_metadata = reader.metadata();
     if (m_options.rank && m_mergedRanks.empty()) {
       const std::optional<int> rank = detail::fileRank(m_metadata);
@@ -241,59 +230,66 @@ private:
 
   void scanEvent(std::uint64_t index) {
     const char phase = m_event.phase();
+    const bool selected = rowSelected();  // sets m_key to the row
+    if (!m_rows.empty() && selected) {
+      keepPid(pidId());  // a selected row's process: its names, sort index and counters
+    }
+    if (phase == 'M') {
+      m_perProcess.push_back({index, pidId(), false});
+      return;
+    }
     const std::optional<std::int64_t> ts = m_event.micros("ts");
-    if (!m_rows.empty()) {
-      rowKey(m_event);
-      if (m_rows.contains(m_key)) {
-        keepPid(m_event.raw("pid"));  // a selected row's process: its names, sort index and counters
-      }
+    if (!ts) {
+      return;
     }
     if (phase == 'X') {
       const std::optional<std::int64_t> dur = m_event.micros("dur");
-      if (!ts || !dur) {
+      if (!dur) {
         return;
       }
       const Interval time{*ts, *ts + std::max<std::int64_t>(*dur, 0)};
       const std::string_view cat = m_event.string("cat").value_or("");
-      rowKey(m_event);
-      const bool kept = rowSelected() && meets(time.start, time.end);
-      if (kept) {
-        const std::uint32_t row = m_rowIds.intern(m_key);
-        intervals(row).push_back(time);
+      if (selected && meets(time.start, time.end)) {
+        keep(index);
+        ++m_result.slices;
+        intervals(m_rowIds.intern(m_key)).push_back(time);
         if (isGpuActivity(cat)) {
-          if (const auto correlation = correlationOf(m_event)) {
-            m_needed.insert(*correlation);
+          if (const auto c = correlation()) {
+            m_needed.insert(*c);
           }
         }
       } else if (isLaunch(cat)) {
-        if (const auto correlation = correlationOf(m_event)) {
-          m_launches.push_back(
-              {*correlation, index, m_rowIds.intern(m_key), m_pidIds.intern(std::string(m_event.raw("pid"))), time});
+        if (const auto c = correlation()) {
+          m_launches.push_back({*c, index, m_rowIds.intern(m_key), pidId(), time});
         }
       }
     } else if (phase == 's' || phase == 't' || phase == 'f') {
-      if (!ts) {
-        return;
-      }
-      rowKey(m_event);
       const std::uint32_t row = m_rowIds.intern(m_key);
       const bool enclosing = phase != 'f' || m_event.string("bp") == "e";
-      // A plain f binds to the next slice; it is kept when it lies in the range on a kept row.
-      const bool plainCovered = rowSelected() && inRange(*ts);
-      flowKey(m_event);
-      const std::uint32_t flow = m_flowKeys.intern(m_key);
-      m_flowPoints.push_back({flow, row, *ts, enclosing});
-      if (!enclosing && !plainCovered) {
-        m_plainUncovered.insert(flow);
-      }
-    } else if (phase == 'C' && ts && *ts < m_lo) {
-      m_key.assign(m_event.raw("pid"));
+      const bool covered = selected && inRange(*ts);
+      std::string_view id = m_event.raw("id");
+      m_key.assign(id.empty() ? m_event.raw("id2") : id);  // Perfetto matches v1 flows by (id, cat, name)
       m_key += '\x1f';
-      m_key += m_event.raw("name");
-      LastSample& last = m_lastBefore[m_key];
-      if (last.event == std::numeric_limits<std::uint64_t>::max() || *ts >= last.ts) {
-        last = {*ts, index};
+      m_key += m_event.string("cat").value_or("");
+      m_key += '\x1f';
+      m_key += m_event.string("name").value_or("");
+      m_flowPoints.push_back({index, m_flowIds.intern(m_key), row, *ts, enclosing, covered});
+    } else if (phase == 'C') {
+      const std::uint32_t pid = pidId();
+      if (inRange(*ts)) {
+        m_perProcess.push_back({index, pid, true});
+      } else if (*ts < m_lo) {
+        m_key.assign(m_event.raw("pid"));
+        m_key += '\x1f';
+        m_key += m_event.raw("name");
+        LastSample& last = m_lastBefore[m_key];
+        if (last.event == std::numeric_limits<std::uint64_t>::max() || *ts >= last.ts) {
+          last = {*ts, index, pid};
+        }
       }
+    } else if (selected && inRange(*ts)) {  // instants, and B/E, async and object events
+      keep(index);
+      m_result.instants += phase == 'i' || phase == 'I' ? 1 : 0;
     }
   }
 
@@ -304,20 +300,20 @@ private:
     return m_intervals[row];
   }
 
-  /// Between the passes: the launches of the kept GPU work join the kept slices; then each flow is whole or not.
+  /// Between the passes: the launches of the kept GPU work join the kept slices; then each flow is whole or not;
+  /// then the processes' metadata and counters.
   void resolve() {
     for (const Launch& launch : m_launches) {
       if (m_needed.contains(launch.correlation)) {
-        m_extra.insert(launch.event);
+        keep(launch.event);
+        ++m_result.slices;
+        ++m_result.launchesAdded;
         intervals(launch.row).push_back(launch.time);
-        if (m_pidKept.size() <= launch.pid) {
-          m_pidKept.resize(launch.pid + 1, false);
-        }
-        m_pidKept[launch.pid] = true;  // the launching thread's process: its names
+        keepPid(launch.pid);  // the launching thread's process: its names
       }
     }
     m_launches = {};
-    // Per row: slices by start and the running latest end, so "ts lies in a kept slice" is one binary search.
+    // Per row: kept slices by start and the running latest end, so "ts lies in a kept slice" is a binary search.
     std::vector<std::vector<std::int64_t>> latestEnd(m_intervals.size());
     for (std::size_t row = 0; row < m_intervals.size(); ++row) {
       std::vector<Interval>& slices = m_intervals[row];
@@ -338,26 +334,33 @@ private:
       const auto count = static_cast<std::size_t>(after - slices.begin());
       return count > 0 && latestEnd[row][count - 1] >= ts;
     };
-    m_flowKept.assign(m_flowKeys.size(), true);
-    for (const std::uint32_t flow : m_plainUncovered) {
-      m_flowKept[flow] = false;
+    // A flow is kept when each of its points binds to a kept slice; it counts as dropped when some point touches the
+    // selection (a kept slice, or the range) but not all bind.
+    std::vector<bool> whole(m_flowIds.size(), true);
+    std::vector<bool> touches(m_flowIds.size(), false);
+    for (const FlowPoint& p : m_flowPoints) {
+      const bool isBound = p.enclosing ? bound(p.row, p.ts) : p.covered;
+      whole[p.flow] = whole[p.flow] && isBound;
+      touches[p.flow] = touches[p.flow] || isBound || inRange(p.ts);
     }
     for (const FlowPoint& p : m_flowPoints) {
-      if (p.enclosing && !bound(p.row, p.ts)) {
-        m_flowKept[p.flow] = false;
+      if (whole[p.flow]) {
+        keep(p.event);
+        ++m_result.flowEvents;
       }
     }
-    // A flow counts as dropped when some point of it touches the selection (a kept slice or the range on a kept row).
-    std::vector<bool> touches(m_flowKeys.size(), false);
-    for (const FlowPoint& p : m_flowPoints) {
-      touches[p.flow] = touches[p.flow] || bound(p.row, p.ts) || inRange(p.ts);
-    }
-    for (std::size_t f = 0; f < m_flowKept.size(); ++f) {
-      m_flowsDropped += !m_flowKept[f] && touches[f] ? 1 : 0;
+    for (std::size_t f = 0; f < whole.size(); ++f) {
+      m_result.flowsDropped += !whole[f] && touches[f] ? 1 : 0;
     }
     m_flowPoints = {};
     for (const auto& [key, last] : m_lastBefore) {
-      m_counterSamples.insert(last.event);
+      m_perProcess.push_back({last.event, last.pid, true});
+    }
+    for (const PerProcess& e : m_perProcess) {
+      if (pidKept(e.pid)) {
+        keep(e.event);
+        (e.counter ? m_result.counters : m_result.metadataEvents) += 1;
+      }
     }
   }
 
@@ -398,76 +401,30 @@ private:
     return out;
   }
 
-  /// Whether pass 2 keeps the current event; counts it in `result`.
-  bool keep(std::uint64_t index, TraceRangeExportResult& result) {
-    const char phase = m_event.phase();
-    if (phase == 'X' && m_extra.contains(index)) {
-      ++result.slices;
-      ++result.launchesAdded;
-      return true;
-    }
-    if (!rankKeeps(m_event)) {
-      return false;
-    }
-    if (phase == 'M') {
-      const bool kept = pidSelected(m_event);
-      result.metadataEvents += kept ? 1 : 0;
-      return kept;
-    }
-    const std::optional<std::int64_t> ts = m_event.micros("ts");
-    if (!ts) {
-      return false;
-    }
-    if (phase == 's' || phase == 't' || phase == 'f') {
-      flowKey(m_event);
-      const std::optional<std::uint32_t> flow = m_flowKeys.find(m_key);
-      const bool kept = flow && m_flowKept[*flow];
-      result.flowEvents += kept ? 1 : 0;
-      return kept;
-    }
-    if (phase == 'C') {
-      const bool kept = pidSelected(m_event) && (inRange(*ts) || m_counterSamples.contains(index));
-      result.counters += kept ? 1 : 0;
-      return kept;
-    }
-    rowKey(m_event);
-    if (!rowSelected()) {
-      return false;
-    }
-    if (phase == 'X') {
-      const std::optional<std::int64_t> dur = m_event.micros("dur");
-      const bool kept = dur && meets(*ts, *ts + std::max<std::int64_t>(*dur, 0));
-      result.slices += kept ? 1 : 0;
-      return kept;
-    }
-    const bool kept = inRange(*ts);
-    result.instants += kept && (phase == 'i' || phase == 'I') ? 1 : 0;
-    return kept;
-  }
-
-  bool write(TraceFileSink& sink, TraceRangeExportResult& result) {
+  /// Pass 2: the kept events' texts, unparsed.
+  bool write(TraceFileSink& sink) {
     TraceReader reader(m_open());
     sink.write(header());
     std::string line;
+    const double total = static_cast<double>(std::max<std::uint64_t>(m_result.eventsRead, 1));
     while (reader.next()) {
-      parse(reader);
       const std::uint64_t index = reader.eventIndex();
       if (index % m_options.progressEvery == 0 && index > 0 &&
-          !progress(0.5 +
-                    0.5 * static_cast<double>(index) / static_cast<double>(std::max<std::uint64_t>(m_events, 1)))) {
+          !progress(0.5 + 0.5 * static_cast<double>(index) / total)) {
         return false;
       }
-      if (!keep(index, result)) {
+      FATHOM_CHECK(index < m_keep.size(), StorageError, m_name, " changed while it was exported (", m_keep.size(),
+                   " events, then more)");
+      if (!m_keep[index]) {
         continue;
       }
-      line.assign(result.eventsWritten > 0 ? ",\n" : "");
+      line.assign(m_result.eventsWritten > 0 ? ",\n" : "");
       line += reader.event();
       sink.write(line);
-      ++result.eventsWritten;
+      ++m_result.eventsWritten;
     }
-    result.eventsRead = reader.eventCount();
-    FATHOM_CHECK(result.eventsRead == m_events, StorageError, m_name, " changed while it was exported (", m_events,
-                 " events, then ", result.eventsRead, ")");
+    FATHOM_CHECK(reader.eventCount() == m_result.eventsRead, StorageError, m_name, " changed while it was exported (",
+                 m_result.eventsRead, " events, then ", reader.eventCount(), ")");
     sink.write("\n]}\n");
     return progress(1.0);
   }
@@ -482,7 +439,8 @@ private:
   std::string m_name;
   std::vector<int> m_mergedRanks;
   json m_metadata;
-  std::uint64_t m_events = 0;
+  TraceRangeExportResult m_result;
+  std::vector<bool> m_keep;  ///< per event index: written by pass 2
   TraceEventView m_event;
   TraceEventView m_args;
   std::string m_key;  ///< scratch: a row, flow or counter key
@@ -490,17 +448,13 @@ private:
   Interner m_rowIds;
   std::vector<std::vector<Interval>> m_intervals;  ///< per row id: the kept X events
   Interner m_pidIds;                               ///< raw pid texts
-  std::vector<bool> m_pidKept;                     ///< per pid id: a selected row's process (with a rows filter)
+  std::vector<bool> m_pidKept;                     ///< per pid id: a kept process (with a rows filter)
+  std::vector<PerProcess> m_perProcess;            ///< metadata and in-range counter samples
   std::unordered_set<std::int64_t> m_needed;       ///< correlations of kept GPU activity
   std::vector<Launch> m_launches;                  ///< launches not kept by themselves
-  std::unordered_set<std::uint64_t> m_extra;       ///< launches kept for their GPU work, by event index
-  Interner m_flowKeys;
+  Interner m_flowIds;
   std::vector<FlowPoint> m_flowPoints;
-  std::unordered_set<std::uint32_t> m_plainUncovered;
-  std::vector<bool> m_flowKept;
-  std::uint64_t m_flowsDropped = 0;
-  std::unordered_map<std::string, LastSample> m_lastBefore = {};
-  std::unordered_set<std::uint64_t> m_counterSamples;
+  std::unordered_map<std::string, LastSample> m_lastBefore;
 };
 
 }  // namespace
