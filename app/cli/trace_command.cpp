@@ -118,9 +118,7 @@ int exportRange(const TraceFlags& flags) {
 
 int exportFromRun(const TraceFlags& flags) {
   FATHOM_CHECK(flags.inputs.empty(), ConfigError, "give either --run or an INPUT file to `fathom trace export`");
-  FATHOM_CHECK(flags.from.empty() && flags.to.empty(), ConfigError,
-               "--from/--to go with an INPUT file: export the run's trace first, then its range");
-  RunExportRequest request{.name = flags.name, .output = flags.output};
+  RunExportRequest request{.name = flags.name, .output = flags.output, .range = parseRange(flags)};
   if (flags.rank == "all") {
     request.allRanks = true;
   } else if (!flags.rank.empty()) {
@@ -267,10 +265,8 @@ void addTraceCommand(CLI::App& root, CommandAction& action, OpenRunTraces openRu
                         "merged trace when the run stored one, else the lowest rank's. With INPUT: keep only this "
                         "rank's rows of a merged trace (a check on a one-rank trace)");
   exportCmd->add_option("--from", flags->from,
-                        "With INPUT: keep what meets the range from this time on: microseconds as the file's ts");
-  exportCmd->add_option("--to", flags->to,
-                        "With INPUT: keep what meets the range up to this time (microseconds, "
-                        "exclusive)");
+                        "Keep what meets the range from this time on: microseconds as the file's ts");
+  exportCmd->add_option("--to", flags->to, "Keep what meets the range up to this time (microseconds, exclusive)");
   exportCmd->add_option("--name", flags->name, "The trace's name (needed when the choice is ambiguous, e.g. windows)");
   exportCmd->add_option("-o,--output", flags->output,
                         "Output file, or directory (one that exists, or ends with '/'; created when missing); .gz "
@@ -285,6 +281,7 @@ void addTraceCommand(CLI::App& root, CommandAction& action, OpenRunTraces openRu
       "  fathom trace export --run gpt --rank all -o traces/  # one file per rank, for HTA\n"
       "  fathom trace export trace.json -o trace.json.gz  # convert a file\n"
       "  fathom trace export all.json.gz -o step3.json --from 120000 --to 180000 --rank 1  # a range of rank 1\n"
+      "  fathom trace export --run 3 --rank 0 --from 120000 --to 180000 -o r0_part.json  # a range of a stored trace\n"
       "Says which trace it chose; lists the run's traces when the one asked for is missing or ambiguous.\n"
       "A range keeps each event that meets it, whole and unchanged (args, timestamps), plus the launches of the\n"
       "kernels kept, each counter's last sample before it, the processes' names and the file's top-level keys;\n"

@@ -329,12 +329,17 @@ private slots:
       QVERIFY(!original.value(u"total"_s).toObject().isEmpty());
       QCOMPARE(exported, original);
     }
-    // Usage errors (exit 2): an empty range, a range with --run, --rank all with a file, a rank not in the trace.
+    // Usage errors (exit 2): an empty range, --rank all with a file, a rank not in the trace.
     Run r = trace({u"export"_s, gloo, u"-o"_s, file(u"x.json"_s), u"--from"_s, u"10"_s, u"--to"_s, u"10"_s});
     QCOMPARE(r.exitCode, 2);
-    r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, QString::number(m_run), u"--from"_s, u"1"_s});
-    QCOMPARE(r.exitCode, 2);
-    QVERIFY(r.err.contains("--from/--to go with an INPUT file"));
+    // A range of a trace stored in the workspace: rank 0's [50, 70) us holds the step and aten::mm, not the forward.
+    r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, QString::number(m_run), u"--name"_s, u"trace.json.gz"_s,
+               u"--rank"_s, u"0"_s, u"--from"_s, u"50"_s, u"--to"_s, u"70"_s, u"-o"_s, file(u"run_range.json"_s)});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const std::string part = fathom::test::readRaw(path(u"run_range.json"_s));
+    QVERIFY(part.find("aten::mm") != std::string::npos && part.find("ProfilerStep#1") != std::string::npos);
+    QVERIFY(part.find("fathom::forward") == std::string::npos);
+    QCOMPARE(trace({u"validate"_s, file(u"run_range.json"_s)}).exitCode, 0);
     r = trace({u"export"_s, gloo, u"-o"_s, file(u"x.json"_s), u"--rank"_s, u"all"_s});
     QCOMPARE(r.exitCode, 2);
     r = trace({u"export"_s, gloo, u"-o"_s, file(u"x.json"_s), u"--rank"_s, u"5"_s});
