@@ -6,6 +6,7 @@
 #include "error_helpers.h"
 #include "trace_fixtures.h"
 #include "trace_generator.h"
+#include "trace_summary_compare.h"
 
 #include <fathom/common/error.h>
 #include <fathom/trace/timeline_index.h>
@@ -125,56 +126,6 @@ std::multiset<std::string> expectedNonFlow(const Events& in, TimeRange r, std::o
   return out;
 }
 
-void compareBreakdown(const TimeBreakdown& a, const TimeBreakdown& b) {
-  QCOMPARE(a.spanNs, b.spanNs);
-  QCOMPARE(a.computeNs, b.computeNs);
-  QCOMPARE(a.communicationNs, b.communicationNs);
-  QCOMPARE(a.dataLoadingNs, b.dataLoadingNs);
-  QCOMPARE(a.memoryNs, b.memoryNs);
-  QCOMPARE(a.idleNs, b.idleNs);
-  QCOMPARE(a.overlapNs, b.overlapNs);
-}
-
-void compareOps(const std::vector<OpStats>& a, const std::vector<OpStats>& b) {
-  QCOMPARE(a.size(), b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    QCOMPARE(a[i].name, b[i].name);
-    QCOMPARE(a[i].count, b[i].count);
-    QCOMPARE(a[i].totalNs, b[i].totalNs);
-    QCOMPARE(a[i].selfNs, b[i].selfNs);
-    QCOMPARE(a[i].maxNs, b[i].maxNs);
-  }
-}
-
-/// Every number of two summaries (all but `file` and `events`, which count the file's elements).
-void compareSummaries(const TraceSummary& a, const TraceSummary& b) {
-  QCOMPARE(static_cast<int>(a.timeline), static_cast<int>(b.timeline));
-  QVERIFY(a.rank == b.rank);
-  QCOMPARE(a.traceSpanNs, b.traceSpanNs);
-  QCOMPARE(a.steps.size(), b.steps.size());
-  for (std::size_t i = 0; i < a.steps.size(); ++i) {
-    QCOMPARE(a.steps[i].step, b.steps[i].step);
-    QCOMPARE(a.steps[i].startNs, b.steps[i].startNs);
-    compareBreakdown(a.steps[i].time, b.steps[i].time);
-  }
-  compareBreakdown(a.total, b.total);
-  compareOps(a.topOps, b.topOps);
-  compareOps(a.topKernels, b.topKernels);
-  compareOps(a.spans, b.spans);
-  QCOMPARE(a.collectives.size(), b.collectives.size());
-  for (std::size_t i = 0; i < a.collectives.size(); ++i) {
-    QCOMPARE(a.collectives[i].kind, b.collectives[i].kind);
-    QCOMPARE(a.collectives[i].count, b.collectives[i].count);
-    QCOMPARE(a.collectives[i].totalNs, b.collectives[i].totalNs);
-    QCOMPARE(a.collectives[i].bytes, b.collectives[i].bytes);
-  }
-  QCOMPARE(a.memory.size(), b.memory.size());
-  for (std::size_t i = 0; i < a.memory.size(); ++i) {
-    QCOMPARE(a.memory[i].category, b.memory[i].category);
-    QCOMPARE(a.memory[i].peakBytes, b.memory[i].peakBytes);
-  }
-}
-
 /// Whether `fn` throws an E whose message contains `part`.
 template <typename E, typename Fn> bool throwsWith(Fn&& fn, const std::string& part) {
   try {
@@ -290,7 +241,8 @@ class TestTraceRangeExport : public QObject {
     for (const int r : ranks) {
       const TraceSummary a = summarizeTrace(input, {.rank = r, .range = range});
       const TraceSummary b = summarizeTrace(out, {.rank = r, .range = range});
-      compareSummaries(a, b);
+      QVERIFY(a.rank == b.rank);
+      fathom::test::compareSummaries(a, b, /*memory=*/true);
       if (QTest::currentTestFailed()) {
         return;
       }
