@@ -100,6 +100,33 @@
     </message>
 </context>
 <context>
+    <name>OpenFile</name>
+    <message>
+        <source>%1: no such file</source>
+        <translation>%1: Datei nicht gefunden</translation>
+    </message>
+    <message>
+        <source>%1 is not a file</source>
+        <translation>%1 ist keine Datei</translation>
+    </message>
+    <message>
+        <source>%1 cannot be read: %2</source>
+        <translation>%1 kann nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>%1 is not a Fathom workspace (not an SQLite database)</source>
+        <translation>%1 ist kein Fathom-Arbeitsbereich (keine SQLite-Datenbank)</translation>
+    </message>
+    <message>
+        <source>%1 is not a trace: %2</source>
+        <translation>%1 ist kein Trace: %2</translation>
+    </message>
+    <message>
+        <source>%1 is neither a trace (Chrome/Kineto JSON: .json, .json.gz, .pt.trace.json) nor a Fathom workspace (.sqlite)</source>
+        <translation>%1 ist weder ein Trace (Chrome/Kineto-JSON: .json, .json.gz, .pt.trace.json) noch ein Fathom-Arbeitsbereich (.sqlite)</translation>
+    </message>
+</context>
+<context>
     <name>PlanRequest</name>
     <message>
         <source>DDP</source>
@@ -2244,6 +2271,85 @@
     </message>
 </context>
 <context>
+    <name>fathom::views::TimelineExport</name>
+    <message>
+        <source>Export Range as Chrome Trace…</source>
+        <translation>Bereich als Chrome-Trace exportieren…</translation>
+    </message>
+    <message>
+        <source>Write the selected time range (else the visible one) as a trace Perfetto opens</source>
+        <translation>Den ausgewählten Zeitbereich (sonst den sichtbaren) als Trace schreiben, den Perfetto öffnet</translation>
+    </message>
+    <message>
+        <source>Export View as PNG…</source>
+        <translation>Ansicht als PNG exportieren…</translation>
+    </message>
+    <message>
+        <source>Export View as SVG…</source>
+        <translation>Ansicht als SVG exportieren…</translation>
+    </message>
+    <message>
+        <source>Export Range</source>
+        <translation>Bereich exportieren</translation>
+    </message>
+    <message>
+        <source>An export is already running.</source>
+        <translation>Es läuft bereits ein Export.</translation>
+    </message>
+    <message>
+        <source>No trace is loaded.</source>
+        <translation>Es ist kein Trace geladen.</translation>
+    </message>
+    <message>
+        <source>The trace %1 is not a file that can be read again.</source>
+        <translation>Der Trace %1 ist keine Datei, die erneut gelesen werden kann.</translation>
+    </message>
+    <message>
+        <source>The range to export is empty.</source>
+        <translation>Der zu exportierende Bereich ist leer.</translation>
+    </message>
+    <message>
+        <source>Writing %1…</source>
+        <translation>%1 wird geschrieben…</translation>
+    </message>
+    <message>
+        <source>Export of %1 cancelled.</source>
+        <translation>Export von %1 abgebrochen.</translation>
+    </message>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>%1 konnte nicht geschrieben werden: %2</translation>
+    </message>
+    <message>
+        <source>Fathom trace timeline</source>
+        <translation>Fathom-Trace-Zeitleiste</translation>
+    </message>
+    <message>
+        <source>Export Range as Chrome Trace</source>
+        <translation>Bereich als Chrome-Trace exportieren</translation>
+    </message>
+    <message>
+        <source>Chrome trace, compressed (*.json.gz);;Chrome trace (*.json)</source>
+        <translation>Chrome-Trace, komprimiert (*.json.gz);;Chrome-Trace (*.json)</translation>
+    </message>
+    <message>
+        <source>Export View as SVG</source>
+        <translation>Ansicht als SVG exportieren</translation>
+    </message>
+    <message>
+        <source>Export View as PNG</source>
+        <translation>Ansicht als PNG exportieren</translation>
+    </message>
+    <message>
+        <source>SVG image (*.svg)</source>
+        <translation>SVG-Bild (*.svg)</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png)</source>
+        <translation>PNG-Bild (*.png)</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::TimelineView</name>
     <message>
         <source>Cancel</source>
@@ -3030,6 +3136,10 @@ Dauer %2, Beginn %3</translation>
     <message>
         <source>Demo workspace ready: %1</source>
         <translation>Demo-Arbeitsbereich bereit: %1</translation>
+    </message>
+    <message>
+        <source>%1: only one workspace can be opened (%2 is one already)</source>
+        <translation>%1: Es kann nur ein Arbeitsbereich geöffnet werden (%2 ist bereits einer)</translation>
     </message>
 </context>
 </TS>

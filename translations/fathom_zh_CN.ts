@@ -100,6 +100,33 @@
     </message>
 </context>
 <context>
+    <name>OpenFile</name>
+    <message>
+        <source>%1: no such file</source>
+        <translation>%1：文件不存在</translation>
+    </message>
+    <message>
+        <source>%1 is not a file</source>
+        <translation>%1 不是文件</translation>
+    </message>
+    <message>
+        <source>%1 cannot be read: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <source>%1 is not a Fathom workspace (not an SQLite database)</source>
+        <translation>%1 不是 Fathom 工作区（不是 SQLite 数据库）</translation>
+    </message>
+    <message>
+        <source>%1 is not a trace: %2</source>
+        <translation>%1 不是跟踪文件：%2</translation>
+    </message>
+    <message>
+        <source>%1 is neither a trace (Chrome/Kineto JSON: .json, .json.gz, .pt.trace.json) nor a Fathom workspace (.sqlite)</source>
+        <translation>%1 既不是跟踪文件（Chrome/Kineto JSON：.json、.json.gz、.pt.trace.json），也不是 Fathom 工作区（.sqlite）</translation>
+    </message>
+</context>
+<context>
     <name>PlanRequest</name>
     <message>
         <source>DDP</source>
@@ -2230,6 +2257,85 @@
     </message>
 </context>
 <context>
+    <name>fathom::views::TimelineExport</name>
+    <message>
+        <source>Export Range as Chrome Trace…</source>
+        <translation>将范围导出为 Chrome 跟踪文件…</translation>
+    </message>
+    <message>
+        <source>Write the selected time range (else the visible one) as a trace Perfetto opens</source>
+        <translation>将所选时间范围（否则为可见范围）写成 Perfetto 可打开的跟踪文件</translation>
+    </message>
+    <message>
+        <source>Export View as PNG…</source>
+        <translation>将视图导出为 PNG…</translation>
+    </message>
+    <message>
+        <source>Export View as SVG…</source>
+        <translation>将视图导出为 SVG…</translation>
+    </message>
+    <message>
+        <source>Export Range</source>
+        <translation>导出范围</translation>
+    </message>
+    <message>
+        <source>An export is already running.</source>
+        <translation>已有导出正在进行。</translation>
+    </message>
+    <message>
+        <source>No trace is loaded.</source>
+        <translation>未加载跟踪文件。</translation>
+    </message>
+    <message>
+        <source>The trace %1 is not a file that can be read again.</source>
+        <translation>跟踪 %1 不是可以再次读取的文件。</translation>
+    </message>
+    <message>
+        <source>The range to export is empty.</source>
+        <translation>要导出的范围为空。</translation>
+    </message>
+    <message>
+        <source>Writing %1…</source>
+        <translation>正在写入 %1…</translation>
+    </message>
+    <message>
+        <source>Export of %1 cancelled.</source>
+        <translation>%1 的导出已取消。</translation>
+    </message>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>Fathom trace timeline</source>
+        <translation>Fathom 跟踪时间线</translation>
+    </message>
+    <message>
+        <source>Export Range as Chrome Trace</source>
+        <translation>将范围导出为 Chrome 跟踪文件</translation>
+    </message>
+    <message>
+        <source>Chrome trace, compressed (*.json.gz);;Chrome trace (*.json)</source>
+        <translation>Chrome 跟踪文件，压缩 (*.json.gz);;Chrome 跟踪文件 (*.json)</translation>
+    </message>
+    <message>
+        <source>Export View as SVG</source>
+        <translation>将视图导出为 SVG</translation>
+    </message>
+    <message>
+        <source>Export View as PNG</source>
+        <translation>将视图导出为 PNG</translation>
+    </message>
+    <message>
+        <source>SVG image (*.svg)</source>
+        <translation>SVG 图像 (*.svg)</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png)</source>
+        <translation>PNG 图像 (*.png)</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::TimelineView</name>
     <message>
         <source>Cancel</source>
@@ -3015,6 +3121,10 @@ duration %2, start %3</source>
     <message>
         <source>Demo workspace ready: %1</source>
         <translation>演示工作区已就绪：%1</translation>
+    </message>
+    <message>
+        <source>%1: only one workspace can be opened (%2 is one already)</source>
+        <translation>%1：只能打开一个工作区（%2 已经是一个）</translation>
     </message>
 </context>
 </TS>

@@ -10,6 +10,7 @@
 #include <fathom/trace/trace_event_view.h>
 #include <fathom/trace/trace_input.h>
 #include <fathom/trace/trace_merge.h>
+#include <fathom/trace/trace_range_export.h>
 #include <fathom/trace/trace_summary.h>
 #include <fathom/trace/trace_validator.h>
 
@@ -38,8 +39,8 @@ struct TraceFlags {
   std::string rank;                 ///< export --rank: a number or "all"; summary --rank: a number
   std::string name;                 ///< export --name
   std::string top = "10";           ///< summary --top
-  std::string from;                 ///< summary --from: microseconds, as the file's ts
-  std::string to;                   ///< summary --to
+  std::string from;                 ///< summary/export --from: microseconds, as the file's ts
+  std::string to;                   ///< summary/export --to
   bool json = false;
   bool rules = false;           ///< validate --rules
   CLI::App* command = nullptr;  ///< the subcommand that ran, for its leftover arguments
@@ -79,9 +80,45 @@ bool hasGzipName(const fs::path& path) {
   return path.extension() == ".gz";
 }
 
+/// --from/--to in microseconds as the file's ts; nullopt when neither is given. An open end reaches the trace's end.
+std::optional<trace::TimeRange> parseRange(const TraceFlags& flags) {
+  if (flags.from.empty() && flags.to.empty()) {
+    return std::nullopt;
+  }
+  trace::TimeRange range{std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()};
+  for (const auto& [text, flag, bound] :
+       {std::tuple(flags.from, "--from", &range.startNs), std::tuple(flags.to, "--to", &range.endNs)}) {
+    if (!text.empty()) {
+      const std::optional<std::int64_t> ns = trace::microsToNanos(text);
+      FATHOM_CHECK(ns.has_value(), ConfigError, flag, " ", text,
+                   ": expected microseconds, as the file's ts (e.g. 1500.250)");
+      *bound = *ns;
+    }
+  }
+  FATHOM_CHECK(range.startNs < range.endNs, ConfigError, "--from ", flags.from, " --to ", flags.to,
+               ": the range is empty");
+  return range;
+}
+
+/// `fathom trace export INPUT -o OUT --from US --to US [--rank R]`: a time range (and rank) of a file, through the
+/// same core function as the Studio's "Export range as Chrome trace…".
+int exportRange(const TraceFlags& flags) {
+  trace::TraceRangeExportOptions options;
+  options.range = parseRange(flags);
+  if (!flags.rank.empty()) {
+    options.rank = parseCount(flags.rank, "--rank");
+  }
+  const trace::TraceRangeExportResult result = trace::exportTraceRange(flags.inputs.front(), flags.output, options);
+  std::cerr << "Wrote " << flags.output << (hasGzipName(flags.output) ? " (gzip)" : "") << ": " << result.eventsWritten
+            << " of " << result.eventsRead << " events (" << result.slices << " slices, " << result.launchesAdded
+            << " launches outside the range kept for their GPU work, " << result.flowEvents << " flow events, "
+            << result.flowsDropped << " flows dropped with an end outside)\n";
+  return 0;
+}
+
 int exportFromRun(const TraceFlags& flags) {
   FATHOM_CHECK(flags.inputs.empty(), ConfigError, "give either --run or an INPUT file to `fathom trace export`");
-  RunExportRequest request{.name = flags.name, .output = flags.output};
+  RunExportRequest request{.name = flags.name, .output = flags.output, .range = parseRange(flags)};
   if (flags.rank == "all") {
     request.allRanks = true;
   } else if (!flags.rank.empty()) {
@@ -99,10 +136,14 @@ int exportCommand(const TraceFlags& flags) {
   FATHOM_CHECK(flags.inputs.size() == 1, ConfigError,
                "`fathom trace export` needs --run ID|NAME, or one INPUT file and -o OUTPUT");
   FATHOM_CHECK(!flags.output.empty(), ConfigError, "`fathom trace export INPUT` needs -o OUTPUT");
-  FATHOM_CHECK(flags.rank.empty() && flags.name.empty(), ConfigError, "--rank and --name go with --run");
+  FATHOM_CHECK(flags.name.empty(), ConfigError, "--name goes with --run");
+  FATHOM_CHECK(flags.rank != "all", ConfigError, "--rank all goes with --run; with INPUT, --rank R keeps one rank");
   requireFile(flags.inputs.front());
   FATHOM_CHECK(!fs::exists(flags.output) || !fs::equivalent(flags.inputs.front(), flags.output), ConfigError,
                "-o must differ from INPUT");
+  if (!flags.from.empty() || !flags.to.empty() || !flags.rank.empty()) {
+    return exportRange(flags);
+  }
   writeTraceFile(trace::TraceInput::openFile(flags.inputs.front()), flags.output);
   std::cerr << "Wrote " << flags.output << (hasGzipName(flags.output) ? " (gzip)" : "") << '\n';
   return 0;
@@ -152,21 +193,7 @@ int summaryCommand(const TraceFlags& flags) {
   if (!flags.rank.empty()) {
     options.rank = parseCount(flags.rank, "--rank");
   }
-  if (!flags.from.empty() || !flags.to.empty()) {
-    options.range =
-        trace::TimeRange{std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()};
-    for (const auto& [text, flag, bound] : {std::tuple(flags.from, "--from", &options.range->startNs),
-                                            std::tuple(flags.to, "--to", &options.range->endNs)}) {
-      if (!text.empty()) {
-        const std::optional<std::int64_t> ns = trace::microsToNanos(text);
-        FATHOM_CHECK(ns.has_value(), ConfigError, flag, " ", text,
-                     ": expected microseconds, as the file's ts (e.g. 1500.250)");
-        *bound = *ns;
-      }
-    }
-    FATHOM_CHECK(options.range->startNs < options.range->endNs, ConfigError, "--from ", flags.from, " --to ", flags.to,
-                 ": the range is empty");
-  }
+  options.range = parseRange(flags);
   options.onProgress = progress("summary");
   const trace::TraceSummary summary = trace::summarizeTrace(flags.inputs.front(), options);
   if (flags.json) {
@@ -227,12 +254,19 @@ void addTraceCommand(CLI::App& root, CommandAction& action, OpenRunTraces openRu
   };
 
   CLI::App* exportCmd =
-      leaf("export", "Write a trace stored in a workspace to a file, or convert .json <-> .json.gz", exportCommand);
+      leaf("export",
+           "Write a trace stored in a workspace to a file, convert .json <-> .json.gz, or cut a time range (and rank) "
+           "out of a trace",
+           exportCommand);
   exportCmd->add_option("input", flags->inputs, "A trace file to convert (instead of --run)");
   exportCmd->add_option("--run", flags->run, "The run (id or name; a name means its newest run)");
   exportCmd->add_option("--rank", flags->rank,
-                        "The rank to export, or `all` (one file each into the -o directory); default: the merged "
-                        "trace when the run stored one, else the lowest rank's");
+                        "With --run: the rank to export, or `all` (one file each into the -o directory); default: the "
+                        "merged trace when the run stored one, else the lowest rank's. With INPUT: keep only this "
+                        "rank's rows of a merged trace (a check on a one-rank trace)");
+  exportCmd->add_option("--from", flags->from,
+                        "Keep what meets the range from this time on: microseconds as the file's ts");
+  exportCmd->add_option("--to", flags->to, "Keep what meets the range up to this time (microseconds, exclusive)");
   exportCmd->add_option("--name", flags->name, "The trace's name (needed when the choice is ambiguous, e.g. windows)");
   exportCmd->add_option("-o,--output", flags->output,
                         "Output file, or directory (one that exists, or ends with '/'; created when missing); .gz "
@@ -246,7 +280,13 @@ void addTraceCommand(CLI::App& root, CommandAction& action, OpenRunTraces openRu
       "  fathom trace export --run gpt --rank 1 -o r1.json  # decompresses when stored as gzip\n"
       "  fathom trace export --run gpt --rank all -o traces/  # one file per rank, for HTA\n"
       "  fathom trace export trace.json -o trace.json.gz  # convert a file\n"
-      "Says which trace it chose; lists the run's traces when the one asked for is missing or ambiguous.");
+      "  fathom trace export all.json.gz -o step3.json --from 120000 --to 180000 --rank 1  # a range of rank 1\n"
+      "  fathom trace export --run 3 --rank 0 --from 120000 --to 180000 -o r0_part.json  # a range of a stored trace\n"
+      "Says which trace it chose; lists the run's traces when the one asked for is missing or ambiguous.\n"
+      "A range keeps each event that meets it, whole and unchanged (args, timestamps), plus the launches of the\n"
+      "kernels kept, each counter's last sample before it, the processes' names and the file's top-level keys;\n"
+      "a flow is kept when both ends are. The file loads in Perfetto, and `fathom trace summary --from --to` gives\n"
+      "the same numbers on it as on the original. Docs: docs/traces.md (\"Export a range\").");
 
   CLI::App* merge = leaf("merge", "Merge one trace per rank into one multi-rank trace for Perfetto", mergeCommand);
   merge->add_option("inputs", flags->inputs, "Trace files, or directories of *.json / *.json.gz files");

@@ -4,6 +4,7 @@
 #include <fathom/common/error.h>
 #include <fathom/trace/trace_file_names.h>
 #include <fathom/trace/trace_file_sink.h>
+#include <fathom/trace/trace_range_export.h>
 #include <fathom/trace/trace_reader.h>
 
 #include <algorithm>
@@ -197,6 +198,14 @@ void exportRunTraces(const RunTraces& run, const RunExportRequest& request) {
       std::cerr << "fathom trace: warning: the stored trace is incomplete (still being written, or its run "
                    "ended early); exporting it as it is: "
                 << *problem << '\n';
+    }
+    if (request.range) {
+      const trace::TraceRangeExportResult result =
+          trace::exportTraceRange([&] { return trace::TraceInput::fromBytes(label, bytes); }, output,
+                                  {.range = request.range, .gzip = output.extension() == ".gz"});
+      std::cerr << "Exported " << result.eventsWritten << " of " << result.eventsRead << " events of " << label
+                << " (the range) to " << output.string() << '\n';
+      continue;
     }
     writeTraceFile(trace::TraceInput::fromBytes(label, bytes), output, bytes);
     std::cerr << "Exported " << label << " (" << bytes.size() << " bytes" << (gz ? ", gzip" : "") << ") to "

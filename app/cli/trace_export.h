@@ -5,6 +5,7 @@
 #include "trace_command.h"
 
 #include <fathom/trace/trace_input.h>
+#include <fathom/trace/trace_summary.h>
 
 #include <filesystem>
 #include <optional>
@@ -19,9 +20,12 @@ struct RunExportRequest {
   std::optional<int> rank;  ///< --rank N
   bool allRanks = false;    ///< --rank all: one file per rank
   std::string output;       ///< -o: a file, or a directory (one that exists, or ends with '/'); empty: here
+  /// --from/--to: only what meets this range (trace::exportTraceRange); nullopt: the whole trace, as stored
+  std::optional<trace::TimeRange> range;
 };
 
-/// Writes the traces `request` selects from `run`, each as stored (gzip or not, as the output's name says), and says
+/// Writes the traces `request` selects from `run`, each as stored (gzip or not, as the output's name says) or, with a
+/// range, the part that meets it (trace::exportTraceRange), and says
 /// on stderr which it chose and where they went. The choice, when the request leaves it open:
 /// - --rank N: that rank's trace (a merged trace is no rank's own, so it is left out unless --name names it);
 /// - --rank all: every rank's trace, one file each in the output directory (created when missing);

@@ -2,6 +2,7 @@
 #include "demo_builder.h"
 #include "environment_controller.h"
 #include "main_window.h"
+#include "open_file.h"
 #include "screenshot_director.h"
 #include "studio_settings.h"
 #include "studio_translations.h"
@@ -20,6 +21,7 @@
 #include <QTimer>
 
 #include <memory>
+#include <optional>
 #include <string_view>
 
 using namespace Qt::StringLiterals;
@@ -71,7 +73,10 @@ struct CommandLine {
       u"create-demo"_s,
       u"Build the demo workspace in this folder without a window (unless it is complete), then exit."_s, u"dir"_s};
   QCommandLineOption config{u"config"_s, u"Open this configuration file in the wizard."_s, u"file"_s};
-  QCommandLineOption open{u"open"_s, u"Open this trace (.json, .json.gz) in a timeline tab."_s, u"trace"_s};
+  QCommandLineOption open{u"open"_s,
+                          u"Open this trace (.json, .json.gz, .pt.trace.json) in a timeline tab (or a workspace, "
+                          u"like FILE)."_s,
+                          u"trace"_s};
   QCommandLineOption show{
       u"show"_s,
       u"Open this view first: main, planner[:TAB], run:ID[:TAB], compare:ID,ID[,...], wizard:PAGE (0-6), settings."_s,
@@ -86,6 +91,11 @@ struct CommandLine {
          {&locale, &workspace, &demo, &demoDir, &createDemo, &config, &open, &show, &screenshot, &size}) {
       parser.addOption(*o);
     }
+    parser.addPositionalArgument(
+        u"file"_s,
+        u"Traces to open in timeline tabs (.json, .json.gz, torch.profiler's .pt.trace.json) or a workspace "
+        u"(.sqlite). A missing file or one that is neither exits with code 2 and names it."_s,
+        u"[file...]"_s);
   }
 
   /// Whether this start opens a window. Help, the version and --create-demo need no display, so they run on a
@@ -144,6 +154,28 @@ int main(int argc, char** argv) {
     return createDemoHeadless(parser.value(cli.createDemo));
   }
 
+  // Files from the command line and the desktop (`fathom-studio %F`): traces and at most one workspace, each checked
+  // before any window opens, so a wrong file is a message naming it and exit code 2, not an empty window.
+  QStringList traces;
+  QString workspaceFile = parser.value(cli.workspace);
+  for (const QString& file : parser.values(cli.open) + parser.positionalArguments()) {
+    QString error;
+    const std::optional<fathom::studio::OpenFileKind> kind = fathom::studio::classifyOpenFile(file, &error);
+    if (kind == fathom::studio::OpenFileKind::Workspace && !workspaceFile.isEmpty() && workspaceFile != file) {
+      error = QCoreApplication::translate("main", "%1: only one workspace can be opened (%2 is one already)")
+                  .arg(QDir::toNativeSeparators(file), QDir::toNativeSeparators(workspaceFile));
+    }
+    if (!error.isEmpty()) {
+      QTextStream(stderr) << "fathom-studio: " << error << Qt::endl;
+      return 2;
+    }
+    if (kind == fathom::studio::OpenFileKind::Workspace) {
+      workspaceFile = file;
+    } else {
+      traces << file;
+    }
+  }
+
   fathom::studio::MainWindow window;
   if (parser.isSet(cli.size)) {
     const QStringList wh = parser.value(cli.size).split(u'x');
@@ -156,8 +188,8 @@ int main(int argc, char** argv) {
   bool openingWorkspace = true;
   if (parser.isSet(cli.demo)) {
     window.openDemo(parser.value(cli.demoDir));
-  } else if (parser.isSet(cli.workspace)) {
-    window.openWorkspace(parser.value(cli.workspace));
+  } else if (!workspaceFile.isEmpty()) {
+    window.openWorkspace(workspaceFile);
   } else if (const QString last = fathom::studio::settings::lastWorkspace();
              !parser.isSet(cli.screenshot) && !last.isEmpty() && QFileInfo::exists(last)) {
     window.openWorkspace(last);
@@ -167,8 +199,8 @@ int main(int argc, char** argv) {
   if (parser.isSet(cli.config)) {
     window.openConfiguration(parser.value(cli.config));
   }
-  if (parser.isSet(cli.open)) {
-    window.openTrace(parser.value(cli.open));
+  for (const QString& trace : std::as_const(traces)) {
+    window.openTrace(trace);
   }
 
   if (parser.isSet(cli.screenshot)) {

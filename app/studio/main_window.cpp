@@ -22,6 +22,7 @@
 #include "runs/run_details_page.h"
 #include "runs/runs_browser.h"
 #include "runs/runs_model.h"
+#include "timeline/timeline_export.h"
 #include "timeline/timeline_view.h"
 #include "wizard/config_wizard.h"
 
@@ -614,6 +615,7 @@ views::ConfigWizard* MainWindow::openConfiguration(const QString& path) {
 views::TimelineView* MainWindow::openTrace(const QString& path) {
   auto* view = new views::TimelineView(m_tabs);
   view->setObjectName(u"timelineView"_s);
+  new views::TimelineExport(view);  // the view's context menu: Export Range as Chrome Trace…, View as PNG…/SVG…
   const int tab = m_tabs->addTab(view, QFileInfo(path).fileName());
   m_tabs->setTabToolTip(tab, QDir::toNativeSeparators(path));
   m_tabs->setCurrentIndex(tab);

@@ -8,6 +8,7 @@
 #include <fathom/store/workspace.h>
 
 #include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -300,6 +301,51 @@ private slots:
     QCOMPARE(fathom::test::readRaw(path(u"c.json"_s)), rankTrace(0));
     r = trace({u"export"_s, file(u"c.json"_s), u"-o"_s, file(u"c.json"_s)});
     QCOMPARE(r.exitCode, 2);
+  }
+
+  /// `export INPUT --from --to --rank`: a range of one rank of the real 2-rank trace validates, and `summary --json`
+  /// over the range gives the same numbers on it as on the original (all but `file` and `events`, the file's count).
+  void exportRange() {
+    const QString gloo = QString::fromUtf8(FATHOM_TEST_DATA_DIR) + u"/traces/gloo_2rank_merged.json.gz"_s;
+    const QStringList range{u"--from"_s, u"50000"_s, u"--to"_s, u"120000.5"_s};
+    for (const QString& rank : {u"0"_s, u"1"_s}) {
+      const QString out = file(u"range%1.json.gz"_s.arg(rank));
+      Run r = trace(QStringList{u"export"_s, gloo, u"-o"_s, out, u"--rank"_s, rank} + range);
+      QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+      QVERIFY(r.err.contains("Wrote"));
+      QVERIFY(fathom::trace::isGzip(fathom::test::readRaw(out.toStdString())));
+      r = trace({u"validate"_s, out});
+      QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+      const Run a = trace(QStringList{u"summary"_s, gloo, u"--json"_s, u"--rank"_s, rank} + range);
+      const Run b = trace(QStringList{u"summary"_s, out, u"--json"_s, u"--rank"_s, rank} + range);
+      QVERIFY2(a.exitCode == 0 && b.exitCode == 0, qPrintable(describe(a) + describe(b)));
+      QJsonObject original = parse(a).object();
+      QJsonObject exported = parse(b).object();
+      QVERIFY(exported.value(u"events"_s).toInteger() < original.value(u"events"_s).toInteger());
+      for (const QString& key : {u"file"_s, u"events"_s}) {
+        original.remove(key);
+        exported.remove(key);
+      }
+      QVERIFY(!original.value(u"total"_s).toObject().isEmpty());
+      QCOMPARE(exported, original);
+    }
+    // Usage errors (exit 2): an empty range, --rank all with a file, a rank not in the trace.
+    Run r = trace({u"export"_s, gloo, u"-o"_s, file(u"x.json"_s), u"--from"_s, u"10"_s, u"--to"_s, u"10"_s});
+    QCOMPARE(r.exitCode, 2);
+    // A range of a trace stored in the workspace: rank 0's [50, 70) us holds the step and aten::mm, not the forward.
+    r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, QString::number(m_run), u"--name"_s, u"trace.json.gz"_s,
+               u"--rank"_s, u"0"_s, u"--from"_s, u"50"_s, u"--to"_s, u"70"_s, u"-o"_s, file(u"run_range.json"_s)});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const std::string part = fathom::test::readRaw(path(u"run_range.json"_s));
+    QVERIFY(part.find("aten::mm") != std::string::npos && part.find("ProfilerStep#1") != std::string::npos);
+    QVERIFY(part.find("fathom::forward") == std::string::npos);
+    QCOMPARE(trace({u"validate"_s, file(u"run_range.json"_s)}).exitCode, 0);
+    r = trace({u"export"_s, gloo, u"-o"_s, file(u"x.json"_s), u"--rank"_s, u"all"_s});
+    QCOMPARE(r.exitCode, 2);
+    r = trace({u"export"_s, gloo, u"-o"_s, file(u"x.json"_s), u"--rank"_s, u"5"_s});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.err.contains("merged trace"));
+    QVERIFY(!QFile::exists(file(u"x.json"_s)));
   }
 };
 

@@ -12,6 +12,7 @@
 
 #include <fathom/common/error.h>
 #include <fathom/trace/trace_file_names.h>
+#include <fathom/trace/trace_input.h>
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -111,6 +112,23 @@ private slots:
     const std::string error = traceCommand(run, {"--rank", "2"});
     QVERIFY2(error.find("run 7 (gpt) has no trace for rank 2.") != std::string::npos, error.c_str());
     QVERIFY2(error.find("profile_1.json  rank 1") != std::string::npos, error.c_str());  // the listing
+  }
+
+  /// --from/--to with --run: the chosen stored trace, cut to the range by exportTraceRange.
+  void rangeOfAStoredTrace() {
+    const FakeRun run = profiledRun();
+    const std::string in = path("in_range.json");
+    std::string error = traceCommand(run, {"--rank", "1", "--from", "0.5", "--to", "2", "-o", in});
+    QVERIFY2(error.empty(), error.c_str());
+    QVERIFY(fathom::test::readRaw(in).find("profile_1.json@1") != std::string::npos);
+    const std::string out = path("out_of_range.json.gz");
+    error = traceCommand(run, {"--rank", "1", "--from", "2", "-o", out});
+    QVERIFY2(error.empty(), error.c_str());
+    QVERIFY(fathom::trace::isGzip(fathom::test::readRaw(out)));
+    QVERIFY(fathom::test::readText(out).find("profile_1.json@1") == std::string::npos);
+    QVERIFY(fathom::test::readText(out).find("\"fathomExport\"") != std::string::npos);
+    error = traceCommand(run, {"--from", "3", "--to", "1"});
+    QVERIFY2(error.find("the range is empty") != std::string::npos, error.c_str());
   }
 
   void withoutAMergedTraceTheLowestRank() {

@@ -6,6 +6,7 @@
 #include "error_helpers.h"
 #include "trace_fixtures.h"
 #include "trace_generator.h"
+#include "trace_summary_compare.h"
 
 #include <fathom/trace/timeline_index.h>
 #include <fathom/trace/timeline_queries.h>
@@ -26,6 +27,7 @@
 
 using namespace fathom::trace;
 namespace fs = std::filesystem;
+using fathom::test::compareSummaries;
 
 namespace {
 
@@ -81,50 +83,6 @@ std::optional<SliceRef> findSlice(const TimelineIndex& index, std::string_view n
     }
   }
   return std::nullopt;
-}
-
-void compareBreakdown(const TimeBreakdown& a, const TimeBreakdown& b) {
-  QCOMPARE(a.spanNs, b.spanNs);
-  QCOMPARE(a.computeNs, b.computeNs);
-  QCOMPARE(a.communicationNs, b.communicationNs);
-  QCOMPARE(a.dataLoadingNs, b.dataLoadingNs);
-  QCOMPARE(a.memoryNs, b.memoryNs);
-  QCOMPARE(a.idleNs, b.idleNs);
-  QCOMPARE(a.overlapNs, b.overlapNs);
-}
-
-void compareOps(const std::vector<OpStats>& a, const std::vector<OpStats>& b) {
-  QCOMPARE(a.size(), b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    QCOMPARE(a[i].name, b[i].name);
-    QCOMPARE(a[i].count, b[i].count);
-    QCOMPARE(a[i].totalNs, b[i].totalNs);
-    QCOMPARE(a[i].selfNs, b[i].selfNs);
-    QCOMPARE(a[i].maxNs, b[i].maxNs);
-  }
-}
-
-/// The CLI's summary and the index's area summary of one rank over one range: equal, field by field.
-void compareSummaries(const TraceSummary& cli, const TraceSummary& area) {
-  QCOMPARE(static_cast<int>(area.timeline), static_cast<int>(cli.timeline));
-  QCOMPARE(area.traceSpanNs, cli.traceSpanNs);
-  QCOMPARE(area.steps.size(), cli.steps.size());
-  for (std::size_t i = 0; i < cli.steps.size(); ++i) {
-    QCOMPARE(area.steps[i].step, cli.steps[i].step);
-    QCOMPARE(area.steps[i].startNs, cli.steps[i].startNs);
-    compareBreakdown(area.steps[i].time, cli.steps[i].time);
-  }
-  compareBreakdown(area.total, cli.total);
-  compareOps(area.topOps, cli.topOps);
-  compareOps(area.topKernels, cli.topKernels);
-  compareOps(area.spans, cli.spans);
-  QCOMPARE(area.collectives.size(), cli.collectives.size());
-  for (std::size_t i = 0; i < cli.collectives.size(); ++i) {
-    QCOMPARE(area.collectives[i].kind, cli.collectives[i].kind);
-    QCOMPARE(area.collectives[i].count, cli.collectives[i].count);
-    QCOMPARE(area.collectives[i].totalNs, cli.collectives[i].totalNs);
-    QCOMPARE(area.collectives[i].bytes, cli.collectives[i].bytes);
-  }
 }
 
 /// A lane of random slices: nested trees, siblings that touch, zero-length ones, and a few that cross their parent's

@@ -7,3 +7,6 @@ target_sources(fathom_views PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/timeline_loader.h ${CMAKE_CURRENT_LIST_DIR}/timeline_loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/timeline_view.h ${CMAKE_CURRENT_LIST_DIR}/timeline_view.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_timeline_page.h ${CMAKE_CURRENT_LIST_DIR}/run_timeline_page.cpp)
+# The timeline's exports: a range as a Chrome trace (trace::exportTraceRange), the view as PNG or SVG.
+target_sources(fathom_views PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/timeline_export.h ${CMAKE_CURRENT_LIST_DIR}/timeline_export.cpp)

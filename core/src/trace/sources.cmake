@@ -9,6 +9,7 @@
 #   timeline_index, timeline_queries                  the timeline's index and its per-frame queries (timeline_builder,
 #                                                       slice_lod: their helpers; trace_summarizer: the summary's code)
 #   traces_timeline                                     the timeline of stored traces (one, or several merged; prefixes)
+#   trace_range_export                                  a time range (rank, rows) of a trace as a Chrome trace
 #   json_scan.h, json_strict, utf8.h                    JSON text scanning (bracket matching; strict RFC 8259)
 target_sources(fathom_trace PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/trace_event.cpp
@@ -30,4 +31,5 @@ target_sources(fathom_trace PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/timeline_builder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/timeline_queries.cpp
   ${CMAKE_CURRENT_LIST_DIR}/slice_lod.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/traces_timeline.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/traces_timeline.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/trace_range_export.cpp)
