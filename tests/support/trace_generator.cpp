@@ -190,6 +190,9 @@ private:
           {"fathom::backward", m_options.opsPerStep * 5 / 10},
           {"fathom::optimizer_step", std::max(1, m_options.opsPerStep / 10)}};
       for (const auto& [phase, ops] : phases) {
+        if (phase == "fathom::backward" && r == m_options.slowRank) {
+          t += m_options.slowRankDelayNs;
+        }
         const std::int64_t phaseStart = t;
         t += 500;
         for (int k = 0; k < ops; ++k) {

@@ -8,6 +8,7 @@
 #   trace_merge, trace_validator, trace_summary         tools over files (slice_timeline, intervals: their helpers)
 #   timeline_index, timeline_queries                  the timeline's index and its per-frame queries (timeline_builder,
 #                                                       slice_lod: their helpers; trace_summarizer: the summary's code)
+#   step_alignment                                      ranks' steps and collectives side by side (the timeline)
 #   json_scan.h, json_strict, utf8.h                    JSON text scanning (bracket matching; strict RFC 8259)
 target_sources(fathom_trace PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/trace_event.cpp
@@ -28,4 +29,5 @@ target_sources(fathom_trace PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/timeline_index.cpp
   ${CMAKE_CURRENT_LIST_DIR}/timeline_builder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/timeline_queries.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/slice_lod.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/slice_lod.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/step_alignment.cpp)
