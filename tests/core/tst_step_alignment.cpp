@@ -175,6 +175,30 @@ private slots:
     QCOMPARE(alignment.collectivesOutsideSteps, std::uint64_t{0});
   }
 
+  void rankStepSummaryIsTheCliSummary() {
+    const auto index = TimelineIndex::load(kGloo);
+    QVERIFY(index);
+    for (const int rank : {0, 1}) {
+      const auto measured = rankStepSummary(*index, 1, rank);
+      QVERIFY(measured);
+      TraceSummaryOptions options;
+      options.rank = rank;
+      const TraceSummary cli = summarizeTrace(kGloo, options);  // `fathom trace summary --rank R` of the whole file
+      QCOMPARE(cli.steps.size(), std::size_t{1});
+      const TimeBreakdown& want = cli.steps.front().time;
+      QCOMPARE(measured->step, 1);
+      QCOMPARE(measured->startNs, cli.steps.front().startNs);
+      QCOMPARE(measured->time.spanNs, want.spanNs);
+      QCOMPARE(measured->time.computeNs, want.computeNs);
+      QCOMPARE(measured->time.communicationNs, want.communicationNs);
+      QCOMPARE(measured->time.overlapNs, want.overlapNs);
+      QCOMPARE(measured->time.idleNs, want.idleNs);
+      QVERIFY(measured->time.communicationNs > 0);
+    }
+    QVERIFY(!rankStepSummary(*index, 2, 0));
+    QVERIFY(!rankStepSummary(*index, 1, 5));
+  }
+
   void generatedStraggler_data() {
     QTest::addColumn<int>("slowRank");
     QTest::addColumn<qint64>("delayNs");

@@ -3,6 +3,8 @@
 
 #include "trace_summarizer.h"
 
+#include "fathom/trace/timeline_queries.h"
+
 #include <algorithm>
 #include <map>
 
@@ -162,6 +164,37 @@ StepAlignment alignSteps(const TimelineIndex& index) {
     out.steps.push_back(std::move(step));
   }
   return out;
+}
+
+std::optional<StepSummary> rankStepSummary(const TimelineIndex& index, std::int64_t number, int rank) {
+  std::optional<TimeRange> range;
+  for (const TimelineStep& step : index.steps()) {  // by rank, then start: the first of this number, as alignSteps
+    if (step.rank == rank && step.number == number) {
+      const TimelineLane& lane = index.lane(step.slice.lane);
+      range = TimeRange{lane.start[step.slice.index], lane.end[step.slice.index]};
+      break;
+    }
+  }
+  if (!range || range->endNs <= range->startNs) {
+    return std::nullopt;
+  }
+  std::vector<std::uint32_t> lanes;
+  for (const TimelineProcess& process : index.processes()) {
+    if (process.rank == rank) {
+      lanes.insert(lanes.end(), process.lanes.begin(), process.lanes.end());
+    }
+  }
+  const AreaAggregation area = aggregateArea(index, *range, lanes, {.top = 1});
+  for (const RankSummary& summary : area.ranks) {
+    if (summary.rank == rank) {
+      for (const StepSummary& step : summary.summary.steps) {
+        if (step.step == number) {
+          return step;
+        }
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace fathom::trace

@@ -6,6 +6,7 @@
 // TimelineIndex, whose ranks share one clock (a merged trace's ranks are shifted by their base times: trace_merge.h).
 
 #include "fathom/trace/timeline_index.h"
+#include "fathom/trace/trace_summary.h"
 
 #include <cstdint>
 #include <optional>
@@ -69,5 +70,10 @@ struct StepAlignment {
 /// their ordinal. A rank that runs the same step number twice (two profiler windows) keeps its first. Cost: one pass
 /// over the slices of the ranks' lanes (names tested once each) plus sorting the collectives.
 StepAlignment alignSteps(const TimelineIndex& index);
+
+/// What rank `rank` measured in ProfilerStep#`number`: `fathom trace summary --rank R` over the step's span (the
+/// index's area aggregation on the lanes of the rank's processes: compute, communication, exposed communication =
+/// communication − overlap, data loading, idle). nullopt when the rank has no such step.
+std::optional<StepSummary> rankStepSummary(const TimelineIndex& index, std::int64_t number, int rank);
 
 }  // namespace fathom::trace
