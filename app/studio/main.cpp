@@ -72,6 +72,8 @@ struct CommandLine {
       u"Build the demo workspace in this folder without a window (unless it is complete), then exit."_s, u"dir"_s};
   QCommandLineOption config{u"config"_s, u"Open this configuration file in the wizard."_s, u"file"_s};
   QCommandLineOption open{u"open"_s, u"Open this trace (.json, .json.gz) in a timeline tab."_s, u"trace"_s};
+  QCommandLineOption plan{u"plan"_s, u"Show this plan (the output of fathom plan --json) on the --open trace."_s,
+                          u"file"_s};
   QCommandLineOption show{
       u"show"_s,
       u"Open this view first: main, planner[:TAB], run:ID[:TAB], compare:ID,ID[,...], wizard:PAGE (0-6), settings."_s,
@@ -83,7 +85,7 @@ struct CommandLine {
   CommandLine() {
     parser.setApplicationDescription(u"Fathom Studio: plan, launch and inspect distributed PyTorch training."_s);
     for (const auto* o :
-         {&locale, &workspace, &demo, &demoDir, &createDemo, &config, &open, &show, &screenshot, &size}) {
+         {&locale, &workspace, &demo, &demoDir, &createDemo, &config, &open, &plan, &show, &screenshot, &size}) {
       parser.addOption(*o);
     }
   }
@@ -168,7 +170,13 @@ int main(int argc, char** argv) {
     window.openConfiguration(parser.value(cli.config));
   }
   if (parser.isSet(cli.open)) {
-    window.openTrace(parser.value(cli.open));
+    fathom::views::TimelineView* trace = window.openTrace(parser.value(cli.open));
+    if (parser.isSet(cli.plan)) {
+      window.openTracePlan(trace, parser.value(cli.plan));
+    }
+  } else if (parser.isSet(cli.plan)) {
+    qCritical("--plan needs --open TRACE");
+    return 2;
   }
 
   if (parser.isSet(cli.screenshot)) {

@@ -89,6 +89,9 @@ public slots:
   void compareRuns(const QList<qint64>& ids);
   /// Opens the trace at `path` (`.json`, `.json.gz`) in a timeline tab; it loads off the GUI thread.
   views::TimelineView* openTrace(const QString& path);
+  /// Shows the plan in `planPath` (what `fathom plan --json` prints, the form a run's plan is stored in) on `view`'s
+  /// plan lanes and its step tab; an error dialog names the file when it is not one. Returns whether it was shown.
+  bool openTracePlan(views::TimelineView* view, const QString& planPath);
   void showSettings();
 
 protected:

@@ -24,20 +24,6 @@ namespace {
 
 const fs::path kGloo = fs::path(FATHOM_TEST_DATA_DIR) / "traces/gloo_2rank_merged.json.gz";
 
-/// Exact ns from a JSON number's text.
-std::int64_t nsOf(const nlohmann::json& v) {
-  const std::string text = v.dump();
-  const auto dot = text.find('.');
-  std::int64_t whole = 0;
-  std::from_chars(text.data(), text.data() + (dot == std::string::npos ? text.size() : dot), whole);
-  std::int64_t frac = 0;
-  if (dot != std::string::npos) {
-    const std::string digits = text.substr(dot + 1) + "000";
-    std::from_chars(digits.data(), digits.data() + 3, frac);
-  }
-  return whole * 1000 + frac;
-}
-
 /// The oracle: per step number, per rank, the step's span and its collectives' starts in order (merged layout: the
 /// rank is pid / 1000).
 struct Expected {
@@ -59,11 +45,11 @@ Expected oracle(const fs::path& path) {
     }
     const std::string name = e.value("name", "");
     const int rank = static_cast<int>(e.at("pid").get<std::int64_t>() / 1000);
-    const std::int64_t start = nsOf(e.at("ts"));
+    const std::int64_t start = fathom::test::exactNs(e.at("ts"));
     if (name.rfind("ProfilerStep#", 0) == 0) {
       auto& step = out.steps[std::stoll(name.substr(13))][rank];
       step.start = start;
-      step.end = start + nsOf(e.at("dur"));
+      step.end = start + fathom::test::exactNs(e.at("dur"));
     } else if (name == "fathom::all_reduce" || name == "fathom::all_gather" || name == "fathom::reduce_scatter" ||
                name == "fathom::broadcast" || name == "fathom::barrier" || name == "fathom::send_recv") {
       collectives.emplace_back(rank, start);

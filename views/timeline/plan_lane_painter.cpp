@@ -141,6 +141,9 @@ void PlanLanePainter::paint(QPainter& painter, std::uint32_t process, trace::Tim
         const Shade shade = shadeOf(segment);
         const QRect rect(left + x0, y + 1, x1 - x0, rowHeight - 2);
         painter.fillRect(rect, colour(shade));
+        if (x0 > 0 && rect.width() > 2) {  // a hairline between abutting segments (forward | backward)
+          painter.fillRect(QRect(rect.left(), rect.top(), 1, rect.height()), QColor(255, 255, 255, 160));
+        }
         filled[static_cast<std::size_t>(row)] = x1;
         m_frame.push_back({process, row, x0, x1, shade, number, static_cast<int>(i)});
         if (rect.width() >= 48) {

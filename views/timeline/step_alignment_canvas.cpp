@@ -93,8 +93,14 @@ void StepAlignmentCanvas::paintEvent(QPaintEvent*) {
     painter.drawLine(x, top(0), x, top(static_cast<int>(m_step->ranks.size())));
     painter.setPen(lastColour);
     const int y = top(rowOf(c.lastRank));
-    painter.drawText(QRect(x + 4, y, width() - x - 4, kRowHeight), Qt::AlignVCenter | Qt::AlignLeft,
-                     tr("#%1 +%2").arg(c.ordinal).arg(formatTime(c.lagNs, std::max<std::int64_t>(1, c.lagNs / 100))));
+    const QString label =
+        tr("#%1 +%2").arg(c.ordinal).arg(formatTime(c.lagNs, std::max<std::int64_t>(1, c.lagNs / 100)));
+    const int textWidth = painter.fontMetrics().horizontalAdvance(label) + 4;
+    // Right of the mark, or left of it where the canvas ends first.
+    const QRect box = x + 4 + textWidth <= width() ? QRect(x + 4, y, textWidth, kRowHeight)
+                                                   : QRect(x - 4 - textWidth, y, textWidth, kRowHeight);
+    painter.fillRect(box.adjusted(0, 4, 0, -4), palette().base());
+    painter.drawText(box, Qt::AlignCenter, label);
   }
 }
 

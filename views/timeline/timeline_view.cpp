@@ -172,6 +172,7 @@ void TimelineView::setPlan(const plan::PlannedStep& step) {
   m_planLanes->setPlan(step);
   buildRows();
   viewport()->update();
+  emit planChanged();
 }
 
 void TimelineView::setPlan(const plan::Prediction& prediction, const plan::Plan& plan) {
@@ -182,6 +183,7 @@ void TimelineView::clearPlan() {
   m_planLanes->setPlan(std::nullopt);
   buildRows();
   viewport()->update();
+  emit planChanged();
 }
 
 int TimelineView::planLaneCount() const {

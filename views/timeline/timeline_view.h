@@ -116,6 +116,8 @@ signals:
   void loaded();
   void loadFailed(const QString& message);
   void visibleRangeChanged(qint64 startNs, qint64 endNs);
+  /// setPlan() or clearPlan() changed the plan shown (planLanes().plan()).
+  void planChanged();
 
 protected:
   void paintEvent(QPaintEvent* event) override;
