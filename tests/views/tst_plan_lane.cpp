@@ -7,6 +7,7 @@
 #include "timeline/plan_step_model.h"
 #include "timeline/time_coords.h"
 #include "timeline/timeline_view.h"
+#include "trace_generator.h"
 
 #include <fathom/plan/planned_step.h>
 #include <fathom/plan/prediction_json.h>
@@ -18,9 +19,12 @@
 #include <QAbstractItemModelTester>
 #include <QFile>
 #include <QImage>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
+#include <map>
+#include <set>
 
 using namespace fathom;
 using namespace fathom::views;
@@ -171,6 +175,52 @@ private slots:
                            start + ns((m_step.communication.back().startS + m_step.communication.back().endS) / 2))
                 .contains(QStringLiteral("all_gather")));
     QVERIFY(lanes.toolTipAt(rank0, 0, start - 1).isEmpty());
+  }
+
+  // On a generated 3-rank trace with several steps a rank, a plan shorter than the steps is drawn once at each
+  // measured step start, on every rank's lane.
+  void drawnAtEveryStep() {
+    QTemporaryDir dir;
+    const auto path = std::filesystem::path(dir.path().toStdString()) / "steps.json";
+    fathom::test::TraceGeneratorOptions options;
+    options.events = 40'000;
+    options.ranks = 3;
+    fathom::test::generateTrace(path, options);
+    auto loaded = trace::TimelineIndex::load(path);
+    QVERIFY(loaded);
+    const auto index = std::make_shared<const trace::TimelineIndex>(std::move(*loaded));
+    plan::Prediction prediction;
+    prediction.time.computeS = 0.001;  // 1 ms: far shorter than a generated step
+    prediction.time.stepS = 0.001;
+    TimelineView view;
+    view.resize(1600, 1400);
+    view.setIndex(index);
+    view.setPlan(prediction, plan::Plan{});
+    QCOMPARE(view.planLaneCount(), 3);
+    view.viewport()->grab();
+    std::map<std::uint32_t, std::set<std::int64_t>> drawn;  // process -> steps drawn at
+    for (const PlanLanePainter::Rect& r : view.planLanes().lastFrame()) {
+      drawn[r.process].insert(r.step);
+    }
+    int lanes = 0;
+    for (std::uint32_t p = 0; p < index->processes().size(); ++p) {
+      if (view.planLanes().stepStarts(p).empty()) {
+        continue;
+      }
+      std::set<std::int64_t> measured;
+      for (const trace::TimelineStep& step : index->steps()) {
+        if (index->lane(step.slice.lane).process == p) {
+          measured.insert(step.number);
+        }
+      }
+      QVERIFY(measured.size() >= 2);
+      // Rows below the viewport are not painted; those painted show every step.
+      if (drawn.contains(p)) {
+        QCOMPARE(drawn[p], measured);
+        ++lanes;
+      }
+    }
+    QVERIFY(lanes >= 1);
   }
 
   void measuredVersusPredicted() {
