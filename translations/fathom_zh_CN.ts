@@ -100,6 +100,43 @@
     </message>
 </context>
 <context>
+    <name>PlanLanePainter</name>
+    <message>
+        <source>pipeline bubble</source>
+        <translation>流水线气泡</translation>
+    </message>
+    <message>
+        <source>forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation>反向</translation>
+    </message>
+    <message>
+        <source>optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>communication</source>
+        <translation>通信</translation>
+    </message>
+    <message>
+        <source>exposed: the step waits for it</source>
+        <translation>暴露：该步骤需等待它</translation>
+    </message>
+    <message>
+        <source>hidden under compute</source>
+        <translation>被计算掩盖</translation>
+    </message>
+    <message>
+        <source>planned %1
+predicted %2, at ProfilerStep#%3 + %4</source>
+        <translation>计划：%1
+预测 %2，位于 ProfilerStep#%3 + %4</translation>
+    </message>
+</context>
+<context>
     <name>PlanRequest</name>
     <message>
         <source>DDP</source>
@@ -651,6 +688,18 @@
     <message>
         <source>Computing the plan of run %1 failed: %2</source>
         <translation>计算运行 %1 的计划失败：%2</translation>
+    </message>
+    <message>
+        <source>Steps: %1</source>
+        <translation>步骤：%1</translation>
+    </message>
+    <message>
+        <source>Open Plan</source>
+        <translation>打开计划</translation>
+    </message>
+    <message>
+        <source>%1 is not a plan: give the output of fathom plan --json.</source>
+        <translation>%1 不是计划：请提供 fathom plan --json 的输出。</translation>
     </message>
 </context>
 <context>
@@ -1580,6 +1629,49 @@
     </message>
 </context>
 <context>
+    <name>fathom::views::PlanStepModel</name>
+    <message>
+        <source>Step time</source>
+        <translation>步骤时间</translation>
+    </message>
+    <message>
+        <source>Compute</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <source>Communication</source>
+        <translation>通信</translation>
+    </message>
+    <message>
+        <source>Exposed communication</source>
+        <translation>暴露的通信</translation>
+    </message>
+    <message>
+        <source>+%1 ms</source>
+        <translation>+%1 毫秒</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 毫秒</translation>
+    </message>
+    <message>
+        <source>Per step</source>
+        <translation>每步</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>实测值</translation>
+    </message>
+    <message>
+        <source>Predicted</source>
+        <translation>预测值</translation>
+    </message>
+    <message>
+        <source>Difference</source>
+        <translation>差值</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::PlanVsActualModel</name>
     <message>
         <source>Peak activations</source>
@@ -2108,6 +2200,82 @@
     </message>
 </context>
 <context>
+    <name>fathom::views::StepAlignmentCanvas</name>
+    <message>
+        <source>No ProfilerStep spans in this trace</source>
+        <translation>此跟踪文件中没有 ProfilerStep 区间</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>秩 %1</translation>
+    </message>
+    <message>
+        <source>#%1 +%2</source>
+        <translation>#%1 +%2</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::StepAlignmentView</name>
+    <message>
+        <source>Step:</source>
+        <translation>步骤：</translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Collective</source>
+        <translation>集合通信</translation>
+    </message>
+    <message>
+        <source>First to arrive</source>
+        <translation>最先到达</translation>
+    </message>
+    <message>
+        <source>Last to arrive</source>
+        <translation>最后到达</translation>
+    </message>
+    <message>
+        <source>Lag of the last</source>
+        <translation>最后者的滞后</translation>
+    </message>
+    <message>
+        <source>Spread</source>
+        <translation>跨度</translation>
+    </message>
+    <message>
+        <source>Measured on rank:</source>
+        <translation>实测的秩：</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Measured vs predicted&lt;/b&gt;</source>
+        <translation>&lt;b&gt;实测与预测&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>ProfilerStep#%1</source>
+        <translation>ProfilerStep#%1</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>秩 %1</translation>
+    </message>
+    <message>
+        <source>No ProfilerStep spans in this trace.</source>
+        <translation>此跟踪文件中没有 ProfilerStep 区间。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rank(s); %1 collective(s); the ranks&apos; ends differ by %2.</source>
+        <translation>
+            <numerusform>%n 个秩；%1 个集合通信；各秩的结束时间相差 %2。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> (not on every rank alike)</source>
+        <translation>（各秩不一致）</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::StrategyComparisonModel</name>
     <message>
         <source>invalid plan</source>
@@ -2177,6 +2345,10 @@
 duration %2, start %3</source>
         <translation>%1
 时长 %2，开始于 %3</translation>
+    </message>
+    <message>
+        <source>plan (predicted step)</source>
+        <translation>计划（预测的步骤）</translation>
     </message>
 </context>
 <context>
