@@ -77,6 +77,8 @@ struct CommandLine {
                           u"Open this trace (.json, .json.gz, .pt.trace.json) in a timeline tab (or a workspace, "
                           u"like FILE)."_s,
                           u"trace"_s};
+  QCommandLineOption plan{u"plan"_s, u"Show this plan (the output of fathom plan --json) on the --open trace."_s,
+                          u"file"_s};
   QCommandLineOption show{
       u"show"_s,
       u"Open this view first: main, planner[:TAB], run:ID[:TAB], compare:ID,ID[,...], wizard:PAGE (0-6), settings."_s,
@@ -88,7 +90,7 @@ struct CommandLine {
   CommandLine() {
     parser.setApplicationDescription(u"Fathom Studio: plan, launch and inspect distributed PyTorch training."_s);
     for (const auto* o :
-         {&locale, &workspace, &demo, &demoDir, &createDemo, &config, &open, &show, &screenshot, &size}) {
+         {&locale, &workspace, &demo, &demoDir, &createDemo, &config, &open, &plan, &show, &screenshot, &size}) {
       parser.addOption(*o);
     }
     parser.addPositionalArgument(
@@ -199,8 +201,15 @@ int main(int argc, char** argv) {
   if (parser.isSet(cli.config)) {
     window.openConfiguration(parser.value(cli.config));
   }
-  for (const QString& trace : std::as_const(traces)) {
-    window.openTrace(trace);
+  if (parser.isSet(cli.plan) && traces.isEmpty()) {
+    qCritical("--plan needs a trace (--open TRACE or FILE)");
+    return 2;
+  }
+  for (qsizetype i = 0; i < traces.size(); ++i) {
+    fathom::views::TimelineView* view = window.openTrace(traces[i]);
+    if (i == 0 && parser.isSet(cli.plan)) {
+      window.openTracePlan(view, parser.value(cli.plan));  // the plan goes with the first trace
+    }
   }
 
   if (parser.isSet(cli.screenshot)) {

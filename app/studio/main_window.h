@@ -94,6 +94,9 @@ public slots:
   views::TimelineView* openTrace(const QString& path);
   /// Opens run `id` of the workspace on its Timeline tab: its stored traces (live while it runs).
   views::RunDetailsPage* openRunTimeline(qint64 id);
+  /// Shows the plan in `planPath` (what `fathom plan --json` prints, the form a run's plan is stored in) on `view`'s
+  /// plan lanes and its step tab; an error dialog names the file when it is not one. Returns whether it was shown.
+  bool openTracePlan(views::TimelineView* view, const QString& planPath);
   void showSettings();
 
 protected:

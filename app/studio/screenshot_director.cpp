@@ -12,6 +12,7 @@
 #include "runs/runs_browser.h"
 #include "runs/runs_model.h"
 #include "timeline/run_timeline_page.h"
+#include "timeline/step_alignment_view.h"
 #include "timeline/timeline_view.h"
 #include "wizard/config_wizard.h"
 
@@ -104,6 +105,16 @@ bool ScreenshotDirector::start() {
       const auto* view = w->findChild<views::TimelineView*>(u"timelineView"_s);
       return view != nullptr && view->index() != nullptr && !view->isLoading() && view->lastPaint().rows > 0 ? w
                                                                                                              : nullptr;
+    };
+  } else if (m_target == u"steps"_s) {
+    // The step alignment tab of the trace given with --open (several ranks with steps, or a --plan), brought forward.
+    m_ready = [w]() -> QWidget* {
+      auto* steps = w->findChild<views::StepAlignmentView*>(u"stepAlignmentView"_s);
+      if (steps == nullptr || w->documents()->indexOf(steps) < 0) {
+        return nullptr;
+      }
+      w->documents()->setCurrentWidget(steps);
+      return w;
     };
   } else {
     return false;

@@ -21,13 +21,20 @@
 #include "runs/run_summary_model.h"
 #include "runs/runs_browser.h"
 #include "runs/runs_model.h"
+#include "timeline/plan_lane_painter.h"
+#include "timeline/plan_step_model.h"
+#include "timeline/step_alignment_view.h"
 #include "timeline/timeline_view.h"
 
 #include <fathom/store/workspace.h>
 
 #include <QCommandLinkButton>
 #include <QDockWidget>
+#include <QFile>
 #include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -129,6 +136,48 @@ private slots:
     QCOMPARE(window.documents()->tabText(window.documents()->currentIndex()), u"gloo_2rank_merged.json.gz"_s);
     QTRY_VERIFY_WITH_TIMEOUT(view->index() != nullptr, 30'000);
     QCOMPARE(view->laneCount(), 6);
+    // Two ranks with steps: the step alignment tab opens beside the timeline.
+    auto* steps = window.findChild<views::StepAlignmentView*>(u"stepAlignmentView"_s);
+    QVERIFY(steps != nullptr);
+    QCOMPARE(window.documents()->indexOf(steps), window.documents()->indexOf(view) + 1);
+    QCOMPARE(steps->highlightedLastRanks(), std::vector<int>{1});
+  }
+
+  // `fathom-studio --open TRACE --plan PLAN.json`: a plan as `fathom plan --json` prints it (here one strategy of the
+  // saved comparison fixture) on the trace's plan lanes and its step tab; a file that is no plan is an error dialog.
+  void openTraceWithPlan() {
+    QFile fixture(QStringLiteral(FATHOM_TEST_DATA_DIR "/saved_plan_v3.prediction.json"));
+    QVERIFY(fixture.open(QIODevice::ReadOnly));
+    const QJsonObject ddp =
+        QJsonDocument::fromJson(fixture.readAll()).object().value(u"strategies"_s).toArray().first().toObject();
+    QCOMPARE(ddp.value(u"plan"_s).toObject().value(u"strategy"_s).toString(), u"ddp"_s);
+    QTemporaryDir dir;
+    QFile planFile(dir.filePath(u"plan.json"_s));
+    QVERIFY(planFile.open(QIODevice::WriteOnly));
+    planFile.write(QJsonDocument(ddp).toJson());
+    planFile.close();
+
+    MainWindow window;
+    window.show();
+    views::TimelineView* view =
+        window.openTrace(QStringLiteral(FATHOM_TEST_DATA_DIR "/traces/gloo_2rank_merged.json.gz"));
+    QVERIFY(window.openTracePlan(view, planFile.fileName()));
+    QTRY_VERIFY_WITH_TIMEOUT(view->index() != nullptr, 30'000);
+    QCOMPARE(view->planLaneCount(), 2);
+    QVERIFY(view->planLanes().plan().has_value());
+    QCOMPARE(view->planLanes().plan()->stepS, ddp.value(u"time"_s).toObject().value(u"step_s"_s).toDouble());
+    auto* steps = window.findChild<views::StepAlignmentView*>(u"stepAlignmentView"_s);
+    QVERIFY(steps != nullptr);
+    QVERIFY(steps->comparisonModel()->predictedSeconds(views::PlanStepModel::StepTimeRow).has_value());
+    QVERIFY(steps->comparisonModel()->measuredSeconds(views::PlanStepModel::StepTimeRow).has_value());
+
+    QFile notPlan(dir.filePath(u"not_a_plan.json"_s));
+    QVERIFY(notPlan.open(QIODevice::WriteOnly));
+    notPlan.write("{\"traceEvents\": []}");
+    notPlan.close();
+    QVERIFY(!window.openTracePlan(view, notPlan.fileName()));
+    QTRY_VERIFY(window.findChild<QMessageBox*>(u"errorDialog"_s) != nullptr);
+    QCOMPARE(view->planLaneCount(), 2);  // the plan shown before stays
   }
 
   // The home page's links and its recent-workspaces list act like the menu entries they stand for.

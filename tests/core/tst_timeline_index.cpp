@@ -35,20 +35,6 @@ const fs::path kData = FATHOM_TEST_DATA_DIR;
 const fs::path kGloo = kData / "traces/gloo_2rank_merged.json.gz";
 const fs::path kKineto = kData / "traces/kineto_good_rank0.json";
 
-/// Exact ns from a JSON number's text (the index reads the text; a double would round).
-std::int64_t nsOf(const nlohmann::json& v) {
-  const std::string text = v.dump();
-  const auto dot = text.find('.');
-  std::int64_t whole = 0;
-  std::from_chars(text.data(), text.data() + (dot == std::string::npos ? text.size() : dot), whole);
-  std::int64_t frac = 0;
-  if (dot != std::string::npos) {
-    std::string digits = text.substr(dot + 1) + "000";
-    std::from_chars(digits.data(), digits.data() + 3, frac);
-  }
-  return whole * 1000 + frac;
-}
-
 std::string keyOf(const nlohmann::json& e) {
   return e.at("pid").dump() + "/" + (e.contains("tid") ? e["tid"].dump() : "");
 }
@@ -209,8 +195,8 @@ void TestTimelineIndex::realTraceLanesAndSlices() {
   std::size_t instants = 0;
   for (const nlohmann::json& e : json.at("traceEvents")) {
     if (e.at("ph") == "X") {
-      const std::int64_t start = nsOf(e.at("ts"));
-      expected.emplace(keyOf(e), start, start + nsOf(e.at("dur")), e.at("name").get<std::string>());
+      const std::int64_t start = fathom::test::exactNs(e.at("ts"));
+      expected.emplace(keyOf(e), start, start + fathom::test::exactNs(e.at("dur")), e.at("name").get<std::string>());
     } else if (e.at("ph") == "i") {
       ++instants;
     }
@@ -272,7 +258,7 @@ void TestTimelineIndex::knownSliceDetails() {
     QVERIFY(d.eventJson.has_value());
     const nlohmann::json event = nlohmann::json::parse(*d.eventJson);
     QCOMPARE(event.at("name").get<std::string>(), d.name);
-    QCOMPARE(nsOf(event.at("ts")), d.startNs);
+    QCOMPARE(fathom::test::exactNs(event.at("ts")), d.startNs);
     QCOMPARE(event.at("args").at("Collective name").get<std::string>(), std::string("all_reduce"));
     QCOMPARE(event.at("args").at("bytes").get<std::int64_t>(), std::int64_t{449536});
     QCOMPARE(lane.factsOf(ref.index)->bytes, std::int64_t{449536});

@@ -4,7 +4,7 @@
 # actual), the what-if planner, every page of the configuration wizard and the settings dialog, on the demo workspace
 # (built first, for real, when missing); then the run monitor on real runs made here: a hang (rank 1 skips an
 # all_reduce), a straggler, their comparison, a 2-rank gpt-tiny run's live page mid-run, and the trace timeline of
-# a real 2-rank trace. Look at every PNG:
+# a real 2-rank trace, alone and with its plan (plan lanes, the step alignment tab). Look at every PNG:
 # nothing clipped, overlapping or untranslated (docs/studio.md).
 #
 #   tests/studio/screenshots.sh [BUILD_DIR] [OUT_DIR]      defaults: build/default, BUILD_DIR/screenshots
@@ -121,6 +121,21 @@ for lang in en de; do
     echo "  $lang/timeline.png FAILED (see $out/$lang/timeline.log)" >&2
     status=1
   fi
+done
+# The same trace with the planner's prediction for the run that made it (gpt-tiny, two CPU ranks, batch 2): the plan
+# lanes on the timeline, and the step alignment tab with measured vs predicted.
+"$fathom" plan --model gpt-tiny --hardware cpu-host --num_processes 2 --micro_batch 2 --mixed_precision no --json \
+  >"$out/trace_plan.json"
+for lang in en de; do
+  for target in timeline steps; do
+    if "$studio" --locale "$lang" --size 1600x1000 --open "$trace" --plan "$out/trace_plan.json" --show "$target" \
+        --screenshot "$out/$lang/$target-plan.png" >"$out/$lang/$target-plan.log" 2>&1; then
+      echo "  $lang/$target-plan.png"
+    else
+      echo "  $lang/$target-plan.png FAILED (see $out/$lang/$target-plan.log)" >&2
+      status=1
+    fi
+  done
 done
 exit $status
 LIVE

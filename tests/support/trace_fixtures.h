@@ -6,6 +6,9 @@
 #include <fathom/trace/trace_file_sink.h>
 #include <fathom/trace/trace_input.h>
 
+#include <nlohmann/json.hpp>
+
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -63,6 +66,20 @@ inline std::string readRaw(const std::filesystem::path& path) {
     std::fclose(f);
   }
   return out;
+}
+
+/// Exact ns from a JSON number's text, as the readers take `ts` and `dur` (a double would round): "12.345" -> 12345.
+inline std::int64_t exactNs(const nlohmann::json& value) {
+  const std::string text = value.dump();
+  const auto dot = text.find('.');
+  std::int64_t whole = 0;
+  std::from_chars(text.data(), text.data() + (dot == std::string::npos ? text.size() : dot), whole);
+  std::int64_t frac = 0;
+  if (dot != std::string::npos) {
+    const std::string digits = text.substr(dot + 1) + "000";
+    std::from_chars(digits.data(), digits.data() + 3, frac);
+  }
+  return whole * 1000 + frac;
 }
 
 /// A file's text, gunzipped when it is gzip.

@@ -190,6 +190,13 @@ private:
           {"fathom::backward", m_options.opsPerStep * 5 / 10},
           {"fathom::optimizer_step", std::max(1, m_options.opsPerStep / 10)}};
       for (const auto& [phase, ops] : phases) {
+        if (phase == "fathom::backward" && r == m_options.slowRank) {
+          // The whole rank loses the time, its streams too: else its GPU backlog would hide a CPU-side wait.
+          t += m_options.slowRankDelayNs;
+          computeFree += m_options.slowRankDelayNs;
+          ncclFree += m_options.slowRankDelayNs;
+          collFree += m_options.slowRankDelayNs;
+        }
         const std::int64_t phaseStart = t;
         t += 500;
         for (int k = 0; k < ops; ++k) {

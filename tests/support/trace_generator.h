@@ -22,6 +22,10 @@ struct TraceGeneratorOptions {
   int ranks = 8;
   std::uint64_t seed = 1;
   int opsPerStep = 400;  ///< top-level ATen ops per step
+  /// A straggler: this rank (its CPU and its streams) loses `slowRankDelayNs` before each step's backward, so it
+  /// arrives last at the step's all-reduces, later with every step; -1: none.
+  int slowRank = -1;
+  std::int64_t slowRankDelayNs = 0;
 };
 
 /// What was written, for checks.

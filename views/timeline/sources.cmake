@@ -1,12 +1,18 @@
 # SPDX-License-Identifier: Apache-2.0
 # views/timeline: the trace timeline (issue 19) over core's TimelineIndex: the view that paints it from the index's
 # per-pixel queries (TimelineView), the loader that builds the index off the GUI thread (TimelineLoader) and the
-# time <-> pixel arithmetic (time_coords.h); a run's Timeline page over its stored traces, live (RunTimelinePage).
+# time <-> pixel arithmetic (time_coords.h); a run's Timeline page over its stored traces, live (RunTimelinePage);
+# the plan lanes (PlanLanePainter), the step alignment tab (StepAlignmentView, StepAlignmentCanvas) and measured vs
+# predicted per step (PlanStepModel).
 target_sources(fathom_views PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/time_coords.h ${CMAKE_CURRENT_LIST_DIR}/time_coords.cpp
   ${CMAKE_CURRENT_LIST_DIR}/timeline_loader.h ${CMAKE_CURRENT_LIST_DIR}/timeline_loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/timeline_view.h ${CMAKE_CURRENT_LIST_DIR}/timeline_view.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/run_timeline_page.h ${CMAKE_CURRENT_LIST_DIR}/run_timeline_page.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/run_timeline_page.h ${CMAKE_CURRENT_LIST_DIR}/run_timeline_page.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/plan_lane_painter.h ${CMAKE_CURRENT_LIST_DIR}/plan_lane_painter.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/plan_step_model.h ${CMAKE_CURRENT_LIST_DIR}/plan_step_model.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/step_alignment_canvas.h ${CMAKE_CURRENT_LIST_DIR}/step_alignment_canvas.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/step_alignment_view.h ${CMAKE_CURRENT_LIST_DIR}/step_alignment_view.cpp)
 # The timeline's exports: a range as a Chrome trace (trace::exportTraceRange), the view as PNG or SVG.
 target_sources(fathom_views PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/timeline_export.h ${CMAKE_CURRENT_LIST_DIR}/timeline_export.cpp)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "timeline/timeline_view.h"
 
+#include "timeline/plan_lane_painter.h"
 #include "timeline/time_coords.h"
 #include "timeline/timeline_loader.h"
 
@@ -39,7 +40,8 @@ QColor sliceColour(trace::NameId name, bool merged) {
 TimelineView::TimelineView(QWidget* parent) : TimelineView(Options{}, parent) {}
 
 TimelineView::TimelineView(const Options& options, QWidget* parent)
-    : QAbstractScrollArea(parent), m_options(options), m_loader(new TimelineLoader(this)) {
+    : QAbstractScrollArea(parent), m_options(options), m_planLanes(std::make_unique<PlanLanePainter>()),
+      m_loader(new TimelineLoader(this)) {
   setFocusPolicy(Qt::StrongFocus);
   setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOn);  // a fixed plot width: the bar does not come and go with rows
@@ -105,6 +107,7 @@ void TimelineView::showLoadPanel(bool show) {
 
 void TimelineView::setIndex(std::shared_ptr<const trace::TimelineIndex> index) {
   m_index = std::move(index);
+  m_planLanes->setIndex(m_index.get());
   m_counterMax.clear();
   if (m_index) {
     // Once per load, O(samples): the top of each counter's chart, so that a chart's scale does not jump while panning.
@@ -164,6 +167,10 @@ void TimelineView::buildRows() {
           top += m_options.rowHeight;
         }
       }
+      if (m_planLanes->hasLane(p)) {  // two rows: the critical path and the communication stream
+        m_rows.push_back({Row::Kind::Plan, p, 0, top, 2 * m_options.rowHeight, tr("plan (predicted step)")});
+        top += 2 * m_options.rowHeight;
+      }
       for (const std::uint32_t c : process.counters) {
         const trace::TimelineCounter& counter = m_index->counters()[c];
         QString header = QString::fromUtf8(m_index->name(counter.name));
@@ -183,6 +190,29 @@ void TimelineView::updateScrollBar() {
   verticalScrollBar()->setRange(0, std::max(0, m_contentHeight - visible));
   verticalScrollBar()->setPageStep(visible);
   verticalScrollBar()->setSingleStep(m_options.rowHeight);
+}
+
+void TimelineView::setPlan(const plan::PlannedStep& step) {
+  m_planLanes->setPlan(step);
+  buildRows();
+  viewport()->update();
+  emit planChanged();
+}
+
+void TimelineView::setPlan(const plan::Prediction& prediction, const plan::Plan& plan) {
+  setPlan(plan::plannedStep(prediction, plan));
+}
+
+void TimelineView::clearPlan() {
+  m_planLanes->setPlan(std::nullopt);
+  buildRows();
+  viewport()->update();
+  emit planChanged();
+}
+
+int TimelineView::planLaneCount() const {
+  return static_cast<int>(
+      std::count_if(m_rows.begin(), m_rows.end(), [](const Row& r) { return r.kind == Row::Kind::Plan; }));
 }
 
 int TimelineView::plotWidth() const {
@@ -206,7 +236,8 @@ void TimelineView::setVisibleRange(trace::TimeRange range) {
   if (!m_index)
     return;
   const std::int64_t traceStart = m_index->data().startNs;
-  const std::int64_t traceLength = std::max(kMinRangeNs, m_index->data().endNs - traceStart);
+  const std::int64_t traceEnd = std::max(m_index->data().endNs, m_planLanes->extentEndNs().value_or(0));
+  const std::int64_t traceLength = std::max(kMinRangeNs, traceEnd - traceStart);
   const std::int64_t length = std::clamp(range.endNs - range.startNs, kMinRangeNs, traceLength);
   const std::int64_t start = std::clamp(range.startNs, traceStart, traceStart + traceLength - length);
   const trace::TimeRange clamped{start, start + length};
@@ -278,6 +309,10 @@ QString TimelineView::toolTipAt(const QPoint& pos) const {
              formatTime(duration, std::max<std::int64_t>(1, duration / 100)),
              formatTime(lane.start[*slice] - origin, 1000));
   }
+  if (row->kind == Row::Kind::Plan) {
+    const int content = pos.y() - m_options.rulerHeight + verticalScrollBar()->value();
+    return m_planLanes->toolTipAt(row->item, (content - row->top) / m_options.rowHeight, t);
+  }
   if (row->kind == Row::Kind::Counter) {
     if (const auto value = trace::counterValueAt(m_index->counters()[row->item], t))
       return row->header + QLatin1String(": ") + QLocale().toString(*value, 'g', 6);
@@ -291,6 +326,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
   QPainter painter(viewport());
   painter.fillRect(viewport()->rect(), palette().base());
   m_stats = {};
+  m_planLanes->beginFrame();
   const int pixels = plotWidth();
   m_stats.pixels = pixels;
   if (!m_index) {
@@ -319,6 +355,12 @@ void TimelineView::paintEvent(QPaintEvent*) {
       break;
     case Row::Kind::Slices: paintSlices(painter, *it, y, pixels); break;
     case Row::Kind::Counter: paintCounter(painter, *it, y, pixels); break;
+    case Row::Kind::Plan:
+      painter.setPen(palette().color(QPalette::Text));
+      painter.drawText(QRect(12, y, m_options.headerWidth - 16, it->height), Qt::AlignVCenter | Qt::AlignLeft,
+                       it->header);
+      m_planLanes->paint(painter, it->item, m_range, m_options.headerWidth, pixels, y, m_options.rowHeight);
+      break;
     }
   }
   painter.setClipping(false);

@@ -18,8 +18,15 @@ class QProgressBar;
 class QPushButton;
 class QWidget;
 
+namespace fathom::plan {
+struct Plan;
+struct PlannedStep;
+struct Prediction;
+}  // namespace fathom::plan
+
 namespace fathom::views {
 
+class PlanLanePainter;
 class TimelineLoader;
 
 /// The trace timeline (issue 19): a TimelineIndex's processes stacked (a header row per process: a rank's CPU
@@ -87,6 +94,17 @@ public:
   TimeMode timeMode() const { return m_timeMode; }
   void setTimeMode(TimeMode mode);
 
+  /// Shows the planner's predicted step as a "plan" lane under each process that holds ProfilerStep spans, drawn at
+  /// every measured step's start (PlanLanePainter); replaces a plan shown before.
+  void setPlan(const plan::PlannedStep& step);
+  /// The same for `prediction`, made for `plan` (plan::plannedStep).
+  void setPlan(const plan::Prediction& prediction, const plan::Plan& plan);
+  void clearPlan();
+  /// The plan lanes: the plan shown, and what the last paint drew of it.
+  const PlanLanePainter& planLanes() const { return *m_planLanes; }
+  /// The plan lanes shown (0 without a plan).
+  int planLaneCount() const;
+
   /// The plot's width in pixels (the viewport less the header column).
   int plotWidth() const;
   /// The lanes shown (all of the index's lanes, in display order).
@@ -104,6 +122,8 @@ signals:
   void loaded();
   void loadFailed(const QString& message);
   void visibleRangeChanged(qint64 startNs, qint64 endNs);
+  /// setPlan() or clearPlan() changed the plan shown (planLanes().plan()).
+  void planChanged();
 
 protected:
   void paintEvent(QPaintEvent* event) override;
@@ -116,8 +136,8 @@ protected:
 
 private:
   struct Row {
-    enum class Kind { Process, Slices, Counter } kind = Kind::Process;
-    std::uint32_t item = 0;  ///< the process, lane or counter
+    enum class Kind { Process, Slices, Counter, Plan } kind = Kind::Process;
+    std::uint32_t item = 0;  ///< the process, lane or counter (Plan: the process)
     std::uint32_t depth = 0;
     int top = 0;  ///< in content coordinates (below the ruler)
     int height = 0;
@@ -137,6 +157,7 @@ private:
   Options m_options;
   std::shared_ptr<const trace::TimelineIndex> m_index;
   std::vector<Row> m_rows;
+  std::unique_ptr<PlanLanePainter> m_planLanes;
   std::vector<double> m_counterMax;  ///< per counter: its largest value (the top of its chart), computed once
   int m_contentHeight = 0;
   trace::TimeRange m_range{0, 1};

@@ -151,7 +151,7 @@ void exactCollectives(const Context& ctx, Builder& b, Scope dpScope) {
   const Scope scope = ctx.isHybridFsdp() ? Scope::IntraNode : dpScope;
   const auto padded = static_cast<double>(paddedSum(l.units, group));
   const char* source = p.strategy == Strategy::Zero3 ? "zero-7" : "fsdp-3.2";
-  b.addTotal(CollectiveKind::AllGather, "parameters (forward)", padded * e * m, units * m, group, scope, true, true,
+  b.addTotal(CollectiveKind::AllGather, kForwardGatherPurpose, padded * e * m, units * m, group, scope, true, true,
              source);
   if (p.strategy == Strategy::Zero3) {
     // DeepSpeed frees every module after forward, the root included, and gathers each again in backward.
@@ -222,7 +222,7 @@ void approximateCollectives(const Context& ctx, Builder& b, Scope dpScope) {
     break;
   }
   case Strategy::Zero3:
-    b.add(CollectiveKind::AllGather, "parameters (forward)", paramBuf / units, units * m, ctx.dp, dpScope, true, true,
+    b.add(CollectiveKind::AllGather, kForwardGatherPurpose, paramBuf / units, units * m, ctx.dp, dpScope, true, true,
           "zero-7");
     b.add(CollectiveKind::AllGather, "parameters (backward)", paramBuf / units, units * m, ctx.dp, dpScope, true, true,
           "zero-7");
@@ -238,7 +238,7 @@ void approximateCollectives(const Context& ctx, Builder& b, Scope dpScope) {
     }
     const int group = ctx.shardGroup;
     const Scope scope = isHybrid(s) ? Scope::IntraNode : dpScope;
-    b.add(CollectiveKind::AllGather, "parameters (forward)", paramBuf / units, units * m, group, scope, true, true,
+    b.add(CollectiveKind::AllGather, kForwardGatherPurpose, paramBuf / units, units * m, group, scope, true, true,
           "fsdp-3.2");
     if (reshardsAfterForward(s)) {
       // The root unit is not resharded after forward, so backward re-gathers every unit but the root.

@@ -14,6 +14,7 @@ set(_fathom_plan_sources
   ${CMAKE_CURRENT_LIST_DIR}/plan_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/plan_json.cpp
   ${CMAKE_CURRENT_LIST_DIR}/plan_vs_actual.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/planned_step.cpp
   ${CMAKE_CURRENT_LIST_DIR}/predict.cpp
   ${CMAKE_CURRENT_LIST_DIR}/prediction.cpp
   ${CMAKE_CURRENT_LIST_DIR}/prediction_json.cpp

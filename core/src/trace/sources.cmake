@@ -10,6 +10,7 @@
 #                                                       slice_lod: their helpers; trace_summarizer: the summary's code)
 #   traces_timeline                                     the timeline of stored traces (one, or several merged; prefixes)
 #   trace_range_export                                  a time range (rank, rows) of a trace as a Chrome trace
+#   step_alignment                                      ranks' steps and collectives side by side (the timeline)
 #   json_scan.h, json_strict, utf8.h                    JSON text scanning (bracket matching; strict RFC 8259)
 target_sources(fathom_trace PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/trace_event.cpp
@@ -32,4 +33,5 @@ target_sources(fathom_trace PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/timeline_queries.cpp
   ${CMAKE_CURRENT_LIST_DIR}/slice_lod.cpp
   ${CMAKE_CURRENT_LIST_DIR}/traces_timeline.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/trace_range_export.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/trace_range_export.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/step_alignment.cpp)

@@ -456,6 +456,10 @@ std::optional<int> fileRank(const nlohmann::json& meta) {
   return std::nullopt;
 }
 
+bool isCollectiveSpan(std::string_view name) {
+  return isOneOf(name, kCollectiveSpans);
+}
+
 bool summaryReadsArgs(std::string_view category, std::string_view name) {
   if (category == "cpu_op") {
     return false;

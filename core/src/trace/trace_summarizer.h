@@ -33,6 +33,9 @@ struct SummaryArgs {
 bool summaryReadsArgs(std::string_view category, std::string_view name);
 /// Reads SummaryArgs from an `args` object already parsed into `args` (views point into its text).
 SummaryArgs summaryArgsOf(const TraceEventView& args);
+/// Whether `name` is one of Fathom's collective spans (fathom::all_reduce, all_gather, reduce_scatter, broadcast,
+/// barrier, send_recv): what the summary counts as communication on the CPU timeline.
+bool isCollectiveSpan(std::string_view name);
 /// N of a `ProfilerStep#N` name, read as HTA's `ProfilerStep\s*#\s*(\d+)`; nullopt for any other name.
 std::optional<std::int64_t> profilerStepNumber(std::string_view name);
 

@@ -6,6 +6,10 @@
 
 namespace fathom::plan {
 
+/// Collective::purpose of the parameter all-gathers FSDP and ZeRO-3 issue in forward (the planned step draws them
+/// at the forward; every other overlapped collective runs in backward: plan/planned_step.h).
+inline constexpr const char* kForwardGatherPurpose = "parameters (forward)";
+
 /// Bytes one rank sends for one call of `kind` on a `bytes`-sized buffer in a ring of `group` ranks:
 /// all_reduce 2(N-1)/N·S, all_gather and reduce_scatter (N-1)/N·S, broadcast (N-1)/N·S (average), send_recv S.
 double ringBytesSent(CollectiveKind kind, double bytes, int group);
