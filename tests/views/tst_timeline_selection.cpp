@@ -19,6 +19,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QHBoxLayout>
 #include <QJsonArray>
@@ -192,7 +193,7 @@ void compareWithCli(AreaPanel& panel, const QJsonObject& cli, int rank) {
   auto* tree = child<QTreeWidget>(&panel, u"breakdown"_s);
   QTreeWidgetItem* rankItem = nullptr;
   for (int i = 0; i < tree->topLevelItemCount(); ++i)
-    if (tree->topLevelItem(i)->text(0).startsWith(u"rank %1,"_s.arg(rank)))
+    if (tree->topLevelItem(i)->text(0).startsWith(u"rank %1 ·"_s.arg(rank)))
       rankItem = tree->topLevelItem(i);
   QVERIFY(rankItem != nullptr);
   const QJsonArray steps = cli[u"steps"_s].toArray();
@@ -263,6 +264,7 @@ private slots:
   void boxSelectEqualsTraceSummary();
   void threadedAreaOnGpuTraceEqualsTraceSummary();
   void stepBandsLabelsAndInstants();
+  void selectingAStepOnAGeneratedGpuTrace();
   void revealAndFit();
   void clipLine_data();
   void clipLine();
@@ -440,9 +442,21 @@ void TestTimelineSelection::flowFromCpuOpToKernel() {
   h.view->setVisibleRange(
       {index.lane(kernel->lane).start[kernel->index] - 100, index.lane(kernel->lane).end[kernel->index] + 100});
   const QRectF offscreen = *h.view->sliceRect(*launch);
-  QVERIFY(offscreen.right() < 200);  // left of the plot
-  (void)h.view->viewport()->grab();
-  QCOMPARE(h.view->selectedSlice(), kernel);
+  const int plotLeft = h.view->viewport()->width() - h.view->plotWidth();
+  QVERIFY(offscreen.right() < plotLeft);  // left of the plot
+  const QImage clippedArrow = h.view->viewport()->grab().toImage();
+  // The arrow now runs from the plot's left edge, at the launch's row, to the kernel (dashed): drawn there.
+  const QRectF kernelRect = *h.view->sliceRect(*kernel);
+  const QLineF pulled(QPointF(plotLeft + 1, offscreen.center().y()),
+                      QPointF(kernelRect.left(), kernelRect.center().y()));
+  h.view->selectSlice(std::nullopt);
+  const QImage noArrow = h.view->viewport()->grab().toImage();
+  changed = 0;
+  for (const double t : {0.3, 0.5, 0.7}) {
+    const QPoint p = (pulled.pointAt(t) * ratio).toPoint();
+    changed += clippedArrow.pixel(p) != noArrow.pixel(p) ? 1 : 0;
+  }
+  QVERIFY2(changed >= 2, qPrintable(u"%1 of 3 points on the clipped arrow changed"_s.arg(changed)));
 }
 
 void TestTimelineSelection::boxSelectEqualsTraceSummary() {
@@ -592,6 +606,57 @@ void TestTimelineSelection::stepBandsLabelsAndInstants() {
   (void)h.view->viewport()->grab();
   const int bandsAfterStep0 = h.view->lastPaint().stepBands;
   QVERIFY(bandsAfterStep0 <= 1);  // rank 1's step ends later than rank 0's
+}
+
+// A ProfilerStep launches hundreds of kernels: selecting one lights them all up (outlined, arrows up to the cap), the
+// details list them (up to their cap), and a frame stays cheap: the highlight is computed once, at the click.
+void TestTimelineSelection::selectingAStepOnAGeneratedGpuTrace() {
+  QTemporaryDir dir;
+  const QString path = dir.filePath(u"gpu.json.gz"_s);
+  fathom::test::generateTrace(path.toStdString(), {.events = 100'000, .ranks = 2, .seed = 5, .opsPerStep = 400});
+  Harness h;
+  QVERIFY(h.open(path));
+  const TimelineIndex& index = *h.view->index();
+  const SliceRef step = index.steps().front().slice;
+  QElapsedTimer timer;
+  timer.start();
+  h.view->selectSlice(step);
+  const double selectMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+  const fathom::views::SliceHighlight* highlight = h.view->highlight();
+  QVERIFY(highlight != nullptr);
+  // Every kernel of the step came from a launch inside it: one arrow each (up to the cap), none leaving the step.
+  QVERIFY2(highlight->launched.size() > 100, qPrintable(QString::number(highlight->launched.size())));
+  QCOMPARE(highlight->arrows.size(), std::min(highlight->launched.size(), fathom::views::SliceHighlight::kMaxArrows));
+  for (const auto& flow : highlight->arrows)
+    QCOMPARE(index.lane(flow.to.lane).kind, fathom::trace::LaneKind::GpuStream);
+  h.view->fitSelection();  // F: the step
+  // Frames with the step's highlight and without it (the best of three each: the machine is shared).
+  const auto bestFrame = [&] {
+    double best = 1e9;
+    for (int i = 0; i < 3; ++i) {
+      (void)h.view->viewport()->grab();
+      best = std::min(best, h.view->lastPaint().milliseconds);
+    }
+    return best;
+  };
+  const double withoutMs = [&] {
+    h.view->selectSlice(std::nullopt);
+    const double ms = bestFrame();
+    h.view->selectSlice(step);
+    return ms;
+  }();
+  const double withMs = bestFrame();
+  const TimelineView::PaintStats stats = h.view->lastPaint();
+  QVERIFY(stats.rectangles <= stats.pixels * stats.rows);
+  // The details: the launched work, listed up to 500 with a last row counting the rest.
+  const QStringList related = relatedTexts(h.details);
+  const auto listed = std::count_if(related.begin(), related.end(),
+                                    [](const QString& t) { return t.startsWith(u"Launched GPU work"_s); });
+  QVERIFY(listed >= std::min<qsizetype>(500, static_cast<qsizetype>(highlight->launched.size())));
+  qInfo("step of %zu launched kernels, %zu arrows: select %.2f ms (highlight and details); frame with the highlight "
+        "%.2f ms, without %.2f ms (%d rectangles, %d rows)",
+        highlight->launched.size(), highlight->arrows.size(), selectMs, withMs, withoutMs, stats.rectangles,
+        stats.rows);
 }
 
 void TestTimelineSelection::revealAndFit() {

@@ -49,7 +49,8 @@ AreaPanel::AreaPanel(const Options& options, QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   m_summary = new QLabel(this);
   m_summary->setObjectName(QStringLiteral("summary"));
-  m_summary->setWordWrap(true);
+  // Two short lines, no word wrap: a wrapped label's height is not propagated through the panel's layout.
+  m_summary->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);  // its two lines, never squeezed
   layout->addWidget(m_summary);
 
   auto* splitter = new QSplitter(Qt::Vertical, this);
@@ -106,12 +107,12 @@ void AreaPanel::setArea(std::optional<AreaSelection> area) {
   m_names->clear();
   m_breakdown->clear();
   if (!m_index || !m_area) {
-    m_summary->setText(m_index ? tr("No area selected: Shift+drag over the timeline to select one") : QString());
+    m_summary->setText(m_index ? tr("No area selected:\nShift+drag over the timeline to select one") : QString());
     return;
   }
   const trace::TimeRange range = m_area->range;
   const std::uint64_t slices = estimateSlices(*m_area);
-  m_summary->setText(tr("%1 to %2 (%3) since the trace's start, %4 lanes: computing…")
+  m_summary->setText(tr("%1 to %2 (%3) since the trace's start\n%4 lanes: computing…")
                          .arg(formatDuration(range.startNs - m_index->data().startNs),
                               formatDuration(range.endNs - m_index->data().startNs),
                               formatDuration(range.endNs - range.startNs))
@@ -145,7 +146,7 @@ void AreaPanel::apply(trace::AreaAggregation aggregation) {
   for (const trace::NameAggregate& a : m_aggregation->byName)
     slices += a.count;
   const trace::TimeRange range = m_aggregation->range;
-  m_summary->setText(tr("%1 to %2 (%3) since the trace's start, %4 lanes: %5 slices")
+  m_summary->setText(tr("%1 to %2 (%3) since the trace's start\n%4 lanes: %5 slices")
                          .arg(formatDuration(range.startNs - m_index->data().startNs),
                               formatDuration(range.endNs - m_index->data().startNs),
                               formatDuration(range.endNs - range.startNs))
@@ -161,11 +162,7 @@ void AreaPanel::fillBreakdown() {
     const bool gpu = r.summary.timeline == trace::SummaryTimeline::Gpu;
     const QString rank = r.rank ? tr("rank %1").arg(*r.rank) : tr("all");
     auto* item = new QTreeWidgetItem(m_breakdown);
-    setBreakdown(item,
-                 (gpu ? tr("%1, GPU timeline, %2 steps") : tr("%1, CPU timeline, %2 steps"))
-                     .arg(rank)
-                     .arg(r.summary.steps.size()),
-                 r.summary.total);
+    setBreakdown(item, (gpu ? tr("%1 · GPU timeline") : tr("%1 · CPU timeline")).arg(rank), r.summary.total);
     for (const trace::StepSummary& step : r.summary.steps)
       setBreakdown(new QTreeWidgetItem(item), tr("step %1").arg(step.step), step.time);
     item->setExpanded(true);

@@ -63,8 +63,8 @@ int paintStepLabels(QPainter& painter, const OverlayFrame& frame, const QPalette
 /// Instant events (ph i) as small markers at the top of their lane, at most one per pixel column and lane (a binary
 /// search per marker). Returns the markers drawn.
 int paintInstants(QPainter& painter, const OverlayFrame& frame, const QPalette& palette);
-/// The selected slice's outline, the work it launched outlined, and its flow arrows (each clipped to the plot: an end
-/// off screen leaves the arrow at the plot's edge, drawn hollow).
+/// The selected slice's outline, the work it launched outlined, and its flow arrows (an end off screen is pulled to the
+/// plot's edge and the arrow dashed, its head hollow when the target is off screen).
 void paintSliceHighlight(QPainter& painter, const OverlayFrame& frame, const SliceHighlight& highlight,
                          const QPalette& palette);
 /// The area selection: a translucent box over each selected lane's rows for its range, and its two edges across the
