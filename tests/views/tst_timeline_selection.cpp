@@ -472,6 +472,8 @@ void TestTimelineSelection::boxSelectEqualsTraceSummary() {
   const int pixels = h.view->plotWidth();
   const QPoint press(header + pixels / 4, static_cast<int>(first.center().y()));
   const QPoint release(header + pixels * 6 / 10, static_cast<int>(last.center().y()));
+  h.view->selectSlice(
+      findSlice(index, *laneTitled(index, "main thread (9389)", 0), "ProfilerStep#1"));  // replaced by the box below
   QSignalSpy areaSpy(h.view, &TimelineView::areaSelected);
   QSignalSpy aggregated(&h.area, &AreaPanel::aggregated);
   const TimeRange visible = h.view->visibleRange();
@@ -489,7 +491,8 @@ void TestTimelineSelection::boxSelectEqualsTraceSummary() {
                         fathom::views::pixelToTime(visible, pixels, pixels * 6 / 10)};
   QCOMPARE(area->range.startNs, range.startNs);
   QCOMPARE(area->range.endNs, range.endNs);
-  QVERIFY(!h.view->selectedSlice());  // a box selects no slice
+  QVERIFY(!h.view->selectedSlice());  // the box replaced the slice selection
+  QVERIFY(!h.details.slice());
   // Under the sync limit: aggregated at once.
   QCOMPARE(aggregated.count(), 1);
   QVERIFY(h.area.aggregation().has_value());
@@ -539,11 +542,24 @@ void TestTimelineSelection::boxSelectEqualsTraceSummary() {
     QVERIFY(table->model()->index(r - 1, AreaNameModel::CountColumn).data(AreaNameModel::SortRole).toULongLong() >=
             table->model()->index(r, AreaNameModel::CountColumn).data(AreaNameModel::SortRole).toULongLong());
 
+  // A click on a slice replaces the area (one selection at a time); setAreaSelection() keeps the slice.
+  const QPoint allReduceAt = centreOf(
+      *h.view->sliceRect(*findSlice(index, *laneTitled(index, "collectives (gloo) #0", 0), "fathom::all_reduce")));
+  QTest::mouseClick(h.view->viewport(), Qt::LeftButton, {}, allReduceAt);
+  QVERIFY(h.view->selectedSlice().has_value());
+  QVERIFY(!h.view->areaSelection());
+  QVERIFY(!h.area.aggregation());
+  QCOMPARE(areaSpy.count(), 2);
+  h.view->setAreaSelection(area->range, area->lanes);
+  QVERIFY(h.view->selectedSlice().has_value());
+  QCOMPARE(areaSpy.count(), 3);
+  QVERIFY(h.area.aggregation().has_value());
   // The box is drawn, and Esc clears it (the panel too).
   (void)h.view->viewport()->grab();
   QTest::keyClick(h.view, Qt::Key_Escape);
   QVERIFY(!h.view->areaSelection());
-  QCOMPARE(areaSpy.count(), 2);
+  QVERIFY(!h.view->selectedSlice());
+  QCOMPARE(areaSpy.count(), 4);
   QVERIFY(!h.area.aggregation());
   QCOMPARE(names->rowCount(), 0);
 }

@@ -470,8 +470,10 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event) {
   if (event->button() == Qt::LeftButton && m_boxing) {
     updateBox(event->position().toPoint());
     m_boxing = false;
-    if (m_boxPreview)
+    if (m_boxPreview) {
+      selectSlice(std::nullopt);  // one selection at a time: the area replaces the slice
       setAreaSelection(m_boxPreview->range, m_boxPreview->lanes);
+    }
     m_boxPreview.reset();
     viewport()->update();
   } else if (event->button() == Qt::LeftButton && m_dragging) {

@@ -35,8 +35,9 @@ struct OverlayFrame;
 ///
 /// Selection: a click selects the slice under the cursor (outlined, its flow arrows and the work it launched shown;
 /// sliceSelected), a click on nothing or Esc clears it; Shift+drag selects an area, a time range x the lanes it
-/// covers (a translucent box; areaSelected). ProfilerStep#N bands and instant markers are drawn under and over the
-/// slices (timeline_overlays.h).
+/// covers (a translucent box; areaSelected). By mouse, one replaces the other (as in Perfetto); selectSlice() and
+/// setAreaSelection() leave the other selection alone. ProfilerStep#N bands and instant markers are drawn under and
+/// over the slices (timeline_overlays.h).
 ///
 /// Paint cost is O(visible pixels): each visible row asks the index for one merged rectangle per pixel column
 /// (trace::mergeForPixels, mergeCounterForPixels) and draws what it returns, never the events themselves; a slice's

@@ -130,6 +130,8 @@ void TimelineView::fitSelection() {
 }
 
 void TimelineView::clickAt(const QPoint& pos) {
+  // One selection at a time, as in Perfetto: a click replaces an area selection (F then fits what was clicked).
+  clearAreaSelection();
   selectSlice(sliceAtPos(pos));
 }
 
