@@ -614,6 +614,21 @@ void TestTimelineSelection::stepBandsLabelsAndInstants() {
   // 1,968 [memory] instants on the two main threads: at most one marker per pixel column and lane.
   QVERIFY(fitted.instants > 0);
   QVERIFY(fitted.instants <= 2 * fitted.pixels);
+  // Hovering a marker names the instant; just below it, the slice under it.
+  {
+    const auto main = *laneTitled(*h.view->index(), "main thread (9389)", 0);
+    const TimelineLane& lane = h.view->index()->lane(main);
+    QVERIFY(!lane.instantTs.empty());
+    const QRectF stepRow = *h.view->sliceRect(*findSlice(*h.view->index(), main, "ProfilerStep#1"));
+    const double x = (h.view->viewport()->width() - h.view->plotWidth()) +
+                     std::floor(fathom::views::timeToPixel(h.view->visibleRange(), h.view->plotWidth(),
+                                                           lane.instantTs[lane.instantTs.size() / 2])) +
+                     0.5;
+    const QString tip = h.view->toolTipAt(QPoint(static_cast<int>(x), static_cast<int>(stepRow.top()) + 2));
+    QVERIFY2(tip.startsWith(u"[memory]\ninstant at "_s), qPrintable(tip));
+    const QString below = h.view->toolTipAt(QPoint(static_cast<int>(x), static_cast<int>(stepRow.top()) + 10));
+    QVERIFY2(below.startsWith(u"ProfilerStep#1\n"_s), qPrintable(below));
+  }
   // Zoomed in on the step's first tenth, instants are fewer and still drawn; past the step's end, no band.
   const auto& index = *h.view->index();
   const SliceRef step = index.steps().front().slice;

@@ -245,6 +245,12 @@ QString TimelineView::toolTipAt(const QPoint& pos) const {
   const std::int64_t t = pixelToTime(m_range, plotWidth(), x);
   const std::int64_t origin = m_timeMode == TimeMode::SinceTraceStart ? m_index->data().startNs : 0;
   if (row->kind == Row::Kind::Slices) {
+    if (const auto instant = instantAtPos(pos)) {
+      const trace::TimelineLane& lane = m_index->lane(instant->first);
+      return tr("%1\ninstant at %2")
+          .arg(QString::fromUtf8(m_index->name(lane.instantName[instant->second])),
+               formatTime(lane.instantTs[instant->second] - origin, 1));
+    }
     const std::optional<trace::SliceRef> slice = sliceAtPos(pos);
     if (!slice)
       return {};

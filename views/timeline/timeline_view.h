@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 class QLabel;
@@ -107,6 +108,9 @@ public:
   const PaintStats& lastPaint() const { return m_stats; }
   /// The slice drawn at `pos` (viewport coordinates; a hit test with two pixels of slack), or nullopt.
   std::optional<trace::SliceRef> sliceAtPos(const QPoint& pos) const;
+  /// The instant event whose marker is at `pos` (the top 6 px of its lane's first row, three pixels of slack either
+  /// side): its lane and index in the lane's instant arrays; nullopt when none is.
+  std::optional<std::pair<std::uint32_t, std::uint32_t>> instantAtPos(const QPoint& pos) const;
 
   /// Selects `slice` (nullopt clears); emits sliceSelected when it changes. Does not move the view: see revealSlice.
   void selectSlice(std::optional<trace::SliceRef> slice);
@@ -126,8 +130,8 @@ public:
   std::vector<std::uint32_t> lanesBetween(int y0, int y1) const;
   /// Where `slice` is drawn (viewport coordinates, unclipped: may lie off screen); nullopt without an index.
   std::optional<QRectF> sliceRect(trace::SliceRef slice) const;
-  /// What hovering at `pos` (viewport coordinates) shows: the slice under it (name, duration, start; a hit test with
-  /// two pixels of slack), or a counter's value there; empty over nothing.
+  /// What hovering at `pos` (viewport coordinates) shows: an instant's marker (name, time), else the slice under it
+  /// (name, duration, start; a hit test with two pixels of slack), or a counter's value there; empty over nothing.
   QString toolTipAt(const QPoint& pos) const;
 
   static constexpr std::int64_t kMinRangeNs = 100;

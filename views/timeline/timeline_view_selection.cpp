@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <utility>
 
 namespace fathom::views {
@@ -27,6 +28,30 @@ std::optional<trace::SliceRef> TimelineView::sliceAtPos(const QPoint& pos) const
   if (!slice)
     return std::nullopt;
   return trace::SliceRef{row->item, *slice};
+}
+
+std::optional<std::pair<std::uint32_t, std::uint32_t>> TimelineView::instantAtPos(const QPoint& pos) const {
+  const Row* row = m_index ? rowAt(pos.y()) : nullptr;
+  const int x = pos.x() - m_options.headerWidth;
+  if (!row || row->kind != Row::Kind::Slices || row->depth != 0 || x < 0 || x >= plotWidth())
+    return std::nullopt;
+  const int rowTop = m_options.rulerHeight + row->top - verticalScrollBar()->value();
+  if (pos.y() >= rowTop + 6)
+    return std::nullopt;  // below the markers (paintInstants draws them 5 px tall at the row's top)
+  const auto& ts = m_index->lane(row->item).instantTs;
+  const std::int64_t lo = pixelToTime(m_range, plotWidth(), x - 3);
+  const std::int64_t hi = pixelToTime(m_range, plotWidth(), x + 4);
+  // The nearest to the cursor: the first at or after it, or the one before; within the slack.
+  const std::int64_t t = pixelToTime(m_range, plotWidth(), x + 0.5);
+  const auto after = std::lower_bound(ts.begin(), ts.end(), t);
+  auto best = ts.end();
+  if (after != ts.end() && *after < hi)
+    best = after;
+  if (after != ts.begin() && *std::prev(after) >= lo && (best == ts.end() || t - *std::prev(after) <= *best - t))
+    best = std::prev(after);
+  if (best == ts.end())
+    return std::nullopt;
+  return std::pair{row->item, static_cast<std::uint32_t>(best - ts.begin())};
 }
 
 void TimelineView::selectSlice(std::optional<trace::SliceRef> slice) {
