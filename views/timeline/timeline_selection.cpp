@@ -21,11 +21,17 @@ SliceHighlight highlightFor(const trace::TimelineIndex& index, trace::SliceRef s
   for (const trace::TimelineFlow& f : index.flowsTo(slice))
     add(f);
   // The launches inside it: every flow arriving at the work it launched that does not leave the slice itself (those
-  // are above already).
-  for (const trace::SliceRef& target : details.launched)
+  // are above already), when they are few.
+  std::vector<trace::TimelineFlow> inside;
+  for (const trace::SliceRef& target : details.launched) {
     for (const trace::TimelineFlow& f : index.flowsTo(target))
       if (!(f.from == slice))
-        add(f);
+        inside.push_back(f);
+    if (inside.size() > SliceHighlight::kMaxDescendantArrows)
+      return h;
+  }
+  for (const trace::TimelineFlow& f : inside)
+    add(f);
   return h;
 }
 

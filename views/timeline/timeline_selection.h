@@ -26,12 +26,14 @@ struct AreaSelection {
 /// What a selected slice lights up on the timeline.
 struct SliceHighlight {
   trace::SliceRef slice;
-  /// Arrows to draw: the slice's flows in and out, then the flows leaving its descendants (a cpu_op's launches to
-  /// their kernels), at most kMaxArrows of them (a ProfilerStep may launch thousands of kernels).
+  /// Arrows to draw: the slice's flows in and out (at most kMaxArrows), then the flows leaving its descendants (a
+  /// cpu_op's launches to their kernels) when there are at most kMaxDescendantArrows of them: a ProfilerStep's
+  /// hundreds of launches would only cover the view in lines; its kernels are outlined instead.
   std::vector<trace::TimelineFlow> arrows;
   /// The GPU work it launched (SliceDetails::launched), drawn outlined.
   std::vector<trace::SliceRef> launched;
   static constexpr std::size_t kMaxArrows = 2000;
+  static constexpr std::size_t kMaxDescendantArrows = 64;
 };
 
 /// The highlight of `slice`: O(its descendants' flows); computed once per selection, never per frame.
