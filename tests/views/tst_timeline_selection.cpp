@@ -554,6 +554,14 @@ void TestTimelineSelection::boxSelectEqualsTraceSummary() {
   QVERIFY(h.view->selectedSlice().has_value());
   QCOMPARE(areaSpy.count(), 3);
   QVERIFY(h.area.aggregation().has_value());
+  // Idempotent: the same area (lanes in another order, repeated) and the same slice again emit nothing.
+  std::vector<std::uint32_t> shuffled(area->lanes.rbegin(), area->lanes.rend());
+  shuffled.push_back(shuffled.front());
+  h.view->setAreaSelection(area->range, shuffled);
+  QCOMPARE(areaSpy.count(), 3);
+  QSignalSpy sliceSpy(h.view, &TimelineView::sliceSelected);
+  h.view->selectSlice(h.view->selectedSlice());
+  QCOMPARE(sliceSpy.count(), 0);
   // The box is drawn, and Esc clears it (the panel too).
   (void)h.view->viewport()->grab();
   QTest::keyClick(h.view, Qt::Key_Escape);
