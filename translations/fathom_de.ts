@@ -789,6 +789,98 @@
     </message>
 </context>
 <context>
+    <name>fathom::views::AreaNameModel</name>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Count</source>
+        <translation>Anzahl</translation>
+    </message>
+    <message>
+        <source>Total</source>
+        <translation>Gesamt</translation>
+    </message>
+    <message>
+        <source>Mean</source>
+        <translation>Mittel</translation>
+    </message>
+    <message>
+        <source>Max</source>
+        <translation>Max.</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::AreaPanel</name>
+    <message>
+        <source>Rank / step</source>
+        <translation>Rang / Schritt</translation>
+    </message>
+    <message>
+        <source>Span</source>
+        <translation>Spanne</translation>
+    </message>
+    <message>
+        <source>Compute</source>
+        <translation>Rechnen</translation>
+    </message>
+    <message>
+        <source>Communication</source>
+        <translation>Kommunikation</translation>
+    </message>
+    <message>
+        <source>Exposed communication</source>
+        <translation>Nicht verdeckte Kommunikation</translation>
+    </message>
+    <message>
+        <source>Data loading</source>
+        <translation>Laden der Daten</translation>
+    </message>
+    <message>
+        <source>Idle</source>
+        <translation>Leerlauf</translation>
+    </message>
+    <message>
+        <source>No area selected:
+Shift+drag over the timeline to select one</source>
+        <translation>Kein Bereich ausgewählt:
+Umschalt+Ziehen über die Zeitleiste wählt einen aus</translation>
+    </message>
+    <message>
+        <source>%1 to %2 (%3) since the trace&apos;s start
+%4 lanes: computing…</source>
+        <translation>%1 bis %2 (%3) seit dem Start des Traces
+%4 Spuren: wird berechnet…</translation>
+    </message>
+    <message>
+        <source>%1 to %2 (%3) since the trace&apos;s start
+%4 lanes: %5 slices</source>
+        <translation>%1 bis %2 (%3) seit dem Start des Traces
+%4 Spuren: %5 Abschnitte</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>Rang %1</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>alle</translation>
+    </message>
+    <message>
+        <source>%1 · GPU timeline</source>
+        <translation>%1 · GPU-Zeitleiste</translation>
+    </message>
+    <message>
+        <source>%1 · CPU timeline</source>
+        <translation>%1 · CPU-Zeitleiste</translation>
+    </message>
+    <message>
+        <source>step %1</source>
+        <translation>Schritt %1</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::CollectivesModel</name>
     <message>
         <source>intra-node</source>
@@ -2236,6 +2328,97 @@
     </message>
 </context>
 <context>
+    <name>fathom::views::SliceDetailsPanel</name>
+    <message>
+        <source>Category</source>
+        <translation>Kategorie</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>Beginn</translation>
+    </message>
+    <message>
+        <source>Trace clock (ts)</source>
+        <translation>Trace-Uhr (ts)</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>Dauer</translation>
+    </message>
+    <message>
+        <source>Self time</source>
+        <translation>Eigenzeit</translation>
+    </message>
+    <message>
+        <source>Depth</source>
+        <translation>Tiefe</translation>
+    </message>
+    <message>
+        <source>Lane</source>
+        <translation>Spur</translation>
+    </message>
+    <message>
+        <source>Argument</source>
+        <translation>Argument</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>Wert</translation>
+    </message>
+    <message>
+        <source>Linked slices</source>
+        <translation>Verknüpfte Abschnitte</translation>
+    </message>
+    <message>
+        <source>No slice selected: click one on the timeline</source>
+        <translation>Kein Abschnitt ausgewählt: Klicken Sie auf einen in der Zeitleiste</translation>
+    </message>
+    <message>
+        <source>%1 since the trace&apos;s start</source>
+        <translation>%1 seit dem Start des Traces</translation>
+    </message>
+    <message>
+        <source>Reading the event…</source>
+        <translation>Ereignis wird gelesen…</translation>
+    </message>
+    <message>
+        <source>The trace cannot be read again (it was loaded from a stream).</source>
+        <translation>Der Trace kann nicht erneut gelesen werden (er wurde aus einem Datenstrom geladen).</translation>
+    </message>
+    <message>
+        <source>Could not read the event: %1</source>
+        <translation>Das Ereignis konnte nicht gelesen werden: %1</translation>
+    </message>
+    <message>
+        <source>(no arguments)</source>
+        <translation>(keine Argumente)</translation>
+    </message>
+    <message>
+        <source>%1 (%2, %3)</source>
+        <translation>%1 (%2, %3)</translation>
+    </message>
+    <message>
+        <source>… and %1 more</source>
+        <translation>… und %1 weitere</translation>
+    </message>
+    <message>
+        <source>Flows out (%1)</source>
+        <translation>Ausgehende Flüsse (%1)</translation>
+    </message>
+    <message>
+        <source>Launched by (%1)</source>
+        <translation>Gestartet von (%1)</translation>
+    </message>
+    <message>
+        <source>Flows in (%1)</source>
+        <translation>Eingehende Flüsse (%1)</translation>
+    </message>
+    <message>
+        <source>Launched GPU work (%1)</source>
+        <translation>Gestartete GPU-Arbeit (%1)</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::StrategyComparisonModel</name>
     <message>
         <source>invalid plan</source>
@@ -2384,6 +2567,12 @@
 duration %2, start %3</source>
         <translation>%1
 Dauer %2, Beginn %3</translation>
+    </message>
+    <message>
+        <source>%1
+instant at %2</source>
+        <translation>%1
+Zeitpunkt-Ereignis bei %2</translation>
     </message>
 </context>
 <context>

@@ -786,6 +786,98 @@
     </message>
 </context>
 <context>
+    <name>fathom::views::AreaNameModel</name>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Count</source>
+        <translation>次数</translation>
+    </message>
+    <message>
+        <source>Total</source>
+        <translation>总计</translation>
+    </message>
+    <message>
+        <source>Mean</source>
+        <translation>平均</translation>
+    </message>
+    <message>
+        <source>Max</source>
+        <translation>最大</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::AreaPanel</name>
+    <message>
+        <source>Rank / step</source>
+        <translation>秩 / 步</translation>
+    </message>
+    <message>
+        <source>Span</source>
+        <translation>跨度</translation>
+    </message>
+    <message>
+        <source>Compute</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <source>Communication</source>
+        <translation>通信</translation>
+    </message>
+    <message>
+        <source>Exposed communication</source>
+        <translation>暴露的通信</translation>
+    </message>
+    <message>
+        <source>Data loading</source>
+        <translation>数据加载</translation>
+    </message>
+    <message>
+        <source>Idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <source>No area selected:
+Shift+drag over the timeline to select one</source>
+        <translation>未选择区域：
+在时间线上按住 Shift 拖动以选择区域</translation>
+    </message>
+    <message>
+        <source>%1 to %2 (%3) since the trace&apos;s start
+%4 lanes: computing…</source>
+        <translation>自跟踪开始起 %1 至 %2（%3）
+%4 条轨道：正在计算…</translation>
+    </message>
+    <message>
+        <source>%1 to %2 (%3) since the trace&apos;s start
+%4 lanes: %5 slices</source>
+        <translation>自跟踪开始起 %1 至 %2（%3）
+%4 条轨道：%5 个切片</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>秩 %1</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>%1 · GPU timeline</source>
+        <translation>%1 · GPU 时间线</translation>
+    </message>
+    <message>
+        <source>%1 · CPU timeline</source>
+        <translation>%1 · CPU 时间线</translation>
+    </message>
+    <message>
+        <source>step %1</source>
+        <translation>第 %1 步</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::CollectivesModel</name>
     <message>
         <source>intra-node</source>
@@ -2222,6 +2314,97 @@
     </message>
 </context>
 <context>
+    <name>fathom::views::SliceDetailsPanel</name>
+    <message>
+        <source>Category</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <source>Trace clock (ts)</source>
+        <translation>跟踪时钟（ts）</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>时长</translation>
+    </message>
+    <message>
+        <source>Self time</source>
+        <translation>自身时间</translation>
+    </message>
+    <message>
+        <source>Depth</source>
+        <translation>深度</translation>
+    </message>
+    <message>
+        <source>Lane</source>
+        <translation>轨道</translation>
+    </message>
+    <message>
+        <source>Argument</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>Linked slices</source>
+        <translation>关联的切片</translation>
+    </message>
+    <message>
+        <source>No slice selected: click one on the timeline</source>
+        <translation>未选择切片：请在时间线上点击一个</translation>
+    </message>
+    <message>
+        <source>%1 since the trace&apos;s start</source>
+        <translation>自跟踪开始起 %1</translation>
+    </message>
+    <message>
+        <source>Reading the event…</source>
+        <translation>正在读取事件…</translation>
+    </message>
+    <message>
+        <source>The trace cannot be read again (it was loaded from a stream).</source>
+        <translation>无法再次读取该跟踪（它是从数据流加载的）。</translation>
+    </message>
+    <message>
+        <source>Could not read the event: %1</source>
+        <translation>无法读取事件：%1</translation>
+    </message>
+    <message>
+        <source>(no arguments)</source>
+        <translation>（无参数）</translation>
+    </message>
+    <message>
+        <source>%1 (%2, %3)</source>
+        <translation>%1（%2，%3）</translation>
+    </message>
+    <message>
+        <source>… and %1 more</source>
+        <translation>… 另有 %1 个</translation>
+    </message>
+    <message>
+        <source>Flows out (%1)</source>
+        <translation>流出（%1）</translation>
+    </message>
+    <message>
+        <source>Launched by (%1)</source>
+        <translation>启动者（%1）</translation>
+    </message>
+    <message>
+        <source>Flows in (%1)</source>
+        <translation>流入（%1）</translation>
+    </message>
+    <message>
+        <source>Launched GPU work (%1)</source>
+        <translation>启动的 GPU 任务（%1）</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::StrategyComparisonModel</name>
     <message>
         <source>invalid plan</source>
@@ -2370,6 +2553,12 @@
 duration %2, start %3</source>
         <translation>%1
 时长 %2，开始于 %3</translation>
+    </message>
+    <message>
+        <source>%1
+instant at %2</source>
+        <translation>%1
+瞬时事件，位于 %2</translation>
     </message>
 </context>
 <context>

@@ -45,4 +45,8 @@ QString formatTime(std::int64_t ns, std::int64_t step) {
          QString::fromUtf8(unit.name);
 }
 
+QString formatDuration(std::int64_t ns) {
+  return formatTime(ns, std::max<std::int64_t>(1, (ns < 0 ? -ns : ns) / 1000));
+}
+
 }  // namespace fathom::views

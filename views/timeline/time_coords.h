@@ -21,5 +21,7 @@ std::int64_t pixelToTime(const trace::TimeRange& range, int pixels, double x);
 std::int64_t tickStep(const trace::TimeRange& range, int pixels, int minPixels);
 /// `ns` in the unit that suits `step` (ns, µs, ms, s) with as many decimals as the step needs: a tick's label.
 QString formatTime(std::int64_t ns, std::int64_t step);
+/// A duration with about four significant digits in the unit that suits it ("25.65 ms", "2.324 µs"): the panels'.
+QString formatDuration(std::int64_t ns);
 
 }  // namespace fathom::views

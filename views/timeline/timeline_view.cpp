@@ -4,6 +4,7 @@
 #include "timeline/plan_lane_painter.h"
 #include "timeline/time_coords.h"
 #include "timeline/timeline_loader.h"
+#include "timeline/timeline_overlays.h"
 
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -109,6 +110,8 @@ void TimelineView::setIndex(std::shared_ptr<const trace::TimelineIndex> index) {
   m_index = std::move(index);
   m_planLanes->setIndex(m_index.get());
   m_counterMax.clear();
+  selectSlice(std::nullopt);  // references into the old index mean nothing in the new one
+  clearAreaSelection();
   if (m_index) {
     // Once per load, O(samples): the top of each counter's chart, so that a chart's scale does not jump while panning.
     for (const trace::TimelineCounter& counter : m_index->counters()) {
@@ -118,6 +121,7 @@ void TimelineView::setIndex(std::shared_ptr<const trace::TimelineIndex> index) {
   }
   buildRows();
   fit();
+  emit indexChanged();
 }
 
 void TimelineView::updateIndex(std::shared_ptr<const trace::TimelineIndex> index) {
@@ -296,18 +300,21 @@ QString TimelineView::toolTipAt(const QPoint& pos) const {
   const std::int64_t t = pixelToTime(m_range, plotWidth(), x);
   const std::int64_t origin = m_timeMode == TimeMode::SinceTraceStart ? m_index->data().startNs : 0;
   if (row->kind == Row::Kind::Slices) {
-    const trace::TimelineLane& lane = m_index->lane(row->item);
-    if (row->depth >= lane.depthCount())
-      return {};
-    const std::int64_t slack = 2 * std::max<std::int64_t>(1, (m_range.endNs - m_range.startNs) / plotWidth());
-    const auto slice = trace::sliceAt(lane, row->depth, t, slack);
+    if (const auto instant = instantAtPos(pos)) {
+      const trace::TimelineLane& lane = m_index->lane(instant->first);
+      return tr("%1\ninstant at %2")
+          .arg(QString::fromUtf8(m_index->name(lane.instantName[instant->second])),
+               formatTime(lane.instantTs[instant->second] - origin, 1));
+    }
+    const std::optional<trace::SliceRef> slice = sliceAtPos(pos);
     if (!slice)
       return {};
-    const std::int64_t duration = lane.duration(*slice);
+    const trace::TimelineLane& lane = m_index->lane(slice->lane);
+    const std::int64_t duration = lane.duration(slice->index);
     return tr("%1\nduration %2, start %3")
-        .arg(QString::fromUtf8(m_index->name(lane.name[*slice])),
+        .arg(QString::fromUtf8(m_index->name(lane.name[slice->index])),
              formatTime(duration, std::max<std::int64_t>(1, duration / 100)),
-             formatTime(lane.start[*slice] - origin, 1000));
+             formatTime(lane.start[slice->index] - origin, 1000));
   }
   if (row->kind == Row::Kind::Plan) {
     const int content = pos.y() - m_options.rulerHeight + verticalScrollBar()->value();
@@ -343,6 +350,8 @@ void TimelineView::paintEvent(QPaintEvent*) {
     return m_options.rulerHeight + r.top + r.height - scroll <= m_options.rulerHeight;
   });
   painter.setClipRect(0, m_options.rulerHeight, viewport()->width(), bottom - m_options.rulerHeight);
+  const OverlayFrame frame = overlayFrame();
+  m_stats.stepBands = paintStepBands(painter, frame, palette());
   for (auto it = first; it != m_rows.end(); ++it) {
     const int y = m_options.rulerHeight + it->top - scroll;
     if (y >= bottom)
@@ -363,6 +372,12 @@ void TimelineView::paintEvent(QPaintEvent*) {
       break;
     }
   }
+  m_stats.instants = paintInstants(painter, frame, palette());
+  m_stats.stepLabels = paintStepLabels(painter, frame, palette());
+  if (const auto& area = m_boxing ? m_boxPreview : m_area)
+    paintAreaSelection(painter, frame, *area, palette());
+  if (m_highlight)
+    paintSliceHighlight(painter, frame, *m_highlight, palette());
   painter.setClipping(false);
   paintRuler(painter, pixels);
   m_stats.milliseconds = static_cast<double>(timer.nsecsElapsed()) / 1e6;
@@ -488,6 +503,15 @@ void TimelineView::wheelEvent(QWheelEvent* event) {
 void TimelineView::mousePressEvent(QMouseEvent* event) {
   if (event->button() != Qt::LeftButton || !m_index)
     return QAbstractScrollArea::mousePressEvent(event);
+  m_pressPos = event->position().toPoint();
+  if (event->modifiers().testFlag(Qt::ShiftModifier)) {  // Shift+drag selects an area; a plain drag pans
+    m_boxing = true;
+    m_boxStartNs =
+        pixelToTime(m_range, plotWidth(), std::clamp(m_pressPos.x() - m_options.headerWidth, 0, plotWidth()));
+    m_boxStartY = m_pressPos.y() - m_options.rulerHeight + verticalScrollBar()->value();
+    m_boxPreview.reset();
+    return;
+  }
   m_dragging = true;
   m_dragX = static_cast<int>(event->position().x());
   m_dragRange = m_range;
@@ -497,6 +521,10 @@ void TimelineView::mousePressEvent(QMouseEvent* event) {
 void TimelineView::mouseMoveEvent(QMouseEvent* event) {
   const int x = static_cast<int>(event->position().x());
   m_cursorX = x >= m_options.headerWidth && x < m_options.headerWidth + plotWidth() ? x - m_options.headerWidth : -1;
+  if (m_boxing) {
+    updateBox(event->position().toPoint());
+    return;
+  }
   if (!m_dragging) {
     const QString tip = toolTipAt(event->position().toPoint());
     if (tip.isEmpty())
@@ -511,9 +539,20 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event) {
 }
 
 void TimelineView::mouseReleaseEvent(QMouseEvent* event) {
-  if (event->button() == Qt::LeftButton && m_dragging) {
+  if (event->button() == Qt::LeftButton && m_boxing) {
+    updateBox(event->position().toPoint());
+    m_boxing = false;
+    if (m_boxPreview) {
+      selectSlice(std::nullopt);  // one selection at a time: the area replaces the slice
+      setAreaSelection(m_boxPreview->range, m_boxPreview->lanes);
+    }
+    m_boxPreview.reset();
+    viewport()->update();
+  } else if (event->button() == Qt::LeftButton && m_dragging) {
     m_dragging = false;
     viewport()->unsetCursor();
+    if ((event->position().toPoint() - m_pressPos).manhattanLength() < kClickSlop)
+      clickAt(event->position().toPoint());
   }
 }
 
@@ -525,7 +564,11 @@ void TimelineView::keyPressEvent(QKeyEvent* event) {
   case Qt::Key_S: zoomBy(1 / m_options.zoomStep, cursorTime()); break;
   case Qt::Key_A: panBy(-m_options.panStep); break;
   case Qt::Key_D: panBy(m_options.panStep); break;
-  case Qt::Key_F: fit(); break;
+  case Qt::Key_F: fitSelection(); break;
+  case Qt::Key_Escape:
+    selectSlice(std::nullopt);
+    clearAreaSelection();
+    break;
   case Qt::Key_T:
     setTimeMode(m_timeMode == TimeMode::SinceTraceStart ? TimeMode::TraceClock : TimeMode::SinceTraceStart);
     break;

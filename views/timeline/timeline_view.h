@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "timeline/timeline_selection.h"
+
 #include <fathom/trace/timeline_queries.h>
 
 #include <QAbstractScrollArea>
 #include <QPoint>
+#include <QRectF>
 #include <QString>
 #include <QStringList>
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <vector>
 
 class QLabel;
@@ -28,12 +33,19 @@ namespace fathom::views {
 
 class PlanLanePainter;
 class TimelineLoader;
+struct OverlayFrame;
 
 /// The trace timeline (issue 19): a TimelineIndex's processes stacked (a header row per process: a rank's CPU
 /// process or a GPU), under each its lanes (CPU threads, GPU streams, the collectives row) with one row per depth,
 /// then its counters as area charts; a time ruler on top. Zoom at the cursor (wheel, W/S), pan (drag, A/D), F fits
-/// the whole trace, T switches the ruler between time since the trace's start and the trace's own clock; the
-/// vertical scroll bar (or Shift+wheel) scrolls the rows.
+/// the area selection when there is one (else the selected slice, else the whole trace), T switches the ruler between
+/// time since the trace's start and the trace's own clock; the vertical scroll bar (or Shift+wheel) scrolls the rows.
+///
+/// Selection: a click selects the slice under the cursor (outlined, its flow arrows and the work it launched shown;
+/// sliceSelected), a click on nothing or Esc clears it; Shift+drag selects an area, a time range x the lanes it
+/// covers (a translucent box; areaSelected). By mouse, one replaces the other (as in Perfetto); selectSlice() and
+/// setAreaSelection() leave the other selection alone. ProfilerStep#N bands and instant markers are drawn under and
+/// over the slices (timeline_overlays.h).
 ///
 /// Paint cost is O(visible pixels): each visible row asks the index for one merged rectangle per pixel column
 /// (trace::mergeForPixels, mergeCounterForPixels) and draws what it returns, never the events themselves; a slice's
@@ -49,6 +61,9 @@ public:
     int rows = 0;        ///< slice and counter rows painted (those on screen)
     int rectangles = 0;  ///< rectangles filled for slices and counter columns: at most pixels x rows
     int labels = 0;      ///< slice names drawn
+    int instants = 0;    ///< instant markers drawn (at most one per pixel column and lane)
+    int stepBands = 0;   ///< ProfilerStep bands drawn (one per step and process)
+    int stepLabels = 0;  ///< ProfilerStep numbers drawn
     double milliseconds = 0;
   };
   struct Options {
@@ -80,6 +95,8 @@ public:
   const trace::TimelineIndex* index() const { return m_index.get(); }
   /// Whether the visible range is the whole trace.
   bool isFit() const;
+  /// The index shown, shared (the selection panels hold it too).
+  std::shared_ptr<const trace::TimelineIndex> sharedIndex() const { return m_index; }
   /// The message of the last failed load; empty after a successful one.
   QString errorMessage() const { return m_error; }
 
@@ -87,6 +104,8 @@ public:
   /// Sets the visible range, clamped to the trace (at most its whole length, at least kMinRangeNs).
   void setVisibleRange(trace::TimeRange range);
   void fit();
+  /// F: fits the area selection when there is one, else the selected slice (with a margin), else the whole trace.
+  void fitSelection();
   /// Multiplies the range's length by `factor` (< 1: zoom in), keeping time `centreNs` at the same x.
   void zoomBy(double factor, std::int64_t centreNs);
   /// Moves the range by `fraction` of its length (negative: earlier).
@@ -112,11 +131,37 @@ public:
   /// The header of each process row and each lane row (a lane's first depth), top to bottom, counters excluded.
   QStringList headers() const;
   const PaintStats& lastPaint() const { return m_stats; }
-  /// What hovering at `pos` (viewport coordinates) shows: the slice under it (name, duration, start; a hit test with
-  /// two pixels of slack), or a counter's value there; empty over nothing.
+  /// The slice drawn at `pos` (viewport coordinates; a hit test with two pixels of slack), or nullopt.
+  std::optional<trace::SliceRef> sliceAtPos(const QPoint& pos) const;
+  /// The instant event whose marker is at `pos` (the top 6 px of its lane's first row, three pixels of slack either
+  /// side): its lane and index in the lane's instant arrays; nullopt when none is.
+  std::optional<std::pair<std::uint32_t, std::uint32_t>> instantAtPos(const QPoint& pos) const;
+
+  /// Selects `slice` (nullopt clears); emits sliceSelected when it changes. Does not move the view: see revealSlice.
+  void selectSlice(std::optional<trace::SliceRef> slice);
+  std::optional<trace::SliceRef> selectedSlice() const;
+  /// What the selected slice lights up (its arrows and launched work); nullptr when none is selected.
+  const SliceHighlight* highlight() const { return m_highlight ? &*m_highlight : nullptr; }
+  /// Zooms and scrolls so that `slice` is on screen: keeps the zoom when the slice fits (panning to centre it when it
+  /// is not fully visible), zooms out when it is longer than 80 % of the range, zooms in (the slice a tenth of the
+  /// plot) when it is narrower than 3 px; scrolls the rows so that its row is visible.
+  void revealSlice(trace::SliceRef slice);
+  /// Selects an area: `range` x `lanes` (ids of the index's lanes; sorted and made unique). An empty range or no
+  /// lanes clears it. Emits areaSelected when it changes. Throws nothing: unknown lanes are dropped.
+  void setAreaSelection(trace::TimeRange range, std::vector<std::uint32_t> lanes);
+  void clearAreaSelection();
+  std::optional<AreaSelection> areaSelection() const { return m_area; }
+  /// The lanes whose rows meet viewport rows [y0, y1] (either order), in id order: what a box over them selects.
+  std::vector<std::uint32_t> lanesBetween(int y0, int y1) const;
+  /// Where `slice` is drawn (viewport coordinates, unclipped: may lie off screen); nullopt without an index.
+  std::optional<QRectF> sliceRect(trace::SliceRef slice) const;
+  /// What hovering at `pos` (viewport coordinates) shows: an instant's marker (name, time), else the slice under it
+  /// (name, duration, start; a hit test with two pixels of slack), or a counter's value there; empty over nothing.
   QString toolTipAt(const QPoint& pos) const;
 
   static constexpr std::int64_t kMinRangeNs = 100;
+  /// A press and release closer than this (Manhattan, px) is a click, not a drag.
+  static constexpr int kClickSlop = 4;
 
 signals:
   void loaded();
@@ -124,6 +169,12 @@ signals:
   void visibleRangeChanged(qint64 startNs, qint64 endNs);
   /// setPlan() or clearPlan() changed the plan shown (planLanes().plan()).
   void planChanged();
+  /// setIndex() showed another index (or none).
+  void indexChanged();
+  /// The selected slice changed (nullopt: cleared).
+  void sliceSelected(std::optional<fathom::trace::SliceRef> slice);
+  /// The area selection changed (nullopt: cleared); emitted once per Shift+drag, at the release.
+  void areaSelected(std::optional<fathom::views::AreaSelection> area);
 
 protected:
   void paintEvent(QPaintEvent* event) override;
@@ -153,6 +204,12 @@ private:
   /// The time under the cursor, or the range's centre when the cursor is not over the plot.
   std::int64_t cursorTime() const;
   void showLoadPanel(bool show);
+  /// This frame's overlay geometry from the rows (O(rows)).
+  OverlayFrame overlayFrame() const;
+  /// A click (press and release within a few pixels) at `pos`: selects the slice there, or clears.
+  void clickAt(const QPoint& pos);
+  /// Shift+drag moved to `pos`: the preview box from the press to it.
+  void updateBox(const QPoint& pos);
 
   Options m_options;
   std::shared_ptr<const trace::TimelineIndex> m_index;
@@ -165,6 +222,14 @@ private:
   PaintStats m_stats;
   std::vector<trace::MergedSlice> m_merged;  ///< reused across frames: no allocation per row
   std::vector<trace::CounterPixel> m_counterPixels;
+
+  std::optional<SliceHighlight> m_highlight;  ///< the selected slice and what it lights up
+  std::optional<AreaSelection> m_area;
+  bool m_boxing = false;  ///< a Shift+drag is selecting an area
+  QPoint m_pressPos;      ///< where the left button went down (a click when released within a few pixels)
+  std::int64_t m_boxStartNs = 0;
+  int m_boxStartY = 0;  ///< in content coordinates (rows scroll under a box)
+  std::optional<AreaSelection> m_boxPreview;
 
   bool m_dragging = false;
   int m_dragX = 0;
