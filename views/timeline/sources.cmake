@@ -5,4 +5,6 @@
 target_sources(fathom_views PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/time_coords.h ${CMAKE_CURRENT_LIST_DIR}/time_coords.cpp
   ${CMAKE_CURRENT_LIST_DIR}/timeline_loader.h ${CMAKE_CURRENT_LIST_DIR}/timeline_loader.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/timeline_view.h ${CMAKE_CURRENT_LIST_DIR}/timeline_view.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/timeline_view.h ${CMAKE_CURRENT_LIST_DIR}/timeline_view.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/timeline_layout.h ${CMAKE_CURRENT_LIST_DIR}/timeline_layout.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/counter_stack.h ${CMAKE_CURRENT_LIST_DIR}/counter_stack.cpp)

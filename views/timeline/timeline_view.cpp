@@ -4,12 +4,15 @@
 #include "timeline/time_coords.h"
 #include "timeline/timeline_loader.h"
 
+#include <QApplication>
+#include <QContextMenuEvent>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLocale>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QProgressBar>
@@ -39,7 +42,10 @@ QColor sliceColour(trace::NameId name, bool merged) {
 TimelineView::TimelineView(QWidget* parent) : TimelineView(Options{}, parent) {}
 
 TimelineView::TimelineView(const Options& options, QWidget* parent)
-    : QAbstractScrollArea(parent), m_options(options), m_loader(new TimelineLoader(this)) {
+    : QAbstractScrollArea(parent), m_options(options), m_layout({.rowHeight = options.rowHeight,
+                                                                 .counterHeight = options.counterHeight,
+                                                                 .processHeight = options.processHeight}),
+      m_loader(new TimelineLoader(this)) {
   setFocusPolicy(Qt::StrongFocus);
   setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOn);  // a fixed plot width: the bar does not come and go with rows
@@ -105,58 +111,42 @@ void TimelineView::showLoadPanel(bool show) {
 
 void TimelineView::setIndex(std::shared_ptr<const trace::TimelineIndex> index) {
   m_index = std::move(index);
-  m_counterMax.clear();
-  if (m_index) {
-    // Once per load, O(samples): the top of each counter's chart, so that a chart's scale does not jump while panning.
-    for (const trace::TimelineCounter& counter : m_index->counters()) {
-      const auto top = std::max_element(counter.value.begin(), counter.value.end());
-      m_counterMax.push_back(top == counter.value.end() ? 0.0 : *top);
-    }
+  m_layout.setIndex(m_index.get());  // the charts' scales: once per load, O(samples)
+  m_chartColours.clear();
+  for (const CounterChart& chart : m_layout.charts()) {
+    std::vector<QColor> colours;
+    for (std::size_t s = 0; s < chart.series.size(); ++s)
+      colours.push_back(chart.series.size() == 1 ? palette().color(QPalette::Highlight)
+                                                 : seriesColour(m_index->counters()[chart.series[s]].series, s));
+    m_chartColours.push_back(std::move(colours));
   }
-  buildRows();
+  m_matches.reset();
+  m_matchesByLane.clear();
+  m_currentMatch.reset();
+  relayout();
   fit();
 }
 
-void TimelineView::buildRows() {
-  m_rows.clear();
-  int top = 0;
-  if (m_index) {
-    const auto& processes = m_index->processes();
-    for (std::uint32_t p = 0; p < processes.size(); ++p) {
-      const trace::TimelineProcess& process = processes[p];
-      QString title = QString::fromStdString(process.title);
-      if (process.rank && !title.contains(QLatin1String("rank")))
-        title = tr("rank %1 · %2").arg(*process.rank).arg(title);
-      if (!process.labels.empty())
-        title += QLatin1String(" (") + QString::fromStdString(process.labels) + u')';
-      m_rows.push_back({Row::Kind::Process, p, 0, top, m_options.processHeight, title});
-      top += m_options.processHeight;
-      for (const std::uint32_t laneId : process.lanes) {
-        const trace::TimelineLane& lane = m_index->lane(laneId);
-        const std::uint32_t depths = std::max<std::uint32_t>(1, lane.depthCount());  // an empty lane keeps its header
-        for (std::uint32_t d = 0; d < depths; ++d) {
-          m_rows.push_back({Row::Kind::Slices, laneId, d, top, m_options.rowHeight,
-                            d == 0 ? QString::fromStdString(lane.title) : QString()});
-          top += m_options.rowHeight;
-        }
-      }
-      for (const std::uint32_t c : process.counters) {
-        const trace::TimelineCounter& counter = m_index->counters()[c];
-        QString header = QString::fromUtf8(m_index->name(counter.name));
-        if (!counter.series.empty())
-          header += QLatin1String(": ") + QString::fromStdString(counter.series);
-        m_rows.push_back({Row::Kind::Counter, c, 0, top, m_options.counterHeight, header});
-        top += m_options.counterHeight;
-      }
-    }
-  }
-  m_contentHeight = top;
+void TimelineView::changeLayout(const std::function<void(TimelineLayout&)>& change) {
+  if (!m_index)
+    return;
+  change(m_layout);
+  relayout();
+  emit layoutChanged();
+}
+
+void TimelineView::relayout() {
   updateScrollBar();
+  viewport()->update();
+}
+
+int TimelineView::scrollTop() const {
+  return m_options.rulerHeight + m_layout.pinnedHeight();
 }
 
 void TimelineView::updateScrollBar() {
-  const int visible = std::max(0, viewport()->height() - m_options.rulerHeight);
-  verticalScrollBar()->setRange(0, std::max(0, m_contentHeight - visible));
+  const int visible = std::max(0, viewport()->height() - scrollTop());
+  verticalScrollBar()->setRange(0, std::max(0, m_layout.contentHeight() - visible));
   verticalScrollBar()->setPageStep(visible);
   verticalScrollBar()->setSingleStep(m_options.rowHeight);
 }
@@ -166,15 +156,19 @@ int TimelineView::plotWidth() const {
 }
 
 int TimelineView::laneCount() const {
-  return static_cast<int>(std::count_if(m_rows.begin(), m_rows.end(),
-                                        [](const Row& r) { return r.kind == Row::Kind::Slices && r.depth == 0; }));
+  const auto lanes = [](const std::vector<Row>& rows) {
+    return static_cast<int>(std::count_if(rows.begin(), rows.end(),
+                                          [](const Row& r) { return r.kind == Row::Kind::Slices && r.depth == 0; }));
+  };
+  return lanes(m_layout.pinnedRows()) + lanes(m_layout.rows());
 }
 
 QStringList TimelineView::headers() const {
   QStringList out;
-  for (const Row& row : m_rows)
-    if (row.kind != Row::Kind::Counter && !row.header.isEmpty())
-      out << row.header;
+  for (const std::vector<Row>* rows : {&m_layout.pinnedRows(), &m_layout.rows()})
+    for (const Row& row : *rows)
+      if (row.kind != Row::Kind::Counter && !row.header.isEmpty())
+        out << row.header;
   return out;
 }
 
@@ -227,10 +221,53 @@ std::int64_t TimelineView::cursorTime() const {
 const TimelineView::Row* TimelineView::rowAt(int y) const {
   if (y < m_options.rulerHeight)
     return nullptr;
-  const int content = y - m_options.rulerHeight + verticalScrollBar()->value();
-  const auto it =
-      std::partition_point(m_rows.begin(), m_rows.end(), [&](const Row& r) { return r.top + r.height <= content; });
-  return it != m_rows.end() && it->top <= content ? &*it : nullptr;
+  if (y < scrollTop())
+    return m_layout.pinnedRowAt(y - m_options.rulerHeight);
+  return m_layout.rowAt(y - scrollTop() + verticalScrollBar()->value());
+}
+
+std::optional<int> TimelineView::laneRowY(std::uint32_t lane, std::uint32_t depth) const {
+  const Row* row = m_layout.findSliceRow(lane, depth);
+  if (!row)
+    return std::nullopt;
+  return row->pinned ? m_options.rulerHeight + row->top : scrollTop() + row->top - verticalScrollBar()->value();
+}
+
+void TimelineView::ensureLaneVisible(std::uint32_t lane, std::uint32_t depth) {
+  if (!m_index || lane >= m_index->lanes().size())
+    return;
+  const TimelineLayout& layout = m_layout;
+  if (layout.isProcessCollapsed(m_index->lane(lane).process) || layout.isLaneCollapsed(lane))
+    changeLayout([lane](TimelineLayout& l) { l.expandToLane(lane); });
+  const Row* row = m_layout.findSliceRow(lane, depth);
+  if (!row || row->pinned)
+    return;
+  const int visible = std::max(0, viewport()->height() - scrollTop());
+  QScrollBar* bar = verticalScrollBar();
+  if (row->top < bar->value())
+    bar->setValue(row->top);
+  else if (row->top + row->height > bar->value() + visible)
+    bar->setValue(row->top + row->height - visible);
+}
+
+void TimelineView::setSearchMatches(std::shared_ptr<const std::vector<trace::SliceRef>> matches) {
+  m_matches = std::move(matches);
+  m_matchesByLane.assign(m_index ? m_index->lanes().size() : 0, {});
+  if (m_matches) {
+    // Per lane, by slice index: within a depth, indices are in start order, so a row's visible matches are a binary
+    // search away (paintMatches). O(matches log matches) once per search.
+    for (const trace::SliceRef& ref : *m_matches)
+      if (ref.lane < m_matchesByLane.size())
+        m_matchesByLane[ref.lane].push_back(ref.index);
+    for (auto& lane : m_matchesByLane)
+      std::sort(lane.begin(), lane.end());
+  }
+  viewport()->update();
+}
+
+void TimelineView::setCurrentMatch(std::optional<trace::SliceRef> current) {
+  m_currentMatch = current;
+  viewport()->update();
 }
 
 QString TimelineView::toolTipAt(const QPoint& pos) const {
@@ -255,8 +292,28 @@ QString TimelineView::toolTipAt(const QPoint& pos) const {
              formatTime(lane.start[*slice] - origin, 1000));
   }
   if (row->kind == Row::Kind::Counter) {
-    if (const auto value = trace::counterValueAt(m_index->counters()[row->item], t))
-      return row->header + QLatin1String(": ") + QLocale().toString(*value, 'g', 6);
+    // One line per series (a stacked chart's legend order, top first), then the stack's total.
+    const CounterChart& chart = m_layout.charts()[row->item];
+    if (chart.series.size() == 1) {
+      if (const auto value = trace::counterValueAt(m_index->counters()[chart.series[0]], t))
+        return row->header + QLatin1String(": ") + QLocale().toString(*value, 'g', 6);
+      return {};
+    }
+    QStringList lines;
+    double total = 0;
+    bool any = false;
+    for (auto s = chart.series.rbegin(); s != chart.series.rend(); ++s) {
+      const trace::TimelineCounter& series = m_index->counters()[*s];
+      const auto value = trace::counterValueAt(series, t);
+      any = any || value.has_value();
+      total += value.value_or(0.0);
+      lines << QString::fromStdString(series.series) + QLatin1String(": ") +
+                   QLocale().toString(value.value_or(0.0), 'g', 6);
+    }
+    if (!any)
+      return {};
+    lines.prepend(tr("%1: %2 in total").arg(row->header, QLocale().toString(total, 'g', 6)));
+    return lines.join(u'\n');
   }
   return {};
 }
@@ -278,38 +335,78 @@ void TimelineView::paintEvent(QPaintEvent*) {
   }
   const int scroll = verticalScrollBar()->value();
   const int bottom = viewport()->height();
-  // Rows are sorted by top: find the first on screen with a binary search, stop at the first below it.
-  auto first = std::partition_point(m_rows.begin(), m_rows.end(), [&](const Row& r) {
-    return m_options.rulerHeight + r.top + r.height - scroll <= m_options.rulerHeight;
-  });
-  painter.setClipRect(0, m_options.rulerHeight, viewport()->width(), bottom - m_options.rulerHeight);
-  for (auto it = first; it != m_rows.end(); ++it) {
-    const int y = m_options.rulerHeight + it->top - scroll;
-    if (y >= bottom)
-      break;
-    switch (it->kind) {
-    case Row::Kind::Process:
-      painter.fillRect(0, y, viewport()->width(), it->height, palette().alternateBase());
-      painter.setPen(palette().color(QPalette::Text));
-      painter.drawText(QRect(4, y, viewport()->width() - 8, it->height), Qt::AlignVCenter | Qt::AlignLeft, it->header);
-      break;
-    case Row::Kind::Slices: paintSlices(painter, *it, y, pixels); break;
-    case Row::Kind::Counter: paintCounter(painter, *it, y, pixels); break;
-    }
+  const int top = scrollTop();
+  // Only rows on screen are queried and painted: the layout finds them by binary search (rows are sorted by top), so
+  // a frame costs O(rows on screen x pixels), whatever the number of lanes.
+  painter.setClipRect(0, top, viewport()->width(), std::max(0, bottom - top));
+  for (const Row& row : m_layout.rowsIn(scroll, scroll + bottom - top))
+    paintRow(painter, row, top + row.top - scroll, pixels);
+  // Pinned rows last, over the scrolled ones, between the ruler and the scrolling rows.
+  if (!m_layout.pinnedRows().empty()) {
+    painter.setClipRect(0, m_options.rulerHeight, viewport()->width(), m_layout.pinnedHeight());
+    painter.fillRect(0, m_options.rulerHeight, viewport()->width(), m_layout.pinnedHeight(), palette().base());
+    for (const Row& row : m_layout.pinnedRows())
+      paintRow(painter, row, m_options.rulerHeight + row.top, pixels);
+    painter.setClipping(false);
+    painter.setPen(palette().color(QPalette::Mid));
+    painter.drawLine(0, top - 1, viewport()->width(), top - 1);
   }
   painter.setClipping(false);
   paintRuler(painter, pixels);
   m_stats.milliseconds = static_cast<double>(timer.nsecsElapsed()) / 1e6;
 }
 
+void TimelineView::paintRow(QPainter& painter, const Row& row, int y, int pixels) {
+  switch (row.kind) {
+  case Row::Kind::Process: painter.fillRect(0, y, viewport()->width(), row.height, palette().alternateBase()); break;
+  case Row::Kind::Slices: paintSlices(painter, row, y, pixels); break;
+  case Row::Kind::Counter: paintCounter(painter, row, y, pixels); break;
+  }
+  paintHeader(painter, row, y);
+}
+
+void TimelineView::paintHeader(QPainter& painter, const Row& row, int y) {
+  if (row.header.isEmpty())
+    return;
+  // A disclosure triangle for what collapses (pointing right when collapsed), then the title, indented per level.
+  const int indent = row.kind == Row::Kind::Process ? 2 : 10;
+  const int width = (row.kind == Row::Kind::Process ? viewport()->width() : m_options.headerWidth) - indent - 16;
+  const int lineHeight = row.kind == Row::Kind::Counter && m_layout.charts()[row.item].series.size() > 1
+                             ? m_layout.options().legendLineHeight
+                             : row.height;
+  if (row.expandable) {
+    const int cx = indent + 5;
+    const int cy = y + std::min(row.height, m_options.rowHeight) / 2;
+    const QPolygon triangle = row.collapsed
+                                  ? QPolygon({QPoint(cx - 2, cy - 4), QPoint(cx + 2, cy), QPoint(cx - 2, cy + 4)})
+                                  : QPolygon({QPoint(cx - 4, cy - 2), QPoint(cx + 4, cy - 2), QPoint(cx, cy + 2)});
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(palette().color(QPalette::Text));
+    painter.drawPolygon(triangle);
+    painter.setBrush(Qt::NoBrush);
+  }
+  painter.setPen(palette().color(QPalette::Text));
+  const QRect text(indent + 12, y, width, lineHeight);
+  painter.drawText(text, Qt::AlignVCenter | Qt::AlignLeft,
+                   painter.fontMetrics().elidedText(row.header, Qt::ElideRight, text.width()));
+  if (row.kind != Row::Kind::Counter || lineHeight == row.height)
+    return;
+  // A stacked chart's legend: one line per series, top of the stack first, with its colour.
+  const CounterChart& chart = m_layout.charts()[row.item];
+  int line = y + lineHeight;
+  for (std::size_t i = chart.series.size(); i-- > 0; line += lineHeight) {
+    painter.fillRect(indent + 12, line + 2, 8, lineHeight - 4, m_chartColours[row.item][i]);
+    painter.setPen(palette().color(QPalette::Text));
+    painter.drawText(
+        QRect(indent + 24, line, width - 12, lineHeight), Qt::AlignVCenter | Qt::AlignLeft,
+        painter.fontMetrics().elidedText(QString::fromStdString(m_index->counters()[chart.series[i]].series),
+                                         Qt::ElideRight, width - 12));
+  }
+}
+
 void TimelineView::paintSlices(QPainter& painter, const Row& row, int y, int pixels) {
   const trace::TimelineLane& lane = m_index->lane(row.item);
   const int left = m_options.headerWidth;
-  if (!row.header.isEmpty()) {
-    painter.setPen(palette().color(QPalette::Text));
-    painter.drawText(QRect(12, y, left - 16, row.height), Qt::AlignVCenter | Qt::AlignLeft,
-                     painter.fontMetrics().elidedText(row.header, Qt::ElideRight, left - 16));
-  }
   ++m_stats.rows;
   if (row.depth >= lane.depthCount())
     return;
@@ -329,49 +426,49 @@ void TimelineView::paintSlices(QPainter& painter, const Row& row, int y, int pix
       ++m_stats.labels;
     }
   }
+  if (!m_matchesByLane.empty() && !m_matchesByLane[row.item].empty())
+    paintMatches(painter, row.item, row.depth, y, row.height, pixels);
+}
+
+void TimelineView::paintMatches(QPainter& painter, std::uint32_t laneId, std::uint32_t depth, int y, int height,
+                                int pixels) {
+  const trace::TimelineLane& lane = m_index->lane(laneId);
+  const std::vector<std::uint32_t>& matches = m_matchesByLane[laneId];
+  // The visible window of this depth, then its matches: indices in [begin, end) are in start order, so two binary
+  // searches find them; after outlining a match, the next one drawn is the first starting in a later pixel column
+  // (another binary search), so a row outlines at most one match per column, whatever the matches.
+  const trace::SliceWindow window = trace::visibleSlices(lane, depth, m_range);
+  auto it = std::lower_bound(matches.begin(), matches.end(), window.begin);
+  const auto last = std::lower_bound(it, matches.end(), window.end);
+  const int left = m_options.headerWidth;
+  painter.setBrush(Qt::NoBrush);
+  painter.setPen(QPen(QColor(255, 214, 0), 1));
+  while (it != last) {
+    const std::uint32_t i = *it;
+    const int x0 = std::max(0, static_cast<int>(std::floor(timeToPixel(m_range, pixels, lane.start[i]))));
+    const int x1 = std::clamp(static_cast<int>(std::ceil(timeToPixel(m_range, pixels, lane.end[i]))), x0 + 1, pixels);
+    painter.drawRect(left + x0, y, x1 - x0 - 1, height - 1);
+    ++m_stats.matchOutlines;
+    const std::int64_t next = pixelToTime(m_range, pixels, x1);
+    it = std::partition_point(it + 1, last, [&](std::uint32_t j) { return lane.start[j] < next; });
+  }
+  if (m_currentMatch && m_currentMatch->lane == laneId && lane.depthOf(m_currentMatch->index) == depth) {
+    const std::uint32_t i = m_currentMatch->index;
+    if (lane.end[i] >= m_range.startNs && lane.start[i] <= m_range.endNs) {
+      const int x0 = std::max(0, static_cast<int>(std::floor(timeToPixel(m_range, pixels, lane.start[i]))));
+      const int x1 = std::clamp(static_cast<int>(std::ceil(timeToPixel(m_range, pixels, lane.end[i]))), x0 + 2, pixels);
+      painter.setPen(QPen(QColor(255, 128, 0), 2));
+      painter.drawRect(left + x0 + 1, y + 1, x1 - x0 - 2, height - 2);
+    }
+  }
 }
 
 void TimelineView::paintCounter(QPainter& painter, const Row& row, int y, int pixels) {
-  const trace::TimelineCounter& counter = m_index->counters()[row.item];
-  const int left = m_options.headerWidth;
-  painter.setPen(palette().color(QPalette::Text));
-  painter.drawText(QRect(12, y, left - 16, row.height), Qt::AlignVCenter | Qt::AlignLeft,
-                   painter.fontMetrics().elidedText(row.header, Qt::ElideRight, left - 16));
-  ++m_stats.rows;
-  const double top = m_counterMax[row.item];
-  if (top <= 0)
-    return;
-  const int chart = row.height - 4;
-  const auto height = [&](double v) { return static_cast<int>(std::lround(std::clamp(v / top, 0.0, 1.0) * chart)); };
-  const QColor fill = palette().color(QPalette::Highlight);
-  const int base = y + row.height - 2;
-  // A 1 px bar per column with samples, up to the column's peak (heaptrack's peak-preserving reduction), and between
-  // two such columns a rectangle at the last value, which holds until the next sample. Each rectangle covers columns
-  // no other one covers, so a row never fills more rectangles than it has pixels.
-  trace::mergeCounterForPixels(counter, m_range, static_cast<std::uint32_t>(pixels), m_counterPixels);
-  const auto held = trace::counterValueAt(counter, m_range.startNs);
-  int from = 0;
-  double value = held.value_or(0);
-  for (const trace::CounterPixel& p : m_counterPixels) {
-    const int column = static_cast<int>(p.column);
-    if (column > from && value > 0) {
-      const int h = height(value);
-      painter.fillRect(left + from, base - h, column - from, h, fill);
-      ++m_stats.rectangles;
-    }
-    const int h = height(p.max);
-    painter.fillRect(left + column, base - h, 1, h, fill);
-    ++m_stats.rectangles;
-    from = column + 1;
-    value = p.last;
-  }
-  const std::int64_t lastSample = counter.ts.empty() ? m_range.startNs : counter.ts.back();
-  const int end = std::clamp(static_cast<int>(std::ceil(timeToPixel(m_range, pixels, lastSample))), from, pixels);
-  if (end > from && value > 0) {
-    const int h = height(value);
-    painter.fillRect(left + from, base - h, end - from, h, fill);
-    ++m_stats.rectangles;
-  }
+  const CounterChart& chart = m_layout.charts()[row.item];
+  m_stats.rows += static_cast<int>(chart.series.size());
+  stackCounterColumns(*m_index, chart, m_range, pixels, m_stack, m_counterPixels);
+  const QRect plot(m_options.headerWidth, y + 2, pixels, row.height - 4);
+  m_stats.rectangles += paintCounterStack(painter, plot, chart, m_stack, m_chartColours[row.item]);
 }
 
 void TimelineView::paintRuler(QPainter& painter, int pixels) {
@@ -422,6 +519,16 @@ void TimelineView::wheelEvent(QWheelEvent* event) {
 void TimelineView::mousePressEvent(QMouseEvent* event) {
   if (event->button() != Qt::LeftButton || !m_index)
     return QAbstractScrollArea::mousePressEvent(event);
+  if (const QPoint pos = event->position().toPoint(); pos.x() < m_options.headerWidth) {
+    // The header column: a click collapses or expands, a drag moves the process or lane.
+    const Row* row = rowAt(pos.y());
+    if (row && !row->header.isEmpty() && row->kind != Row::Kind::Counter) {
+      m_headerPress = *row;
+      m_headerPressPos = pos;
+      m_headerDragging = false;
+    }
+    return;
+  }
   m_dragging = true;
   m_dragX = static_cast<int>(event->position().x());
   m_dragRange = m_range;
@@ -431,6 +538,14 @@ void TimelineView::mousePressEvent(QMouseEvent* event) {
 void TimelineView::mouseMoveEvent(QMouseEvent* event) {
   const int x = static_cast<int>(event->position().x());
   m_cursorX = x >= m_options.headerWidth && x < m_options.headerWidth + plotWidth() ? x - m_options.headerWidth : -1;
+  if (m_headerPress) {
+    if (!m_headerDragging &&
+        (event->position().toPoint() - m_headerPressPos).manhattanLength() >= QApplication::startDragDistance()) {
+      m_headerDragging = true;
+      viewport()->setCursor(Qt::SizeVerCursor);
+    }
+    return;
+  }
   if (!m_dragging) {
     const QString tip = toolTipAt(event->position().toPoint());
     if (tip.isEmpty())
@@ -445,6 +560,18 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event) {
 }
 
 void TimelineView::mouseReleaseEvent(QMouseEvent* event) {
+  if (event->button() == Qt::LeftButton && m_headerPress) {
+    const Row row = *m_headerPress;
+    const bool dragged = m_headerDragging;
+    m_headerPress.reset();
+    m_headerDragging = false;
+    viewport()->unsetCursor();
+    if (dragged)
+      headerDropped(row, static_cast<int>(event->position().y()));
+    else
+      headerClicked(row);
+    return;
+  }
   if (event->button() == Qt::LeftButton && m_dragging) {
     m_dragging = false;
     viewport()->unsetCursor();
@@ -465,6 +592,93 @@ void TimelineView::keyPressEvent(QKeyEvent* event) {
     break;
   default: QAbstractScrollArea::keyPressEvent(event);
   }
+}
+
+}  // namespace fathom::views
+
+namespace fathom::views {
+
+void TimelineView::headerClicked(const Row& row) {
+  if (!row.expandable)
+    return;
+  if (row.kind == Row::Kind::Process)
+    changeLayout([&](TimelineLayout& l) { l.setProcessCollapsed(row.item, !row.collapsed); });
+  else if (row.kind == Row::Kind::Slices)
+    changeLayout([&](TimelineLayout& l) { l.setLaneCollapsed(row.item, !row.collapsed); });
+}
+
+void TimelineView::headerDropped(const Row& row, int dropY) {
+  // Dropped on a row of the same kind's siblings: take that sibling's place in the order (a process among processes,
+  // a lane among its process's lanes); elsewhere nothing moves.
+  const Row* target = rowAt(dropY);
+  if (!target || target->pinned || row.pinned)
+    return;
+  if (row.kind == Row::Kind::Process) {
+    const auto& order = m_layout.processOrder();
+    const auto at = std::find(order.begin(), order.end(), target->process);
+    changeLayout([&](TimelineLayout& l) { l.moveProcessTo(row.item, static_cast<std::size_t>(at - order.begin())); });
+  } else if (row.kind == Row::Kind::Slices && target->kind == Row::Kind::Slices && target->process == row.process) {
+    const auto& order = m_layout.laneOrder(row.process);
+    const auto at = std::find(order.begin(), order.end(), target->item);
+    changeLayout([&](TimelineLayout& l) { l.moveLaneTo(row.item, static_cast<std::size_t>(at - order.begin())); });
+  }
+}
+
+QMenu* TimelineView::createHeaderMenu(const QPoint& pos) {
+  const Row* found = m_index && pos.x() < m_options.headerWidth ? rowAt(pos.y()) : nullptr;
+  if (!found || found->kind == Row::Kind::Counter)
+    return nullptr;
+  const Row row = *found;
+  auto* menu = new QMenu(this);
+  const auto add = [&](const QString& text, const QString& name, bool enabled, auto&& change) {
+    QAction* action = menu->addAction(text);
+    action->setObjectName(name);
+    action->setEnabled(enabled);
+    connect(action, &QAction::triggered, this, [this, change] { changeLayout(change); });
+  };
+  using Move = TimelineLayout::Move;
+  if (row.kind == Row::Kind::Process) {
+    const auto& order = m_layout.processOrder();
+    const bool first = order.front() == row.item;
+    const bool last = order.back() == row.item;
+    const std::uint32_t p = row.item;
+    add(tr("Move Up"), QStringLiteral("moveUp"), !first, [p](TimelineLayout& l) { l.moveProcess(p, Move::Up); });
+    add(tr("Move Down"), QStringLiteral("moveDown"), !last, [p](TimelineLayout& l) { l.moveProcess(p, Move::Down); });
+    add(tr("Move to Top"), QStringLiteral("moveToTop"), !first,
+        [p](TimelineLayout& l) { l.moveProcess(p, Move::ToTop); });
+    menu->addSeparator();
+    const bool collapsed = row.collapsed;
+    add(collapsed ? tr("Expand") : tr("Collapse"), QStringLiteral("collapse"), true,
+        [p, collapsed](TimelineLayout& l) { l.setProcessCollapsed(p, !collapsed); });
+    return menu;
+  }
+  // A lane (its first row, or any of its depths).
+  const std::uint32_t lane = row.item;
+  const auto& order = m_layout.laneOrder(row.process);
+  const bool pinned = m_layout.isLanePinned(lane);
+  const bool first = order.front() == lane;
+  const bool last = order.back() == lane;
+  add(tr("Move Up"), QStringLiteral("moveUp"), !pinned && !first,
+      [lane](TimelineLayout& l) { l.moveLane(lane, Move::Up); });
+  add(tr("Move Down"), QStringLiteral("moveDown"), !pinned && !last,
+      [lane](TimelineLayout& l) { l.moveLane(lane, Move::Down); });
+  add(tr("Move to Top"), QStringLiteral("moveToTop"), !pinned && !first,
+      [lane](TimelineLayout& l) { l.moveLane(lane, Move::ToTop); });
+  menu->addSeparator();
+  add(pinned ? tr("Unpin") : tr("Pin to Top"), QStringLiteral("pin"), true,
+      [lane, pinned](TimelineLayout& l) { l.setLanePinned(lane, !pinned); });
+  const bool collapsed = m_layout.isLaneCollapsed(lane);
+  add(collapsed ? tr("Expand") : tr("Collapse"), QStringLiteral("collapse"), m_index->lane(lane).depthCount() > 1,
+      [lane, collapsed](TimelineLayout& l) { l.setLaneCollapsed(lane, !collapsed); });
+  return menu;
+}
+
+void TimelineView::contextMenuEvent(QContextMenuEvent* event) {
+  QMenu* menu = createHeaderMenu(event->pos());
+  if (!menu)
+    return QAbstractScrollArea::contextMenuEvent(event);
+  menu->setAttribute(Qt::WA_DeleteOnClose);
+  menu->popup(event->globalPos());
 }
 
 }  // namespace fathom::views

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "timeline/counter_stack.h"
+#include "timeline/timeline_layout.h"
+
 #include <fathom/trace/timeline_queries.h>
 
 #include <QAbstractScrollArea>
@@ -9,10 +12,13 @@
 #include <QStringList>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 class QLabel;
+class QMenu;
 class QPainter;
 class QProgressBar;
 class QPushButton;
@@ -28,6 +34,10 @@ class TimelineLoader;
 /// the whole trace, T switches the ruler between time since the trace's start and the trace's own clock; the
 /// vertical scroll bar (or Shift+wheel) scrolls the rows.
 ///
+/// The rows' arrangement is a TimelineLayout (timeline_layout.h): clicking a header collapses or expands its process
+/// or lane, dragging a header moves it among its siblings, its context menu moves, pins and collapses; pinned lanes
+/// stay at the top below the ruler while the other rows scroll. Search matches (setSearchMatches) get an outline.
+///
 /// Paint cost is O(visible pixels): each visible row asks the index for one merged rectangle per pixel column
 /// (trace::mergeForPixels, mergeCounterForPixels) and draws what it returns, never the events themselves; a slice's
 /// name is drawn when its rectangle is wide enough. lastPaint() counts what the last frame drew.
@@ -38,10 +48,11 @@ public:
   enum class TimeMode { SinceTraceStart, TraceClock };
   /// What the last paint drew.
   struct PaintStats {
-    int pixels = 0;      ///< the plot's width: the pixel columns asked for
-    int rows = 0;        ///< slice and counter rows painted (those on screen)
-    int rectangles = 0;  ///< rectangles filled for slices and counter columns: at most pixels x rows
-    int labels = 0;      ///< slice names drawn
+    int pixels = 0;         ///< the plot's width: the pixel columns asked for
+    int rows = 0;           ///< slice rows and counter series painted (those on screen, pinned included)
+    int rectangles = 0;     ///< rectangles filled for slices and counter columns: at most pixels x rows
+    int matchOutlines = 0;  ///< search matches outlined: at most one per pixel column and row
+    int labels = 0;         ///< slice names drawn
     double milliseconds = 0;
   };
   struct Options {
@@ -82,10 +93,26 @@ public:
 
   /// The plot's width in pixels (the viewport less the header column).
   int plotWidth() const;
-  /// The lanes shown (all of the index's lanes, in display order).
+  /// The lanes shown (those with a row: not in a collapsed process), pinned included.
   int laneCount() const;
-  /// The header of each process row and each lane row (a lane's first depth), top to bottom, counters excluded.
+  /// The header of each process row and each lane row (a lane's first depth), top to bottom (pinned rows first),
+  /// counters excluded.
   QStringList headers() const;
+
+  /// The rows' arrangement. Change it through changeLayout(), which relays out, repaints and emits layoutChanged().
+  const TimelineLayout& layout() const { return m_layout; }
+  void changeLayout(const std::function<void(TimelineLayout&)>& change);
+  /// Expands what hides `lane`'s `depth` and scrolls the rows so that it is on screen (a pinned lane always is).
+  void ensureLaneVisible(std::uint32_t lane, std::uint32_t depth);
+  /// The viewport y of `lane`'s `depth` row's top (pinned or scrolled), or nullopt when it has no row.
+  std::optional<int> laneRowY(std::uint32_t lane, std::uint32_t depth) const;
+  /// The context menu of the header at `pos` (viewport coordinates; Move up/down/to top, Pin, Collapse), or nullptr
+  /// outside the header column. The caller owns it; its actions act on this view.
+  QMenu* createHeaderMenu(const QPoint& pos);
+
+  /// Outlines `matches` (sorted as SearchResult::matches; nullptr clears) and, more strongly, `current`.
+  void setSearchMatches(std::shared_ptr<const std::vector<trace::SliceRef>> matches);
+  void setCurrentMatch(std::optional<trace::SliceRef> current);
   const PaintStats& lastPaint() const { return m_stats; }
   /// What hovering at `pos` (viewport coordinates) shows: the slice under it (name, duration, start; a hit test with
   /// two pixels of slack), or a counter's value there; empty over nothing.
@@ -97,6 +124,8 @@ signals:
   void loaded();
   void loadFailed(const QString& message);
   void visibleRangeChanged(qint64 startNs, qint64 endNs);
+  /// The rows' arrangement changed (collapse, move, pin).
+  void layoutChanged();
 
 protected:
   void paintEvent(QPaintEvent* event) override;
@@ -106,42 +135,50 @@ protected:
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
+  void contextMenuEvent(QContextMenuEvent* event) override;
 
 private:
-  struct Row {
-    enum class Kind { Process, Slices, Counter } kind = Kind::Process;
-    std::uint32_t item = 0;  ///< the process, lane or counter
-    std::uint32_t depth = 0;
-    int top = 0;  ///< in content coordinates (below the ruler)
-    int height = 0;
-    QString header;  ///< empty on a lane's deeper rows
-  };
-  void buildRows();
+  using Row = TimelineLayout::Row;
+  void relayout();
   void updateScrollBar();
+  /// The top of the scrolling rows in the viewport: below the ruler and the pinned rows.
+  int scrollTop() const;
   void paintRuler(QPainter& painter, int pixels);
+  void paintRow(QPainter& painter, const Row& row, int y, int pixels);
+  void paintHeader(QPainter& painter, const Row& row, int y);
   void paintSlices(QPainter& painter, const Row& row, int y, int pixels);
+  void paintMatches(QPainter& painter, std::uint32_t lane, std::uint32_t depth, int y, int height, int pixels);
   void paintCounter(QPainter& painter, const Row& row, int y, int pixels);
-  /// The row at viewport y `y`, or nullptr (the ruler, below the last row).
+  /// The row at viewport y `y` (pinned or scrolled), or nullptr (the ruler, below the last row).
   const Row* rowAt(int y) const;
+  /// A header was clicked (collapse/expand) or dropped at viewport y `dropY` (reorder).
+  void headerClicked(const Row& row);
+  void headerDropped(const Row& row, int dropY);
   /// The time under the cursor, or the range's centre when the cursor is not over the plot.
   std::int64_t cursorTime() const;
   void showLoadPanel(bool show);
 
   Options m_options;
   std::shared_ptr<const trace::TimelineIndex> m_index;
-  std::vector<Row> m_rows;
-  std::vector<double> m_counterMax;  ///< per counter: its largest value (the top of its chart), computed once
-  int m_contentHeight = 0;
+  TimelineLayout m_layout;
   trace::TimeRange m_range{0, 1};
   TimeMode m_timeMode = TimeMode::SinceTraceStart;
   PaintStats m_stats;
   std::vector<trace::MergedSlice> m_merged;  ///< reused across frames: no allocation per row
   std::vector<trace::CounterPixel> m_counterPixels;
+  CounterStack m_stack;
+  std::vector<std::vector<QColor>> m_chartColours;  ///< per chart: its series' colours
+  std::shared_ptr<const std::vector<trace::SliceRef>> m_matches;
+  std::vector<std::vector<std::uint32_t>> m_matchesByLane;  ///< per lane: matching slice indices, sorted
+  std::optional<trace::SliceRef> m_currentMatch;
 
   bool m_dragging = false;
   int m_dragX = 0;
   trace::TimeRange m_dragRange;
-  int m_cursorX = -1;  ///< the cursor's x in the plot, -1 when outside
+  int m_cursorX = -1;                ///< the cursor's x in the plot, -1 when outside
+  std::optional<Row> m_headerPress;  ///< the header row pressed (a click toggles it, a drag moves it)
+  QPoint m_headerPressPos;
+  bool m_headerDragging = false;
 
   TimelineLoader* m_loader = nullptr;
   QString m_loadingPath;
