@@ -21,7 +21,7 @@
 #include "runs/run_details_page.h"
 #include "runs/runs_browser.h"
 #include "runs/runs_model.h"
-#include "timeline/timeline_view.h"
+#include "timeline/timeline_page.h"
 #include "wizard/config_wizard.h"
 
 #include <fathom/common/error.h>
@@ -154,6 +154,7 @@ void MainWindow::createActions() {
   m_demoAction = make(tr("Open &Demo Workspace"), u"demoAction"_s);
   m_wizardAction = make(tr("New Run &Configuration…"), u"wizardAction"_s, QKeySequence(u"Ctrl+Shift+N"_s));
   m_openConfigAction = make(tr("Open Con&figuration…"), u"openConfigAction"_s, QKeySequence(u"Ctrl+Shift+O"_s));
+  m_openTraceAction = make(tr("Open &Trace…"), u"openTraceAction"_s, QKeySequence(u"Ctrl+Shift+T"_s));
   m_plannerAction = make(tr("&What-if Planner"), u"plannerAction"_s, QKeySequence(u"Ctrl+Shift+P"_s));
   m_refreshAction = make(tr("&Refresh"), u"refreshAction"_s, QKeySequence::Refresh);
   m_filterAction = make(tr("&Filter Runs"), u"filterAction"_s, QKeySequence::Find);
@@ -174,6 +175,13 @@ void MainWindow::createActions() {
                                                       tr("Configuration (*.yaml *.yml *.json)"));
     if (!file.isEmpty()) {
       openConfiguration(file);
+    }
+  });
+  connect(m_openTraceAction, &QAction::triggered, this, [this] {
+    const QString file = QFileDialog::getOpenFileName(this, tr("Open Trace"), QString(),
+                                                      tr("Chrome/Kineto traces (*.json *.json.gz *.gz)"));
+    if (!file.isEmpty()) {
+      openTrace(file);
     }
   });
   connect(m_plannerAction, &QAction::triggered, this, &MainWindow::showPlanner);
@@ -214,6 +222,7 @@ void MainWindow::createMenus() {
   file->addSeparator();
   file->addAction(m_wizardAction);
   file->addAction(m_openConfigAction);
+  file->addAction(m_openTraceAction);
   file->addSeparator();
   file->addAction(m_settingsAction);
   file->addSeparator();
@@ -610,15 +619,15 @@ views::ConfigWizard* MainWindow::openConfiguration(const QString& path) {
   return wizard;
 }
 
-views::TimelineView* MainWindow::openTrace(const QString& path) {
-  auto* view = new views::TimelineView(m_tabs);
-  view->setObjectName(u"timelineView"_s);
-  const int tab = m_tabs->addTab(view, QFileInfo(path).fileName());
+views::TimelinePage* MainWindow::openTrace(const QString& path) {
+  auto* page = new views::TimelinePage(m_tabs);
+  page->setObjectName(u"timelinePage"_s);
+  const int tab = m_tabs->addTab(page, QFileInfo(path).fileName());
   m_tabs->setTabToolTip(tab, QDir::toNativeSeparators(path));
   m_tabs->setCurrentIndex(tab);
-  view->open(path);  // progress, cancel and a failure's message are shown in the view itself
-  view->setFocus();
-  return view;
+  page->open(path);  // progress, cancel and a failure's message are shown in the view itself
+  page->setFocus();  // the view (the page's focus proxy): W/S/A/D work at once
+  return page;
 }
 
 views::WhatIfView* MainWindow::showPlanner() {

@@ -23,7 +23,7 @@ class RunDetailsPage;
 class RunsBrowser;
 class RunsModel;
 class SavedPlansModel;
-class TimelineView;
+class TimelinePage;
 class WhatIfView;
 struct WizardRun;
 }  // namespace fathom::views
@@ -87,8 +87,9 @@ public slots:
   void openRun(qint64 id);
   /// Opens a page comparing `ids` (two or more runs).
   void compareRuns(const QList<qint64>& ids);
-  /// Opens the trace at `path` (`.json`, `.json.gz`) in a timeline tab; it loads off the GUI thread.
-  views::TimelineView* openTrace(const QString& path);
+  /// Opens the trace at `path` (`.json`, `.json.gz`) in a timeline tab (a TimelinePage: search, minimap, the
+  /// timeline); it loads off the GUI thread. File > Open Trace… asks for the file.
+  views::TimelinePage* openTrace(const QString& path);
   void showSettings();
 
 protected:
@@ -150,6 +151,7 @@ private:
   QAction* m_demoAction = nullptr;
   QAction* m_wizardAction = nullptr;
   QAction* m_openConfigAction = nullptr;
+  QAction* m_openTraceAction = nullptr;
   QAction* m_plannerAction = nullptr;
   QAction* m_refreshAction = nullptr;
   QAction* m_filterAction = nullptr;

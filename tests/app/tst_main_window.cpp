@@ -21,16 +21,21 @@
 #include "runs/run_summary_model.h"
 #include "runs/runs_browser.h"
 #include "runs/runs_model.h"
+#include "timeline/timeline_page.h"
+#include "timeline/timeline_search_bar.h"
 #include "timeline/timeline_view.h"
 
 #include <fathom/store/workspace.h>
 
+#include <QAction>
+#include <QApplication>
 #include <QCommandLinkButton>
 #include <QDockWidget>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
@@ -123,12 +128,24 @@ private slots:
     window.show();
     const int tabs = window.documents()->count();
     const QString trace = QStringLiteral(FATHOM_TEST_DATA_DIR "/traces/gloo_2rank_merged.json.gz");
-    views::TimelineView* view = window.openTrace(trace);
+    views::TimelinePage* page = window.openTrace(trace);
+    views::TimelineView* view = page->view();
     QCOMPARE(window.documents()->count(), tabs + 1);
-    QCOMPARE(window.documents()->currentWidget(), view);
+    QCOMPARE(window.documents()->currentWidget(), page);
+    QCOMPARE(page->path(), trace);
     QCOMPARE(window.documents()->tabText(window.documents()->currentIndex()), u"gloo_2rank_merged.json.gz"_s);
     QTRY_VERIFY_WITH_TIMEOUT(view->index() != nullptr, 30'000);
     QCOMPARE(view->laneCount(), 6);
+    // File > Open Trace… asks for such a file; Ctrl+F in the trace's page focuses its search (the window's Ctrl+F,
+    // Filter Runs, acts elsewhere).
+    auto* openTrace = window.findChild<QAction*>(u"openTraceAction"_s);
+    QVERIFY(openTrace != nullptr);
+    QVERIFY(window.findChild<QMenu*>(u"fileMenu"_s)->actions().contains(openTrace));
+    QCOMPARE(openTrace->shortcut(), QKeySequence(u"Ctrl+Shift+T"_s));
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    view->setFocus();
+    QTest::keyClick(view, Qt::Key_F, Qt::ControlModifier);
+    QTRY_COMPARE(QApplication::focusWidget(), page->searchBar()->patternField());
   }
 
   // The home page's links and its recent-workspaces list act like the menu entries they stand for.

@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
 # views/timeline: the trace timeline (issue 19) over core's TimelineIndex: the view that paints it from the index's
 # per-pixel queries (TimelineView), the loader that builds the index off the GUI thread (TimelineLoader) and the
-# time <-> pixel arithmetic (time_coords.h).
+# time <-> pixel arithmetic (time_coords.h); the rows' arrangement (TimelineLayout), stacked counter charts
+# (counter_stack.h), the search bar, the minimap and the page composing them (TimelinePage).
 target_sources(fathom_views PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/time_coords.h ${CMAKE_CURRENT_LIST_DIR}/time_coords.cpp
   ${CMAKE_CURRENT_LIST_DIR}/timeline_loader.h ${CMAKE_CURRENT_LIST_DIR}/timeline_loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/timeline_view.h ${CMAKE_CURRENT_LIST_DIR}/timeline_view.cpp
   ${CMAKE_CURRENT_LIST_DIR}/timeline_layout.h ${CMAKE_CURRENT_LIST_DIR}/timeline_layout.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/counter_stack.h ${CMAKE_CURRENT_LIST_DIR}/counter_stack.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/counter_stack.h ${CMAKE_CURRENT_LIST_DIR}/counter_stack.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/timeline_search_bar.h ${CMAKE_CURRENT_LIST_DIR}/timeline_search_bar.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/timeline_minimap.h ${CMAKE_CURRENT_LIST_DIR}/timeline_minimap.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/timeline_page.h ${CMAKE_CURRENT_LIST_DIR}/timeline_page.cpp)

@@ -579,7 +579,8 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event) {
 }
 
 void TimelineView::keyPressEvent(QKeyEvent* event) {
-  if (!m_index)
+  // Plain keys only: Ctrl+F (the page's search) and other chords go to the parent.
+  if (!m_index || (event->modifiers() & (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier)))
     return QAbstractScrollArea::keyPressEvent(event);
   switch (event->key()) {
   case Qt::Key_W: zoomBy(m_options.zoomStep, cursorTime()); break;

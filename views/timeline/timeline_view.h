@@ -77,6 +77,8 @@ public:
   /// Shows `index` (fits its whole time range); nullptr clears the view.
   void setIndex(std::shared_ptr<const trace::TimelineIndex> index);
   const trace::TimelineIndex* index() const { return m_index.get(); }
+  /// The index shown, shared (for work on other threads: search).
+  std::shared_ptr<const trace::TimelineIndex> sharedIndex() const { return m_index; }
   /// The message of the last failed load; empty after a successful one.
   QString errorMessage() const { return m_error; }
 
