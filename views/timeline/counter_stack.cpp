@@ -46,44 +46,94 @@ QColor seriesColour(const std::string& series, std::size_t position) {
 }
 
 int paintCounterStack(QPainter& painter, const QRect& plot, const CounterChart& chart, const CounterStack& stack,
-                      const std::vector<QColor>& colours) {
+                      const std::vector<QColor>& colours, const QColor& background, QImage& image) {
   const double span = chart.top - chart.bottom;
-  if (span <= 0 || stack.pixels == 0)
+  if (span <= 0 || stack.pixels == 0 || plot.height() <= 0 || stack.series == 0)
     return 0;
-  // y of a value: bottom of the plot at chart.bottom, its top at chart.top (a constant series fills the row).
-  const auto y = [&](double v) {
-    const double f = std::clamp((v - chart.bottom) / span, 0.0, 1.0);
-    return plot.bottom() + 1 - static_cast<int>(std::lround(f * plot.height()));
+  const int width = std::min(stack.pixels, plot.width());
+  const int height = plot.height();
+  const std::size_t series = stack.series;
+  // Each band in pixel rows from the bottom: a value fills the rows below its height, so chart.top fills the row
+  // entirely (a constant series fills its row) and chart.bottom leaves it empty.
+  const double scale = height / span;
+  const auto level = [&](double v) {
+    const double f = std::clamp((v - chart.bottom) * scale, 0.0, static_cast<double>(height));
+    return static_cast<int>(f + 0.5);
   };
-  const int zero = y(0.0);
-  int rectangles = 0;
-  for (std::size_t s = 0; s < stack.series; ++s) {
-    const QColor& colour = colours[s];
-    // Runs of columns with the same band [lo, hi) become one rectangle: a held value is one rectangle, not one per
-    // column, so a chart fills at most one rectangle per column and series.
-    int runStart = 0;
-    int runLo = 0;
-    int runHi = 0;
-    const auto flush = [&](int end) {
-      if (end > runStart && runHi != runLo) {
-        painter.fillRect(plot.left() + runStart, std::min(runLo, runHi), end - runStart, std::abs(runHi - runLo),
-                         colour);
-        ++rectangles;
-      }
-    };
-    for (int c = 0; c < stack.pixels; ++c) {
-      const int hi = y(stack.top(s, c));
-      const int lo = s == 0 ? zero : y(stack.top(s - 1, c));
-      if (c == 0 || hi != runHi || lo != runLo) {
-        flush(c);
-        runStart = c;
-        runLo = lo;
-        runHi = hi;
+  // levels[c * (series + 1) + s]: the boundary below series s in column c (s = series: the stack's top).
+  std::vector<int> levels(static_cast<std::size_t>(width) * (series + 1));
+  const int zero = level(0.0);
+  int runs = 0;
+  for (int c = 0; c < width; ++c) {
+    int* l = levels.data() + static_cast<std::size_t>(c) * (series + 1);
+    l[0] = zero;
+    for (std::size_t s = 0; s < series; ++s) {
+      l[s + 1] = level(stack.top(s, c));
+      const int* before = c > 0 ? l - (series + 1) : nullptr;
+      if (l[s + 1] != l[s] && (!before || before[s] != l[s] || before[s + 1] != l[s + 1]))
+        ++runs;  // a new run of this series' band: one rectangle
+    }
+  }
+  const int bottom = plot.bottom() + 1;
+  if (runs <= 4 * width / 8) {
+    // Few runs (zoomed in: values hold across columns): fill them as rectangles.
+    for (std::size_t s = 0; s < series; ++s) {
+      const QColor& colour = colours[s];
+      int start = 0;
+      for (int c = 1; c <= width; ++c) {
+        const int* a = levels.data() + static_cast<std::size_t>(start) * (series + 1);
+        const int* b = c < width ? levels.data() + static_cast<std::size_t>(c) * (series + 1) : nullptr;
+        if (b && b[s] == a[s] && b[s + 1] == a[s + 1])
+          continue;
+        if (a[s] != a[s + 1])
+          painter.fillRect(plot.left() + start, bottom - std::max(a[s], a[s + 1]), c - start, std::abs(a[s + 1] - a[s]),
+                           colour);
+        start = c;
       }
     }
-    flush(stack.pixels);
+    return runs;
   }
-  return rectangles;
+  // Many runs (zoomed out: a different band in every column): write the pixels row by row into `image` and draw it
+  // once; thousands of 1 px fillRect calls cost far more than writing the same pixels.
+  if (image.width() < width || image.height() < height)
+    image = QImage(std::max(width, image.width()), std::max(height, image.height()), QImage::Format_RGB32);
+  std::vector<QRgb> rgb;
+  for (const QColor& c : colours)
+    rgb.push_back(c.rgb());
+  const QRgb fill = background.rgb();
+  // Columns whose boundaries only go up (no negative values: memory) are walked with a cursor per column that moves up
+  // the stack with the row; the others test every series per pixel.
+  std::vector<std::uint8_t> monotone(static_cast<std::size_t>(width), 1);
+  for (int c = 0; c < width; ++c) {
+    const int* l = levels.data() + static_cast<std::size_t>(c) * (series + 1);
+    for (std::size_t s = 0; s < series; ++s)
+      monotone[static_cast<std::size_t>(c)] &= l[s] <= l[s + 1] ? 1 : 0;
+  }
+  std::vector<std::size_t> cursor(static_cast<std::size_t>(width), 0);
+  for (int k = 0; k < height; ++k) {  // k: pixel rows from the bottom
+    QRgb* line = reinterpret_cast<QRgb*>(image.scanLine(height - 1 - k));
+    const int* l = levels.data();
+    for (int c = 0; c < width; ++c, l += series + 1) {
+      QRgb pixel = fill;
+      if (monotone[static_cast<std::size_t>(c)]) {
+        std::size_t& s = cursor[static_cast<std::size_t>(c)];
+        while (s < series && k >= l[s + 1])
+          ++s;
+        if (s < series && k >= l[s])
+          pixel = rgb[s];
+      } else {
+        for (std::size_t s = series; s-- > 0;) {  // the last series whose band holds row k
+          if (k >= std::min(l[s], l[s + 1]) && k < std::max(l[s], l[s + 1])) {
+            pixel = rgb[s];
+            break;
+          }
+        }
+      }
+      line[c] = pixel;
+    }
+  }
+  painter.drawImage(plot.topLeft(), image, QRect(0, 0, width, height));
+  return runs;
 }
 
 }  // namespace fathom::views

@@ -120,6 +120,15 @@ void TimelineView::setIndex(std::shared_ptr<const trace::TimelineIndex> index) {
                                                  : seriesColour(m_index->counters()[chart.series[s]].series, s));
     m_chartColours.push_back(std::move(colours));
   }
+  // Slice colours per name, plain and merged, once per load: QColor::fromHsv per rectangle showed in profiles.
+  m_nameColours.clear();
+  if (m_index) {
+    m_nameColours.reserve(2 * m_index->names().size());
+    for (std::size_t n = 0; n < m_index->names().size(); ++n) {
+      m_nameColours.push_back(sliceColour(static_cast<trace::NameId>(n), false).rgb());
+      m_nameColours.push_back(sliceColour(static_cast<trace::NameId>(n), true).rgb());
+    }
+  }
   m_matches.reset();
   m_matchesByLane.clear();
   m_currentMatch.reset();
@@ -412,13 +421,26 @@ void TimelineView::paintSlices(QPainter& painter, const Row& row, int y, int pix
     return;
   trace::mergeForPixels(lane, row.depth, m_range, static_cast<std::uint32_t>(pixels), m_merged);
   const QColor textColour(Qt::black);
+  // Touching rectangles of one colour are filled as one (zoomed out, a run of columns of the same op).
+  QRect run;
+  QRgb runColour = 0;
   for (const trace::MergedSlice& slice : m_merged) {
     const int x0 = static_cast<int>(slice.column);
     const int x1 = std::clamp(static_cast<int>(std::ceil(timeToPixel(m_range, pixels, slice.endNs))), x0 + 1, pixels);
     const QRect rect(left + x0, y + 1, x1 - x0, row.height - 2);
-    painter.fillRect(rect, sliceColour(lane.name[slice.longest], slice.count > 1));
+    const QRgb colour = m_nameColours[2 * std::size_t{lane.name[slice.longest]} + (slice.count > 1 ? 1 : 0)];
     ++m_stats.rectangles;
+    if (!run.isEmpty() && colour == runColour && rect.left() <= run.right() + 1) {
+      run.setRight(std::max(run.right(), rect.right()));
+    } else {
+      if (!run.isEmpty())
+        painter.fillRect(run, QColor(runColour));
+      run = rect;
+      runColour = colour;
+    }
     if (rect.width() >= m_options.minLabelWidth) {
+      painter.fillRect(run, QColor(runColour));  // under the label
+      run = QRect();
       const QString name = QString::fromUtf8(m_index->name(lane.name[slice.longest]));
       painter.setPen(textColour);
       painter.drawText(rect.adjusted(2, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
@@ -426,6 +448,8 @@ void TimelineView::paintSlices(QPainter& painter, const Row& row, int y, int pix
       ++m_stats.labels;
     }
   }
+  if (!run.isEmpty())
+    painter.fillRect(run, QColor(runColour));
   if (!m_matchesByLane.empty() && !m_matchesByLane[row.item].empty())
     paintMatches(painter, row.item, row.depth, y, row.height, pixels);
 }
@@ -468,7 +492,8 @@ void TimelineView::paintCounter(QPainter& painter, const Row& row, int y, int pi
   m_stats.rows += static_cast<int>(chart.series.size());
   stackCounterColumns(*m_index, chart, m_range, pixels, m_stack, m_counterPixels);
   const QRect plot(m_options.headerWidth, y + 2, pixels, row.height - 4);
-  m_stats.rectangles += paintCounterStack(painter, plot, chart, m_stack, m_chartColours[row.item]);
+  m_stats.rectangles += paintCounterStack(painter, plot, chart, m_stack, m_chartColours[row.item],
+                                          palette().color(QPalette::Base), m_chartImage);
 }
 
 void TimelineView::paintRuler(QPainter& painter, int pixels) {

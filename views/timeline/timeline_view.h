@@ -7,6 +7,8 @@
 #include <fathom/trace/timeline_queries.h>
 
 #include <QAbstractScrollArea>
+#include <QColor>
+#include <QImage>
 #include <QPoint>
 #include <QString>
 #include <QStringList>
@@ -169,6 +171,8 @@ private:
   std::vector<trace::MergedSlice> m_merged;  ///< reused across frames: no allocation per row
   std::vector<trace::CounterPixel> m_counterPixels;
   CounterStack m_stack;
+  std::vector<QRgb> m_nameColours;                  ///< per name: its slice colour, then its merged colour
+  QImage m_chartImage;                              ///< a counter chart's pixels, reused across rows and frames
   std::vector<std::vector<QColor>> m_chartColours;  ///< per chart: its series' colours
   std::shared_ptr<const std::vector<trace::SliceRef>> m_matches;
   std::vector<std::vector<std::uint32_t>> m_matchesByLane;  ///< per lane: matching slice indices, sorted
