@@ -50,6 +50,9 @@ TimelineView::TimelineView(const Options& options, QWidget* parent)
   setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOn);  // a fixed plot width: the bar does not come and go with rows
   viewport()->setMouseTracking(true);
+  // paintEvent fills the whole viewport itself: Qt's own background fill before it would write every pixel twice.
+  viewport()->setAutoFillBackground(false);
+  viewport()->setAttribute(Qt::WA_OpaquePaintEvent);
   connect(verticalScrollBar(), &QScrollBar::valueChanged, viewport(), qOverload<>(&QWidget::update));
 
   m_loadPanel = new QWidget(viewport());
@@ -420,16 +423,27 @@ void TimelineView::paintSlices(QPainter& painter, const Row& row, int y, int pix
   if (row.depth >= lane.depthCount())
     return;
   trace::mergeForPixels(lane, row.depth, m_range, static_cast<std::uint32_t>(pixels), m_merged);
-  const QColor textColour(Qt::black);
-  // Touching rectangles of one colour are filled as one (zoomed out, a run of columns of the same op).
+  // Zoomed out, a row is a rectangle in almost every pixel column: its columns are written into one line of pixels
+  // and drawn as one image (a fillRect call per column cost more than the queries at 10M events). Zoomed in, touching
+  // rectangles of one colour are filled as one. Names are drawn last, over either.
+  const bool asImage = m_merged.size() > kRowImageRectangles;
+  if (asImage)
+    m_rowLine.assign(static_cast<std::size_t>(pixels), palette().color(QPalette::Base).rgb());
+  m_labels.clear();
   QRect run;
   QRgb runColour = 0;
   for (const trace::MergedSlice& slice : m_merged) {
     const int x0 = static_cast<int>(slice.column);
     const int x1 = std::clamp(static_cast<int>(std::ceil(timeToPixel(m_range, pixels, slice.endNs))), x0 + 1, pixels);
-    const QRect rect(left + x0, y + 1, x1 - x0, row.height - 2);
     const QRgb colour = m_nameColours[2 * std::size_t{lane.name[slice.longest]} + (slice.count > 1 ? 1 : 0)];
     ++m_stats.rectangles;
+    if (x1 - x0 >= m_options.minLabelWidth)
+      m_labels.push_back({x0, x1, lane.name[slice.longest]});
+    if (asImage) {
+      std::fill(m_rowLine.begin() + x0, m_rowLine.begin() + x1, colour);
+      continue;
+    }
+    const QRect rect(left + x0, y + 1, x1 - x0, row.height - 2);
     if (!run.isEmpty() && colour == runColour && rect.left() <= run.right() + 1) {
       run.setRight(std::max(run.right(), rect.right()));
     } else {
@@ -438,18 +452,25 @@ void TimelineView::paintSlices(QPainter& painter, const Row& row, int y, int pix
       run = rect;
       runColour = colour;
     }
-    if (rect.width() >= m_options.minLabelWidth) {
-      painter.fillRect(run, QColor(runColour));  // under the label
-      run = QRect();
-      const QString name = QString::fromUtf8(m_index->name(lane.name[slice.longest]));
-      painter.setPen(textColour);
-      painter.drawText(rect.adjusted(2, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                       painter.fontMetrics().elidedText(name, Qt::ElideRight, rect.width() - 4));
-      ++m_stats.labels;
-    }
   }
   if (!run.isEmpty())
     painter.fillRect(run, QColor(runColour));
+  if (asImage) {
+    const int h = row.height - 2;
+    if (m_rowImage.width() < pixels || m_rowImage.height() < h)
+      m_rowImage = QImage(std::max(pixels, m_rowImage.width()), std::max(h, m_rowImage.height()), QImage::Format_RGB32);
+    for (int line = 0; line < h; ++line)
+      std::copy(m_rowLine.begin(), m_rowLine.end(), reinterpret_cast<QRgb*>(m_rowImage.scanLine(line)));
+    painter.drawImage(QPoint(left, y + 1), m_rowImage, QRect(0, 0, pixels, h));
+  }
+  painter.setPen(Qt::black);
+  for (const Label& label : m_labels) {
+    const QRect rect(left + label.x0, y + 1, label.x1 - label.x0, row.height - 2);
+    painter.drawText(rect.adjusted(2, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                     painter.fontMetrics().elidedText(QString::fromUtf8(m_index->name(label.name)), Qt::ElideRight,
+                                                      rect.width() - 4));
+    ++m_stats.labels;
+  }
   if (!m_matchesByLane.empty() && !m_matchesByLane[row.item].empty())
     paintMatches(painter, row.item, row.depth, y, row.height, pixels);
 }

@@ -171,7 +171,17 @@ private:
   std::vector<trace::MergedSlice> m_merged;  ///< reused across frames: no allocation per row
   std::vector<trace::CounterPixel> m_counterPixels;
   CounterStack m_stack;
-  std::vector<QRgb> m_nameColours;                  ///< per name: its slice colour, then its merged colour
+  std::vector<QRgb> m_nameColours;  ///< per name: its slice colour, then its merged colour
+  /// A row with more rectangles than this is drawn as an image of its pixels (paintSlices).
+  static constexpr std::size_t kRowImageRectangles = 96;
+  struct Label {
+    int x0 = 0;
+    int x1 = 0;
+    trace::NameId name = trace::kNoName;
+  };
+  std::vector<Label> m_labels;  ///< the names a row draws over its rectangles
+  std::vector<QRgb> m_rowLine;  ///< a row drawn as an image: one line of its pixels
+  QImage m_rowImage;
   QImage m_chartImage;                              ///< a counter chart's pixels, reused across rows and frames
   std::vector<std::vector<QColor>> m_chartColours;  ///< per chart: its series' colours
   std::shared_ptr<const std::vector<trace::SliceRef>> m_matches;
