@@ -9,6 +9,7 @@
 // Goal (issue 19): every frame <= 16 ms, at 10M events too. docs/traces.md has the numbers.
 #include "timeline/timeline_view.h"
 #include "trace_generator.h"
+#include "zoom_sweep.h"
 
 #include <fathom/trace/timeline_index.h>
 #include <fathom/trace/timeline_queries.h>
@@ -38,11 +39,6 @@ double msSince(Clock::time_point since) {
   return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
 }
 
-double percentile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
-}
-
 /// CPU time of this thread: on a shared machine, what a frame costs without the time it waited for a core.
 double threadCpuMs() {
   timespec ts{};
@@ -61,8 +57,6 @@ struct Sweep {
 Sweep sweep(TimelineView& view) {
   Sweep s;
   const TimelineIndex& index = *view.index();
-  const std::int64_t lo = index.data().startNs;
-  const std::int64_t hi = index.data().endNs;
   auto draw = [&](std::int64_t a, std::int64_t b) {
     view.setVisibleRange({a, b});
     const double cpu = threadCpuMs();
@@ -74,36 +68,17 @@ Sweep sweep(TimelineView& view) {
     s.maxRectangles = std::max(s.maxRectangles, stats.rectangles);
     s.maxOutlines = std::max(s.maxOutlines, stats.matchOutlines);
   };
-  const std::int64_t centre = lo + (hi - lo) / 2;
-  double width = static_cast<double>(hi - lo);
-  draw(lo, hi);
-  while (width > 20'000.0) {
-    width /= 1.25;
-    const auto half = static_cast<std::int64_t>(width / 2);
-    draw(centre - half, centre + half + 1);
-  }
-  auto w = static_cast<std::int64_t>(width);
-  std::int64_t a = centre - w / 2;
-  for (int i = 0; i < 300; ++i) {
-    a += w / 10;
-    draw(a, a + w + 1);
-  }
-  while (width < static_cast<double>(hi - lo)) {
-    width *= 1.25;
-    const auto half = static_cast<std::int64_t>(width / 2);
-    draw(std::max(lo, a - half), std::min(hi, a + half + 1));
-  }
-  draw(lo, hi);
+  fathom::bench::zoomPanSweep(index.data().startNs, index.data().endNs, draw);
   return s;
 }
 
 void report(const char* pass, const Sweep& s) {
   std::printf("  %-34s %zu frames: paint p50 %5.2f, p99 %5.2f, max %5.2f ms (CPU p50 %5.2f, p99 %5.2f, max %5.2f ms); "
               "at most %d rows, %d rectangles, %d outlines a frame\n",
-              pass, s.frameMs.size(), percentile(s.frameMs, 0.5), percentile(s.frameMs, 0.99),
-              *std::max_element(s.frameMs.begin(), s.frameMs.end()), percentile(s.cpuMs, 0.5),
-              percentile(s.cpuMs, 0.99), *std::max_element(s.cpuMs.begin(), s.cpuMs.end()), s.maxRows, s.maxRectangles,
-              s.maxOutlines);
+              pass, s.frameMs.size(), fathom::bench::percentile(s.frameMs, 0.5),
+              fathom::bench::percentile(s.frameMs, 0.99), *std::max_element(s.frameMs.begin(), s.frameMs.end()),
+              fathom::bench::percentile(s.cpuMs, 0.5), fathom::bench::percentile(s.cpuMs, 0.99),
+              *std::max_element(s.cpuMs.begin(), s.cpuMs.end()), s.maxRows, s.maxRectangles, s.maxOutlines);
   std::fflush(stdout);
 }
 

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 
 namespace fathom::views {
 
@@ -36,13 +35,10 @@ void stackCounterColumns(const trace::TimelineIndex& index, const CounterChart& 
   }
 }
 
-QColor seriesColour(const std::string& series, std::size_t position) {
-  // A fixed palette (Tableau 10) picked by the name's hash, so a category keeps its colour; the position breaks ties
-  // only when there is no name.
+QColor seriesColour(std::size_t position) {
   static const QRgb kPalette[] = {0x4e79a7, 0xf28e2b, 0xe15759, 0x76b7b2, 0x59a14f,
-                                  0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f, 0xbab0ac};
-  const std::size_t hash = series.empty() ? position : std::hash<std::string>{}(series);
-  return QColor(kPalette[hash % std::size(kPalette)]);
+                                  0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f, 0xbab0ac};  // Tableau 10
+  return QColor(kPalette[position % std::size(kPalette)]);
 }
 
 int paintCounterStack(QPainter& painter, const QRect& plot, const CounterChart& chart, const CounterStack& stack,

@@ -35,8 +35,10 @@ struct CounterStack {
 void stackCounterColumns(const trace::TimelineIndex& index, const CounterChart& chart, trace::TimeRange range,
                          int pixels, CounterStack& out, std::vector<trace::CounterPixel>& scratch);
 
-/// A series' colour: from its name, so that one memory category has one colour on every rank.
-QColor seriesColour(const std::string& series, std::size_t position);
+/// The colour of a chart's series at `position`: distinct for the first 10 (a name's hash collided for 8 memory
+/// categories). A counter lists its series in the same order (by name) on every rank, so a memory category has one
+/// colour everywhere.
+QColor seriesColour(std::size_t position);
 
 /// Draws `stack` into `plot` (x: its columns, y: the chart's bottom..top scale), each series a band in its colour
 /// over `background`. The bands are written as pixels into `image` (reused across frames), then drawn as one image:

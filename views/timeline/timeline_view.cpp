@@ -119,8 +119,7 @@ void TimelineView::setIndex(std::shared_ptr<const trace::TimelineIndex> index) {
   for (const CounterChart& chart : m_layout.charts()) {
     std::vector<QColor> colours;
     for (std::size_t s = 0; s < chart.series.size(); ++s)
-      colours.push_back(chart.series.size() == 1 ? palette().color(QPalette::Highlight)
-                                                 : seriesColour(m_index->counters()[chart.series[s]].series, s));
+      colours.push_back(chart.series.size() == 1 ? palette().color(QPalette::Highlight) : seriesColour(s));
     m_chartColours.push_back(std::move(colours));
   }
   // Slice colours per name, plain and merged, once per load: QColor::fromHsv per rectangle showed in profiles.
