@@ -331,6 +331,8 @@ void TestTimelinePage::headerClickCollapsesAndDragReorders() {
   QTest::mousePress(v.viewport(), Qt::LeftButton, {}, from);
   QTest::mouseMove(v.viewport(), from - QPoint(0, 10));
   QTest::mouseMove(v.viewport(), to);
+  (void)v.viewport()->grab();  // paints the drop line mid-drag
+  QVERIFY(v.lastPaint().rows > 0);
   QTest::mouseRelease(v.viewport(), Qt::LeftButton, {}, to);
   QCOMPARE(v.layout().laneOrder(0).front(), collectives);
   QCOMPARE(v.headers()[1], u"collectives (gloo) #0"_s);

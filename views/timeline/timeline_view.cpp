@@ -241,7 +241,11 @@ std::optional<int> TimelineView::laneRowY(std::uint32_t lane, std::uint32_t dept
   const Row* row = m_layout.findSliceRow(lane, depth);
   if (!row)
     return std::nullopt;
-  return row->pinned ? m_options.rulerHeight + row->top : scrollTop() + row->top - verticalScrollBar()->value();
+  return rowTopY(*row);
+}
+
+int TimelineView::rowTopY(const Row& row) const {
+  return row.pinned ? m_options.rulerHeight + row.top : scrollTop() + row.top - verticalScrollBar()->value();
 }
 
 void TimelineView::ensureLaneVisible(std::uint32_t lane, std::uint32_t depth) {
@@ -364,6 +368,23 @@ void TimelineView::paintEvent(QPaintEvent*) {
   }
   painter.setClipping(false);
   paintRuler(painter, pixels);
+  if (m_headerDragging && m_headerPress && !m_headerPress->pinned) {
+    // Where a dragged header would land (headerDropped's rule): a line over the sibling under the cursor.
+    const Row* target = rowAt(m_headerDragY);
+    const Row* sibling = nullptr;
+    if (target && !target->pinned && m_headerPress->kind == Row::Kind::Process) {
+      const auto& rows = m_layout.rows();
+      const auto it = std::find_if(rows.begin(), rows.end(), [&](const Row& r) {
+        return r.kind == Row::Kind::Process && r.item == target->process;
+      });
+      sibling = it != rows.end() ? &*it : nullptr;
+    } else if (target && !target->pinned && target->kind == Row::Kind::Slices &&
+               target->process == m_headerPress->process) {
+      sibling = m_layout.findSliceRow(target->item, 0);
+    }
+    if (sibling)
+      painter.fillRect(0, rowTopY(*sibling) - 1, viewport()->width(), 2, palette().color(QPalette::Highlight));
+  }
   m_stats.milliseconds = static_cast<double>(timer.nsecsElapsed()) / 1e6;
 }
 
@@ -588,6 +609,10 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event) {
         (event->position().toPoint() - m_headerPressPos).manhattanLength() >= QApplication::startDragDistance()) {
       m_headerDragging = true;
       viewport()->setCursor(Qt::SizeVerCursor);
+    }
+    if (m_headerDragging) {
+      m_headerDragY = static_cast<int>(event->position().y());
+      viewport()->update();  // the drop line follows
     }
     return;
   }

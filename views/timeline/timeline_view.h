@@ -153,6 +153,8 @@ private:
   void paintSlices(QPainter& painter, const Row& row, int y, int pixels);
   void paintMatches(QPainter& painter, std::uint32_t lane, std::uint32_t depth, int y, int height, int pixels);
   void paintCounter(QPainter& painter, const Row& row, int y, int pixels);
+  /// The viewport y of `row`'s top.
+  int rowTopY(const Row& row) const;
   /// The row at viewport y `y` (pinned or scrolled), or nullptr (the ruler, below the last row).
   const Row* rowAt(int y) const;
   /// A header was clicked (collapse/expand) or dropped at viewport y `dropY` (reorder).
@@ -195,6 +197,7 @@ private:
   std::optional<Row> m_headerPress;  ///< the header row pressed (a click toggles it, a drag moves it)
   QPoint m_headerPressPos;
   bool m_headerDragging = false;
+  int m_headerDragY = 0;  ///< the cursor's y while dragging a header
 
   TimelineLoader* m_loader = nullptr;
   QString m_loadingPath;
