@@ -7,6 +7,7 @@
 //
 //   bench_timeline_paint [--events 1000000] [--ten-million] [--dir /tmp] [--keep] [--file TRACE ...]
 // Goal (issue 19): every frame <= 16 ms, at 10M events too. docs/traces.md has the numbers.
+#include "timeline/timeline_minimap.h"
 #include "timeline/timeline_view.h"
 #include "trace_generator.h"
 #include "zoom_sweep.h"
@@ -101,6 +102,14 @@ void measure(const fs::path& path) {
   std::printf("  plot %d x %d px, %d rows' content height\n", view.plotWidth(), view.viewport()->height(),
               view.layout().contentHeight());
   report("top of the rows", sweep(view));
+
+  // The minimap's density strip: computed once per width, in one pass over the outermost slices.
+  fathom::views::TimelineMinimap minimap;
+  minimap.resize(1920 + 200, 36);
+  minimap.setIndex(index);
+  t = Clock::now();
+  const std::size_t columns = minimap.density().size();
+  std::printf("  minimap density over %zu px: %.1f ms\n", columns, msSince(t));
 
   // The middle of the rows, with the busiest lane pinned (it is painted in every frame on top of the others).
   std::uint32_t busiest = 0;
