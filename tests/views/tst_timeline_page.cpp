@@ -5,6 +5,7 @@
 // (click, drag, edges, following the view), collapse/expand by clicking a header, reorder by dragging one, pinned
 // lanes staying at the top while the rows scroll, Ctrl+F; and a generated 4-rank GPU trace's frame with stacked
 // memory charts and a search's outlines.
+#include "timeline/counter_stack.h"
 #include "timeline/time_coords.h"
 #include "timeline/timeline_minimap.h"
 #include "timeline/timeline_page.h"
@@ -16,8 +17,10 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QImage>
 #include <QLineEdit>
 #include <QMenu>
+#include <QPainter>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -74,6 +77,7 @@ private slots:
   void headerClickCollapsesAndDragReorders();
   void pinnedLanesStayAtTheTopWhileScrolling();
   void ctrlFFocusesTheSearch();
+  void stackedChartPixelsFollowTheSums();
   void generatedTraceFrameWithStacksAndMatches();
 
 private:
@@ -388,6 +392,53 @@ void TestTimelinePage::ctrlFFocusesTheSearch() {
   QTRY_COMPARE(QApplication::focusWidget(), view());
   QTest::keyClick(view(), Qt::Key_F, Qt::ControlModifier);
   QTRY_COMPARE(QApplication::focusWidget(), bar()->patternField());
+}
+
+// The Memory chart drawn into an image, zoomed out (an image of its pixels) and zoomed in (rectangles): in every column
+// the stack's top pixel has the colour of the topmost non-empty series, the pixel above it the background, and its
+// height is the sum of the series on the chart's scale.
+void TestTimelinePage::stackedChartPixelsFollowTheSums() {
+  const auto& index = *view()->index();
+  const fathom::views::CounterChart& chart = view()->layout().charts()[0];
+  std::vector<QColor> colours;
+  for (std::size_t s = 0; s < chart.series.size(); ++s)
+    colours.push_back(fathom::views::seriesColour(s));
+  const QColor background(Qt::white);
+  const TimeRange whole{index.data().startNs, index.data().endNs};
+  const TimeRange narrow{whole.startNs + (whole.endNs - whole.startNs) / 2,
+                         whole.startNs + (whole.endNs - whole.startNs) / 2 + 20'000};
+  for (const TimeRange range : {whole, narrow}) {
+    const int pixels = 600;
+    const int height = 100;
+    fathom::views::CounterStack stack;
+    std::vector<fathom::trace::CounterPixel> scratch;
+    fathom::views::stackCounterColumns(index, chart, range, pixels, stack, scratch);
+    QImage canvas(pixels, height, QImage::Format_RGB32);
+    canvas.fill(background);
+    QImage reused;
+    {
+      QPainter painter(&canvas);
+      const int runs =
+          fathom::views::paintCounterStack(painter, canvas.rect(), chart, stack, colours, background, reused);
+      QVERIFY(runs > 0);
+      QVERIFY(runs <= pixels * static_cast<int>(chart.series.size()));
+    }
+    const double span = chart.top - chart.bottom;
+    for (int c = 0; c < pixels; c += 37) {
+      const double top = stack.top(chart.series.size() - 1, c);
+      const int filled = static_cast<int>(std::clamp((top - chart.bottom) * height / span, 0.0, 1.0 * height) + 0.5);
+      std::size_t topmost = chart.series.size() - 1;  // the last series with a band of at least one pixel
+      const auto level = [&](double v) {
+        return static_cast<int>(std::clamp((v - chart.bottom) * height / span, 0.0, 1.0 * height) + 0.5);
+      };
+      while (topmost > 0 && level(stack.top(topmost, c)) == level(stack.top(topmost - 1, c)))
+        --topmost;
+      if (filled > 0)
+        QCOMPARE(canvas.pixelColor(c, height - filled), colours[topmost]);
+      if (filled < height)
+        QCOMPARE(canvas.pixelColor(c, height - filled - 1), background);
+    }
+  }
 }
 
 // A generated 4-rank GPU trace (~200k events): each rank's `Memory` chart stacks its categories, and a frame of the

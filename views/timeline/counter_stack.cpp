@@ -89,44 +89,33 @@ int paintCounterStack(QPainter& painter, const QRect& plot, const CounterChart& 
     }
     return runs;
   }
-  // Many runs (zoomed out: a different band in every column): write the pixels row by row into `image` and draw it
-  // once; thousands of 1 px fillRect calls cost far more than writing the same pixels.
+  // Many runs (zoomed out: a different band in every column): write the pixels into `image` and draw it once;
+  // thousands of 1 px fillRect calls cost far more than writing the same pixels.
   if (image.width() < width || image.height() < height)
     image = QImage(std::max(width, image.width()), std::max(height, image.height()), QImage::Format_RGB32);
   std::vector<QRgb> rgb;
   for (const QColor& c : colours)
     rgb.push_back(c.rgb());
   const QRgb fill = background.rgb();
-  // Columns whose boundaries only go up (no negative values: memory) are walked with a cursor per column that moves up
-  // the stack with the row; the others test every series per pixel.
-  std::vector<std::uint8_t> monotone(static_cast<std::size_t>(width), 1);
+  // Column by column into a transposed buffer (a column's pixels contiguous, bottom first): the background, then each
+  // series' band over it (a later series wins where bands overlap, as painting them in order would), each a fill of
+  // contiguous pixels; then the buffer is transposed into the image's rows.
+  thread_local std::vector<QRgb> columns;
+  columns.resize(static_cast<std::size_t>(width) * static_cast<std::size_t>(height));
   for (int c = 0; c < width; ++c) {
+    QRgb* column = columns.data() + static_cast<std::size_t>(c) * static_cast<std::size_t>(height);
+    std::fill_n(column, height, fill);
     const int* l = levels.data() + static_cast<std::size_t>(c) * (series + 1);
-    for (std::size_t s = 0; s < series; ++s)
-      monotone[static_cast<std::size_t>(c)] &= l[s] <= l[s + 1] ? 1 : 0;
-  }
-  std::vector<std::size_t> cursor(static_cast<std::size_t>(width), 0);
-  for (int k = 0; k < height; ++k) {  // k: pixel rows from the bottom
-    QRgb* line = reinterpret_cast<QRgb*>(image.scanLine(height - 1 - k));
-    const int* l = levels.data();
-    for (int c = 0; c < width; ++c, l += series + 1) {
-      QRgb pixel = fill;
-      if (monotone[static_cast<std::size_t>(c)]) {
-        std::size_t& s = cursor[static_cast<std::size_t>(c)];
-        while (s < series && k >= l[s + 1])
-          ++s;
-        if (s < series && k >= l[s])
-          pixel = rgb[s];
-      } else {
-        for (std::size_t s = series; s-- > 0;) {  // the last series whose band holds row k
-          if (k >= std::min(l[s], l[s + 1]) && k < std::max(l[s], l[s + 1])) {
-            pixel = rgb[s];
-            break;
-          }
-        }
-      }
-      line[c] = pixel;
+    for (std::size_t s = 0; s < series; ++s) {
+      const int from = std::min(l[s], l[s + 1]);
+      std::fill_n(column + from, std::max(l[s], l[s + 1]) - from, rgb[s]);
     }
+  }
+  for (int r = 0; r < height; ++r) {
+    QRgb* line = reinterpret_cast<QRgb*>(image.scanLine(r));
+    const QRgb* source = columns.data() + (height - 1 - r);
+    for (int c = 0; c < width; ++c, source += height)
+      line[c] = *source;
   }
   painter.drawImage(plot.topLeft(), image, QRect(0, 0, width, height));
   return runs;
