@@ -44,9 +44,13 @@ QColor seriesColour(std::size_t position) {
 int paintCounterStack(QPainter& painter, const QRect& plot, const CounterChart& chart, const CounterStack& stack,
                       const std::vector<QColor>& colours, const QColor& background, QImage& image) {
   const double span = chart.top - chart.bottom;
-  if (span <= 0 || stack.pixels == 0 || plot.height() <= 0 || stack.series == 0)
+  if (span <= 0 || stack.pixels == 0 || plot.height() <= 0 || stack.series == 0) {
+    painter.fillRect(plot, background);
     return 0;
+  }
   const int width = std::min(stack.pixels, plot.width());
+  if (width < plot.width())  // columns the stack does not cover
+    painter.fillRect(plot.adjusted(width, 0, 0, 0), background);
   const int height = plot.height();
   const std::size_t series = stack.series;
   // Each band in pixel rows from the bottom: a value fills the rows below its height, so chart.top fills the row
@@ -72,7 +76,8 @@ int paintCounterStack(QPainter& painter, const QRect& plot, const CounterChart& 
   }
   const int bottom = plot.bottom() + 1;
   if (runs <= 4 * width / 8) {
-    // Few runs (zoomed in: values hold across columns): fill them as rectangles.
+    // Few runs (zoomed in: values hold across columns): the background, then the runs as rectangles.
+    painter.fillRect(plot, background);
     for (std::size_t s = 0; s < series; ++s) {
       const QColor& colour = colours[s];
       int start = 0;

@@ -41,9 +41,10 @@ void stackCounterColumns(const trace::TimelineIndex& index, const CounterChart& 
 QColor seriesColour(std::size_t position);
 
 /// Draws `stack` into `plot` (x: its columns, y: the chart's bottom..top scale), each series a band in its colour
-/// over `background`. The bands are written as pixels into `image` (reused across frames), then drawn as one image:
-/// a zoomed-out chart has a different band in every column of every series, and thousands of 1 px fillRect calls cost
-/// far more than writing the same pixels. Returns the bands' rectangles (runs of equal columns), for PaintStats.
+/// over `background`: every pixel of `plot` is painted. The bands are written as pixels into `image` (reused across
+/// frames), then drawn as one image: a zoomed-out chart has a different band in every column of every series, and
+/// thousands of 1 px fillRect calls cost far more than writing the same pixels. Returns the bands' rectangles (runs of
+/// equal columns), for PaintStats.
 int paintCounterStack(QPainter& painter, const QRect& plot, const CounterChart& chart, const CounterStack& stack,
                       const std::vector<QColor>& colours, const QColor& background, QImage& image);
 

@@ -337,11 +337,11 @@ void TimelineView::paintEvent(QPaintEvent*) {
   QElapsedTimer timer;
   timer.start();
   QPainter painter(viewport());
-  painter.fillRect(viewport()->rect(), palette().base());
   m_stats = {};
   const int pixels = plotWidth();
   m_stats.pixels = pixels;
   if (!m_index) {
+    painter.fillRect(viewport()->rect(), palette().base());
     const QString text = !m_error.isEmpty() ? m_error : isLoading() ? QString() : tr("No trace loaded");
     painter.setPen(palette().color(QPalette::Text));
     painter.drawText(viewport()->rect().adjusted(16, m_options.rulerHeight, -16, -16),
@@ -354,8 +354,12 @@ void TimelineView::paintEvent(QPaintEvent*) {
   // Only rows on screen are queried and painted: the layout finds them by binary search (rows are sorted by top), so
   // a frame costs O(rows on screen x pixels), whatever the number of lanes.
   painter.setClipRect(0, top, viewport()->width(), std::max(0, bottom - top));
+  // Each row fills its own background (a zoomed-out row's plot is an image: filling under it too would write its
+  // pixels twice, and fills are memory-bound); below the last row, the base colour.
   for (const Row& row : m_layout.rowsIn(scroll, scroll + bottom - top))
     paintRow(painter, row, top + row.top - scroll, pixels);
+  if (const int end = top + m_layout.contentHeight() - scroll; end < bottom)
+    painter.fillRect(0, std::max(end, top), viewport()->width(), bottom - std::max(end, top), palette().base());
   // Pinned rows last, over the scrolled ones, between the ruler and the scrolling rows.
   if (!m_layout.pinnedRows().empty()) {
     painter.setClipRect(0, m_options.rulerHeight, viewport()->width(), m_layout.pinnedHeight());
@@ -440,15 +444,21 @@ void TimelineView::paintSlices(QPainter& painter, const Row& row, int y, int pix
   const trace::TimelineLane& lane = m_index->lane(row.item);
   const int left = m_options.headerWidth;
   ++m_stats.rows;
-  if (row.depth >= lane.depthCount())
+  if (row.depth >= lane.depthCount()) {
+    painter.fillRect(0, y, viewport()->width(), row.height, palette().base());
     return;
+  }
   trace::mergeForPixels(lane, row.depth, m_range, static_cast<std::uint32_t>(pixels), m_merged);
   // Zoomed out, a row is a rectangle in almost every pixel column: its columns are written into one line of pixels
   // and drawn as one image (a fillRect call per column cost more than the queries at 10M events). Zoomed in, touching
   // rectangles of one colour are filled as one. Names are drawn last, over either.
   const bool asImage = m_merged.size() > kRowImageRectangles;
-  if (asImage)
+  if (asImage) {
     m_rowLine.assign(static_cast<std::size_t>(pixels), palette().color(QPalette::Base).rgb());
+    fillAround(painter, QRect(left, y + 1, pixels, row.height - 2), y, row.height);
+  } else {
+    painter.fillRect(0, y, viewport()->width(), row.height, palette().base());
+  }
   m_labels.clear();
   QRect run;
   QRgb runColour = 0;
@@ -533,8 +543,18 @@ void TimelineView::paintCounter(QPainter& painter, const Row& row, int y, int pi
   m_stats.rows += static_cast<int>(chart.series.size());
   stackCounterColumns(*m_index, chart, m_range, pixels, m_stack, m_counterPixels);
   const QRect plot(m_options.headerWidth, y + 2, pixels, row.height - 4);
+  fillAround(painter, plot, y, row.height);  // paintCounterStack paints all of the plot
   m_stats.rectangles += paintCounterStack(painter, plot, chart, m_stack, m_chartColours[row.item],
                                           palette().color(QPalette::Base), m_chartImage);
+}
+
+void TimelineView::fillAround(QPainter& painter, const QRect& plot, int y, int height) {
+  const QBrush base = palette().base();
+  painter.fillRect(0, y, plot.left(), height, base);                                          // the header column
+  painter.fillRect(plot.left(), y, viewport()->width() - plot.left(), plot.top() - y, base);  // above the plot
+  painter.fillRect(plot.left(), plot.bottom() + 1, viewport()->width() - plot.left(), y + height - plot.bottom() - 1,
+                   base);  // below it
+  painter.fillRect(plot.right() + 1, plot.top(), viewport()->width() - plot.right() - 1, plot.height(), base);
 }
 
 void TimelineView::paintRuler(QPainter& painter, int pixels) {

@@ -153,6 +153,8 @@ private:
   void paintSlices(QPainter& painter, const Row& row, int y, int pixels);
   void paintMatches(QPainter& painter, std::uint32_t lane, std::uint32_t depth, int y, int height, int pixels);
   void paintCounter(QPainter& painter, const Row& row, int y, int pixels);
+  /// Fills the row [y, y + height) with the base colour except `plot`, which the caller paints whole.
+  void fillAround(QPainter& painter, const QRect& plot, int y, int height);
   /// The viewport y of `row`'s top.
   int rowTopY(const Row& row) const;
   /// The row at viewport y `y` (pinned or scrolled), or nullptr (the ruler, below the last row).
