@@ -22,6 +22,7 @@
 #include "runs/runs_browser.h"
 #include "runs/runs_model.h"
 #include "timeline/timeline_page.h"
+#include "timeline/timeline_view.h"
 #include "wizard/config_wizard.h"
 
 #include <fathom/common/error.h>
@@ -619,7 +620,7 @@ views::ConfigWizard* MainWindow::openConfiguration(const QString& path) {
   return wizard;
 }
 
-views::TimelinePage* MainWindow::openTrace(const QString& path) {
+views::TimelineView* MainWindow::openTrace(const QString& path) {
   auto* page = new views::TimelinePage(m_tabs);
   page->setObjectName(u"timelinePage"_s);
   const int tab = m_tabs->addTab(page, QFileInfo(path).fileName());
@@ -627,7 +628,7 @@ views::TimelinePage* MainWindow::openTrace(const QString& path) {
   m_tabs->setCurrentIndex(tab);
   page->open(path);  // progress, cancel and a failure's message are shown in the view itself
   page->setFocus();  // the view (the page's focus proxy): W/S/A/D work at once
-  return page;
+  return page->view();
 }
 
 views::WhatIfView* MainWindow::showPlanner() {

@@ -23,7 +23,7 @@ class RunDetailsPage;
 class RunsBrowser;
 class RunsModel;
 class SavedPlansModel;
-class TimelinePage;
+class TimelineView;
 class WhatIfView;
 struct WizardRun;
 }  // namespace fathom::views
@@ -87,9 +87,9 @@ public slots:
   void openRun(qint64 id);
   /// Opens a page comparing `ids` (two or more runs).
   void compareRuns(const QList<qint64>& ids);
-  /// Opens the trace at `path` (`.json`, `.json.gz`) in a timeline tab (a TimelinePage: search, minimap, the
-  /// timeline); it loads off the GUI thread. File > Open Trace… asks for the file.
-  views::TimelinePage* openTrace(const QString& path);
+  /// Opens the trace at `path` (`.json`, `.json.gz`) in a timeline tab, a TimelinePage (search, minimap, the view;
+  /// the tab's widget), and returns its view; it loads off the GUI thread. File > Open Trace… asks for the file.
+  views::TimelineView* openTrace(const QString& path);
   void showSettings();
 
 protected:

@@ -128,8 +128,10 @@ private slots:
     window.show();
     const int tabs = window.documents()->count();
     const QString trace = QStringLiteral(FATHOM_TEST_DATA_DIR "/traces/gloo_2rank_merged.json.gz");
-    views::TimelinePage* page = window.openTrace(trace);
-    views::TimelineView* view = page->view();
+    views::TimelineView* view = window.openTrace(trace);
+    auto* page = qobject_cast<views::TimelinePage*>(window.documents()->currentWidget());
+    QVERIFY(page != nullptr);
+    QCOMPARE(page->view(), view);
     QCOMPARE(window.documents()->count(), tabs + 1);
     QCOMPARE(window.documents()->currentWidget(), page);
     QCOMPARE(page->path(), trace);
