@@ -163,6 +163,13 @@
     </message>
 </context>
 <context>
+    <name>TimelineLayout</name>
+    <message>
+        <source>rank %1 · %2</source>
+        <translation>Rang %1 · %2</translation>
+    </message>
+</context>
+<context>
     <name>WizardRun</name>
     <message>
         <source>distributed_type %1 is edited as data parallel (DDP) and saved as %2.</source>
@@ -654,6 +661,18 @@
     <message>
         <source>Computing the plan of run %1 failed: %2</source>
         <translation>Berechnen des Plans von Lauf %1 fehlgeschlagen: %2</translation>
+    </message>
+    <message>
+        <source>Open &amp;Trace…</source>
+        <translation>&amp;Trace öffnen…</translation>
+    </message>
+    <message>
+        <source>Open Trace</source>
+        <translation>Trace öffnen</translation>
+    </message>
+    <message>
+        <source>Chrome/Kineto traces (*.json *.json.gz *.gz)</source>
+        <translation>Chrome-/Kineto-Traces (*.json *.json.gz *.gz)</translation>
     </message>
 </context>
 <context>
@@ -2151,6 +2170,68 @@
     </message>
 </context>
 <context>
+    <name>fathom::views::TimelineMinimap</name>
+    <message>
+        <source>The whole trace: click to move the view there, drag the box to pan, drag its edges to zoom</source>
+        <translation>Der ganze Trace: Klicken verschiebt die Ansicht dorthin, Ziehen des Rahmens verschiebt, Ziehen seiner Kanten zoomt</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::TimelineSearchBar</name>
+    <message>
+        <source>Search slices by name (Ctrl+F)</source>
+        <translation>Slices nach Namen suchen (Strg+F)</translation>
+    </message>
+    <message>
+        <source>Regular expression (ECMAScript)</source>
+        <translation>Regulärer Ausdruck (ECMAScript)</translation>
+    </message>
+    <message>
+        <source>Match case</source>
+        <translation>Groß-/Kleinschreibung beachten</translation>
+    </message>
+    <message>
+        <source>Previous</source>
+        <translation>Zurück</translation>
+    </message>
+    <message>
+        <source>Previous match (Shift+Enter)</source>
+        <translation>Vorheriger Treffer (Umschalt+Eingabe)</translation>
+    </message>
+    <message>
+        <source>Next</source>
+        <translation>Weiter</translation>
+    </message>
+    <message>
+        <source>Next match (Enter)</source>
+        <translation>Nächster Treffer (Eingabe)</translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation>Suche läuft…</translation>
+    </message>
+    <message>
+        <source>No matches</source>
+        <translation>Keine Treffer</translation>
+    </message>
+    <message>
+        <source>1 match</source>
+        <translation>1 Treffer</translation>
+    </message>
+    <message>
+        <source>%1 matches</source>
+        <translation>%1 Treffer</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 von %2</translation>
+    </message>
+    <message>
+        <source>Next and Previous visit the first %1 matches</source>
+        <translation>Weiter und Zurück besuchen die ersten %1 Treffer</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::TimelineView</name>
     <message>
         <source>Cancel</source>
@@ -2163,10 +2244,6 @@
     <message>
         <source>Loading %1…</source>
         <translation>%1 wird geladen…</translation>
-    </message>
-    <message>
-        <source>rank %1 · %2</source>
-        <translation>Rang %1 · %2</translation>
     </message>
     <message>
         <source>No trace loaded</source>
@@ -2185,6 +2262,38 @@
 duration %2, start %3</source>
         <translation>%1
 Dauer %2, Beginn %3</translation>
+    </message>
+    <message>
+        <source>%1: %2 in total</source>
+        <translation>%1: %2 insgesamt</translation>
+    </message>
+    <message>
+        <source>Move Up</source>
+        <translation>Nach oben</translation>
+    </message>
+    <message>
+        <source>Move Down</source>
+        <translation>Nach unten</translation>
+    </message>
+    <message>
+        <source>Move to Top</source>
+        <translation>Ganz nach oben</translation>
+    </message>
+    <message>
+        <source>Expand</source>
+        <translation>Aufklappen</translation>
+    </message>
+    <message>
+        <source>Collapse</source>
+        <translation>Zuklappen</translation>
+    </message>
+    <message>
+        <source>Unpin</source>
+        <translation>Lösen</translation>
+    </message>
+    <message>
+        <source>Pin to Top</source>
+        <translation>Oben anheften</translation>
     </message>
 </context>
 <context>

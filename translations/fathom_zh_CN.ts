@@ -163,6 +163,13 @@
     </message>
 </context>
 <context>
+    <name>TimelineLayout</name>
+    <message>
+        <source>rank %1 · %2</source>
+        <translation>秩 %1 · %2</translation>
+    </message>
+</context>
+<context>
     <name>WizardRun</name>
     <message>
         <source>distributed_type %1 is edited as data parallel (DDP) and saved as %2.</source>
@@ -651,6 +658,18 @@
     <message>
         <source>Computing the plan of run %1 failed: %2</source>
         <translation>计算运行 %1 的计划失败：%2</translation>
+    </message>
+    <message>
+        <source>Open &amp;Trace…</source>
+        <translation>打开跟踪文件(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>Open Trace</source>
+        <translation>打开跟踪文件</translation>
+    </message>
+    <message>
+        <source>Chrome/Kineto traces (*.json *.json.gz *.gz)</source>
+        <translation>Chrome/Kineto 跟踪文件 (*.json *.json.gz *.gz)</translation>
     </message>
 </context>
 <context>
@@ -2143,6 +2162,68 @@
     </message>
 </context>
 <context>
+    <name>fathom::views::TimelineMinimap</name>
+    <message>
+        <source>The whole trace: click to move the view there, drag the box to pan, drag its edges to zoom</source>
+        <translation>整个跟踪：单击将视图移到该处，拖动方框平移，拖动其边缘缩放</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::TimelineSearchBar</name>
+    <message>
+        <source>Search slices by name (Ctrl+F)</source>
+        <translation>按名称搜索切片 (Ctrl+F)</translation>
+    </message>
+    <message>
+        <source>Regular expression (ECMAScript)</source>
+        <translation>正则表达式 (ECMAScript)</translation>
+    </message>
+    <message>
+        <source>Match case</source>
+        <translation>区分大小写</translation>
+    </message>
+    <message>
+        <source>Previous</source>
+        <translation>上一个</translation>
+    </message>
+    <message>
+        <source>Previous match (Shift+Enter)</source>
+        <translation>上一个匹配项 (Shift+Enter)</translation>
+    </message>
+    <message>
+        <source>Next</source>
+        <translation>下一个</translation>
+    </message>
+    <message>
+        <source>Next match (Enter)</source>
+        <translation>下一个匹配项 (Enter)</translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation>正在搜索…</translation>
+    </message>
+    <message>
+        <source>No matches</source>
+        <translation>无匹配项</translation>
+    </message>
+    <message>
+        <source>1 match</source>
+        <translation>1 个匹配项</translation>
+    </message>
+    <message>
+        <source>%1 matches</source>
+        <translation>%1 个匹配项</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>第 %1 个，共 %2 个</translation>
+    </message>
+    <message>
+        <source>Next and Previous visit the first %1 matches</source>
+        <translation>“下一个”和“上一个”只浏览前 %1 个匹配项</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::TimelineView</name>
     <message>
         <source>Cancel</source>
@@ -2155,10 +2236,6 @@
     <message>
         <source>Loading %1…</source>
         <translation>正在加载 %1…</translation>
-    </message>
-    <message>
-        <source>rank %1 · %2</source>
-        <translation>秩 %1 · %2</translation>
     </message>
     <message>
         <source>No trace loaded</source>
@@ -2177,6 +2254,38 @@
 duration %2, start %3</source>
         <translation>%1
 时长 %2，开始于 %3</translation>
+    </message>
+    <message>
+        <source>%1: %2 in total</source>
+        <translation>%1：共 %2</translation>
+    </message>
+    <message>
+        <source>Move Up</source>
+        <translation>上移</translation>
+    </message>
+    <message>
+        <source>Move Down</source>
+        <translation>下移</translation>
+    </message>
+    <message>
+        <source>Move to Top</source>
+        <translation>移到顶部</translation>
+    </message>
+    <message>
+        <source>Expand</source>
+        <translation>展开</translation>
+    </message>
+    <message>
+        <source>Collapse</source>
+        <translation>折叠</translation>
+    </message>
+    <message>
+        <source>Unpin</source>
+        <translation>取消固定</translation>
+    </message>
+    <message>
+        <source>Pin to Top</source>
+        <translation>固定到顶部</translation>
     </message>
 </context>
 <context>
