@@ -22,9 +22,9 @@
 #include "runs/run_details_page.h"
 #include "runs/runs_browser.h"
 #include "runs/runs_model.h"
-#include "timeline/timeline_export.h"
 #include "timeline/plan_lane_painter.h"
 #include "timeline/step_alignment_view.h"
+#include "timeline/timeline_page.h"
 #include "timeline/timeline_view.h"
 #include "wizard/config_wizard.h"
 
@@ -162,6 +162,7 @@ void MainWindow::createActions() {
   m_demoAction = make(tr("Open &Demo Workspace"), u"demoAction"_s);
   m_wizardAction = make(tr("New Run &Configuration…"), u"wizardAction"_s, QKeySequence(u"Ctrl+Shift+N"_s));
   m_openConfigAction = make(tr("Open Con&figuration…"), u"openConfigAction"_s, QKeySequence(u"Ctrl+Shift+O"_s));
+  m_openTraceAction = make(tr("Open &Trace…"), u"openTraceAction"_s, QKeySequence(u"Ctrl+Shift+T"_s));
   m_plannerAction = make(tr("&What-if Planner"), u"plannerAction"_s, QKeySequence(u"Ctrl+Shift+P"_s));
   m_refreshAction = make(tr("&Refresh"), u"refreshAction"_s, QKeySequence::Refresh);
   m_filterAction = make(tr("&Filter Runs"), u"filterAction"_s, QKeySequence::Find);
@@ -182,6 +183,13 @@ void MainWindow::createActions() {
                                                       tr("Configuration (*.yaml *.yml *.json)"));
     if (!file.isEmpty()) {
       openConfiguration(file);
+    }
+  });
+  connect(m_openTraceAction, &QAction::triggered, this, [this] {
+    const QString file = QFileDialog::getOpenFileName(this, tr("Open Trace"), QString(),
+                                                      tr("Chrome/Kineto traces (*.json *.json.gz *.gz)"));
+    if (!file.isEmpty()) {
+      openTrace(file);
     }
   });
   connect(m_plannerAction, &QAction::triggered, this, &MainWindow::showPlanner);
@@ -222,6 +230,7 @@ void MainWindow::createMenus() {
   file->addSeparator();
   file->addAction(m_wizardAction);
   file->addAction(m_openConfigAction);
+  file->addAction(m_openTraceAction);
   file->addSeparator();
   file->addAction(m_settingsAction);
   file->addSeparator();
@@ -619,27 +628,27 @@ views::ConfigWizard* MainWindow::openConfiguration(const QString& path) {
 }
 
 views::TimelineView* MainWindow::openTrace(const QString& path) {
-  auto* view = new views::TimelineView(m_tabs);
-  view->setObjectName(u"timelineView"_s);
-  new views::TimelineExport(view);  // the view's context menu: Export Range as Chrome Trace…, View as PNG…/SVG…
-  const int tab = m_tabs->addTab(view, QFileInfo(path).fileName());
+  auto* page = new views::TimelinePage(m_tabs);
+  page->setObjectName(u"timelinePage"_s);
+  views::TimelineView* view = page->view();  // its context menu has the exports (TimelinePage's TimelineExport)
+  const int tab = m_tabs->addTab(page, QFileInfo(path).fileName());
   m_tabs->setTabToolTip(tab, QDir::toNativeSeparators(path));
   m_tabs->setCurrentIndex(tab);
-  view->open(path);  // progress, cancel and a failure's message are shown in the view itself
-  view->setFocus();
+  page->open(path);  // progress, cancel and a failure's message are shown in the view itself
+  page->setFocus();  // the view (the page's focus proxy): W/S/A/D work at once
 
-  // The step alignment tab beside it (issue 19), once the trace has several ranks with ProfilerSteps or a plan is
-  // shown. The view owns it until it becomes a tab.
-  auto* steps = new views::StepAlignmentView(view);
+  // The step alignment tab beside the page (issue 19), once the trace has several ranks with ProfilerSteps or a plan
+  // is shown. The page owns it until it becomes a tab.
+  auto* steps = new views::StepAlignmentView(page);
   steps->setObjectName(u"stepAlignmentView"_s);
   steps->hide();
-  const auto showSteps = [this, view, steps, name = QFileInfo(path).fileName()] {
+  const auto showSteps = [this, page, view, steps, name = QFileInfo(path).fileName()] {
     steps->setPlan(view->planLanes().plan());
     if (view->index() == nullptr || (steps->alignment().ranks.size() < 2 && !view->planLanes().plan())) {
       return;
     }
     if (m_tabs->indexOf(steps) < 0) {
-      m_tabs->insertTab(m_tabs->indexOf(view) + 1, steps, tr("Steps: %1").arg(name));
+      m_tabs->insertTab(m_tabs->indexOf(page) + 1, steps, tr("Steps: %1").arg(name));
     }
   };
   connect(view, &views::TimelineView::loaded, steps, [view, steps, showSteps] {

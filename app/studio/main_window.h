@@ -90,7 +90,8 @@ public slots:
   void openRun(qint64 id);
   /// Opens a page comparing `ids` (two or more runs).
   void compareRuns(const QList<qint64>& ids);
-  /// Opens the trace at `path` (`.json`, `.json.gz`) in a timeline tab; it loads off the GUI thread.
+  /// Opens the trace at `path` (`.json`, `.json.gz`) in a timeline tab, a TimelinePage (search, minimap, the view;
+  /// the tab's widget), and returns its view; it loads off the GUI thread. File > Open Trace… asks for the file.
   views::TimelineView* openTrace(const QString& path);
   /// Opens run `id` of the workspace on its Timeline tab: its stored traces (live while it runs).
   views::RunDetailsPage* openRunTimeline(qint64 id);
@@ -159,6 +160,7 @@ private:
   QAction* m_demoAction = nullptr;
   QAction* m_wizardAction = nullptr;
   QAction* m_openConfigAction = nullptr;
+  QAction* m_openTraceAction = nullptr;
   QAction* m_plannerAction = nullptr;
   QAction* m_refreshAction = nullptr;
   QAction* m_filterAction = nullptr;

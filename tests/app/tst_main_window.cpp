@@ -24,10 +24,14 @@
 #include "timeline/plan_lane_painter.h"
 #include "timeline/plan_step_model.h"
 #include "timeline/step_alignment_view.h"
+#include "timeline/timeline_page.h"
+#include "timeline/timeline_search_bar.h"
 #include "timeline/timeline_view.h"
 
 #include <fathom/store/workspace.h>
 
+#include <QAction>
+#include <QApplication>
 #include <QCommandLinkButton>
 #include <QDockWidget>
 #include <QFile>
@@ -38,6 +42,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
@@ -131,15 +136,29 @@ private slots:
     const int tabs = window.documents()->count();
     const QString trace = QStringLiteral(FATHOM_TEST_DATA_DIR "/traces/gloo_2rank_merged.json.gz");
     views::TimelineView* view = window.openTrace(trace);
+    auto* page = qobject_cast<views::TimelinePage*>(window.documents()->currentWidget());
+    QVERIFY(page != nullptr);
+    QCOMPARE(page->view(), view);
     QCOMPARE(window.documents()->count(), tabs + 1);
-    QCOMPARE(window.documents()->currentWidget(), view);
+    QCOMPARE(window.documents()->currentWidget(), page);
+    QCOMPARE(page->path(), trace);
     QCOMPARE(window.documents()->tabText(window.documents()->currentIndex()), u"gloo_2rank_merged.json.gz"_s);
     QTRY_VERIFY_WITH_TIMEOUT(view->index() != nullptr, 30'000);
     QCOMPARE(view->laneCount(), 6);
+    // File > Open Trace… asks for such a file; Ctrl+F in the trace's page focuses its search (the window's Ctrl+F,
+    // Filter Runs, acts elsewhere).
+    auto* openTrace = window.findChild<QAction*>(u"openTraceAction"_s);
+    QVERIFY(openTrace != nullptr);
+    QVERIFY(window.findChild<QMenu*>(u"fileMenu"_s)->actions().contains(openTrace));
+    QCOMPARE(openTrace->shortcut(), QKeySequence(u"Ctrl+Shift+T"_s));
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    view->setFocus();
+    QTest::keyClick(view, Qt::Key_F, Qt::ControlModifier);
+    QTRY_COMPARE(QApplication::focusWidget(), page->searchBar()->patternField());
     // Two ranks with steps: the step alignment tab opens beside the timeline.
     auto* steps = window.findChild<views::StepAlignmentView*>(u"stepAlignmentView"_s);
     QVERIFY(steps != nullptr);
-    QCOMPARE(window.documents()->indexOf(steps), window.documents()->indexOf(view) + 1);
+    QCOMPARE(window.documents()->indexOf(steps), window.documents()->indexOf(page) + 1);
     QCOMPARE(steps->highlightedLastRanks(), std::vector<int>{1});
   }
 

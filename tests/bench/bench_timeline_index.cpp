@@ -14,6 +14,7 @@
 // Goals (issue 19): 10M events in <= 120 bytes per event; frames <= 16 ms. docs/traces.md has the numbers.
 #include "bench_memory.h"
 #include "trace_generator.h"
+#include "zoom_sweep.h"
 
 #include <fathom/trace/timeline_index.h>
 #include <fathom/trace/timeline_queries.h>
@@ -35,11 +36,6 @@ using Clock = std::chrono::steady_clock;
 
 double msSince(Clock::time_point since) {
   return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
-}
-
-double percentile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
 }
 
 struct Sweep {
@@ -69,37 +65,13 @@ Sweep sweep(const TimelineIndex& index, std::uint32_t pixels) {
   Sweep s;
   std::vector<MergedSlice> scratch;
   std::vector<CounterPixel> columns;
-  const std::int64_t lo = index.data().startNs;
-  const std::int64_t hi = index.data().endNs + 1;
   auto draw = [&](std::int64_t a, std::int64_t b) {
     const Clock::time_point t = Clock::now();
     const std::size_t rects = frame(index, {a, b}, pixels, scratch, columns);
     s.frameMs.push_back(msSince(t));
     s.maxRects = std::max(s.maxRects, rects);
   };
-  // Fit, then zoom in by 1.25x a frame around the middle of the trace down to a 20 µs window (kernels are µs long).
-  const std::int64_t centre = lo + (hi - lo) / 2;
-  double width = static_cast<double>(hi - lo);
-  draw(lo, hi);
-  while (width > 20'000.0) {
-    width /= 1.25;
-    const auto half = static_cast<std::int64_t>(width / 2);
-    draw(centre - half, centre + half + 1);
-  }
-  // Pan across at the deepest zoom: 300 frames, 10 % of the window each (a held A/D key).
-  auto w = static_cast<std::int64_t>(width);
-  std::int64_t a = centre - w / 2;
-  for (int i = 0; i < 300; ++i) {
-    a += w / 10;
-    draw(a, a + w + 1);
-  }
-  // Zoom back out to the whole trace.
-  while (width < static_cast<double>(hi - lo)) {
-    width *= 1.25;
-    const auto half = static_cast<std::int64_t>(width / 2);
-    draw(std::max(lo, a - half), std::min(hi, a + half + 1));
-  }
-  draw(lo, hi);
+  fathom::bench::zoomPanSweep(index.data().startNs, index.data().endNs + 1, draw);
   return s;
 }
 
@@ -122,8 +94,9 @@ void measure(const fs::path& path) {
   const Sweep s = sweep(*index, 1920);
   std::printf("sweep at 1920 px, all %zu lanes and depths and %zu counter series per frame: %zu frames, p50 %.3f ms, "
               "p99 %.3f ms, max %.3f ms; at most %zu rectangles and counter columns a frame\n",
-              index->lanes().size(), index->counters().size(), s.frameMs.size(), percentile(s.frameMs, 0.5),
-              percentile(s.frameMs, 0.99), *std::max_element(s.frameMs.begin(), s.frameMs.end()), s.maxRects);
+              index->lanes().size(), index->counters().size(), s.frameMs.size(),
+              fathom::bench::percentile(s.frameMs, 0.5), fathom::bench::percentile(s.frameMs, 0.99),
+              *std::max_element(s.frameMs.begin(), s.frameMs.end()), s.maxRects);
 
   // Clicks and panels: a hit test, a search, an area over one step of one rank and over everything.
   std::uint32_t busiest = 0;  // the lane with the most slices

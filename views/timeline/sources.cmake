@@ -6,7 +6,8 @@
 # predicted per step (PlanStepModel);
 # selection and analysis: the view's selection (timeline_view_selection.cpp, timeline_selection.h), what it draws over
 # its rows (timeline_overlays.h), the slice details and area panels and their wiring (timeline_panels.h), with a worker
-# for their slow queries.
+# for their slow queries; the rows' arrangement (TimelineLayout), stacked counter charts (counter_stack.h), the search
+# bar, the minimap and the page composing them with the panels (TimelinePage).
 target_sources(fathom_views PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/time_coords.h ${CMAKE_CURRENT_LIST_DIR}/time_coords.cpp
   ${CMAKE_CURRENT_LIST_DIR}/timeline_loader.h ${CMAKE_CURRENT_LIST_DIR}/timeline_loader.cpp
@@ -23,7 +24,12 @@ target_sources(fathom_views PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/slice_details_panel.h ${CMAKE_CURRENT_LIST_DIR}/slice_details_panel.cpp
   ${CMAKE_CURRENT_LIST_DIR}/area_name_model.h ${CMAKE_CURRENT_LIST_DIR}/area_name_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/area_panel.h ${CMAKE_CURRENT_LIST_DIR}/area_panel.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/timeline_panels.h ${CMAKE_CURRENT_LIST_DIR}/timeline_panels.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/timeline_panels.h ${CMAKE_CURRENT_LIST_DIR}/timeline_panels.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/timeline_layout.h ${CMAKE_CURRENT_LIST_DIR}/timeline_layout.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/counter_stack.h ${CMAKE_CURRENT_LIST_DIR}/counter_stack.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/timeline_search_bar.h ${CMAKE_CURRENT_LIST_DIR}/timeline_search_bar.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/timeline_minimap.h ${CMAKE_CURRENT_LIST_DIR}/timeline_minimap.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/timeline_page.h ${CMAKE_CURRENT_LIST_DIR}/timeline_page.cpp)
 # The timeline's exports: a range as a Chrome trace (trace::exportTraceRange), the view as PNG or SVG.
 target_sources(fathom_views PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/timeline_export.h ${CMAKE_CURRENT_LIST_DIR}/timeline_export.cpp)

@@ -52,8 +52,7 @@ TimelineExport::TimelineExport(TimelineView* view) : QObject(view), m_view(view)
   connect(m_rangeAction, &QAction::triggered, this, &TimelineExport::chooseRangeFile);
   connect(m_pngAction, &QAction::triggered, this, [this] { chooseImageFile(false); });
   connect(m_svgAction, &QAction::triggered, this, [this] { chooseImageFile(true); });
-  view->addActions(actions());
-  view->setContextMenuPolicy(Qt::ActionsContextMenu);
+  view->addActions(actions());  // TimelineView::createContextMenu shows them right of the header column
   m_provider = [this] { return Selection{m_view ? m_view->visibleRange() : trace::TimeRange{}, {}}; };
   // Errors of an export the user started from the menu are shown; a cancel is not an error to show.
   connect(this, &TimelineExport::exportFailed, this, [this](const QString& message) {

@@ -1,23 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "timeline/counter_stack.h"
+#include "timeline/timeline_layout.h"
 #include "timeline/timeline_selection.h"
 
 #include <fathom/trace/timeline_queries.h>
 
 #include <QAbstractScrollArea>
+#include <QColor>
+#include <QImage>
 #include <QPoint>
 #include <QRectF>
 #include <QString>
 #include <QStringList>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
 
 class QLabel;
+class QMenu;
 class QPainter;
 class QProgressBar;
 class QPushButton;
@@ -47,6 +53,10 @@ struct OverlayFrame;
 /// setAreaSelection() leave the other selection alone. ProfilerStep#N bands and instant markers are drawn under and
 /// over the slices (timeline_overlays.h).
 ///
+/// The rows' arrangement is a TimelineLayout (timeline_layout.h): clicking a header collapses or expands its process
+/// or lane, dragging a header moves it among its siblings, its context menu moves, pins and collapses; pinned lanes
+/// stay at the top below the ruler while the other rows scroll. Search matches (setSearchMatches) get an outline.
+///
 /// Paint cost is O(visible pixels): each visible row asks the index for one merged rectangle per pixel column
 /// (trace::mergeForPixels, mergeCounterForPixels) and draws what it returns, never the events themselves; a slice's
 /// name is drawn when its rectangle is wide enough. lastPaint() counts what the last frame drew.
@@ -57,13 +67,14 @@ public:
   enum class TimeMode { SinceTraceStart, TraceClock };
   /// What the last paint drew.
   struct PaintStats {
-    int pixels = 0;      ///< the plot's width: the pixel columns asked for
-    int rows = 0;        ///< slice and counter rows painted (those on screen)
-    int rectangles = 0;  ///< rectangles filled for slices and counter columns: at most pixels x rows
-    int labels = 0;      ///< slice names drawn
-    int instants = 0;    ///< instant markers drawn (at most one per pixel column and lane)
-    int stepBands = 0;   ///< ProfilerStep bands drawn (one per step and process)
-    int stepLabels = 0;  ///< ProfilerStep numbers drawn
+    int pixels = 0;         ///< the plot's width: the pixel columns asked for
+    int rows = 0;           ///< slice rows and counter series painted (those on screen, pinned included)
+    int rectangles = 0;     ///< rectangles filled for slices and counter columns: at most pixels x rows
+    int matchOutlines = 0;  ///< search matches outlined: at most one per pixel column and row
+    int labels = 0;         ///< slice names drawn
+    int instants = 0;       ///< instant markers drawn (at most one per pixel column and lane)
+    int stepBands = 0;      ///< ProfilerStep bands drawn (one per step and process)
+    int stepLabels = 0;     ///< ProfilerStep numbers drawn
     double milliseconds = 0;
   };
   struct Options {
@@ -95,7 +106,7 @@ public:
   const trace::TimelineIndex* index() const { return m_index.get(); }
   /// Whether the visible range is the whole trace.
   bool isFit() const;
-  /// The index shown, shared (the selection panels hold it too).
+  /// The index shown, shared (the selection panels and the search's thread hold it too).
   std::shared_ptr<const trace::TimelineIndex> sharedIndex() const { return m_index; }
   /// The message of the last failed load; empty after a successful one.
   QString errorMessage() const { return m_error; }
@@ -126,10 +137,29 @@ public:
 
   /// The plot's width in pixels (the viewport less the header column).
   int plotWidth() const;
-  /// The lanes shown (all of the index's lanes, in display order).
+  /// The lanes shown (those with a row: not in a collapsed process), pinned included.
   int laneCount() const;
-  /// The header of each process row and each lane row (a lane's first depth), top to bottom, counters excluded.
+  /// The header of each process row and each lane row (a lane's first depth), top to bottom (pinned rows first),
+  /// counters excluded.
   QStringList headers() const;
+
+  /// The rows' arrangement. Change it through changeLayout(), which relays out, repaints and emits layoutChanged().
+  const TimelineLayout& layout() const { return m_layout; }
+  void changeLayout(const std::function<void(TimelineLayout&)>& change);
+  /// Expands what hides `lane`'s `depth` and scrolls the rows so that it is on screen (a pinned lane always is).
+  void ensureLaneVisible(std::uint32_t lane, std::uint32_t depth);
+  /// The viewport y of `lane`'s `depth` row's top (pinned or scrolled), or nullopt when it has no row.
+  std::optional<int> laneRowY(std::uint32_t lane, std::uint32_t depth) const;
+  /// The context menu of the header at `pos` (viewport coordinates; Move up/down/to top, Pin, Collapse), or nullptr
+  /// outside the header column. The caller owns it; its actions act on this view.
+  QMenu* createHeaderMenu(const QPoint& pos);
+  /// The context menu at `pos`: the header's (createHeaderMenu) in the header column, else one of the view's actions()
+  /// (TimelineExport adds its exports there); nullptr when there is nothing to show. The caller owns it.
+  QMenu* createContextMenu(const QPoint& pos);
+
+  /// Outlines `matches` (sorted as SearchResult::matches; nullptr clears) and, more strongly, `current`.
+  void setSearchMatches(std::shared_ptr<const std::vector<trace::SliceRef>> matches);
+  void setCurrentMatch(std::optional<trace::SliceRef> current);
   const PaintStats& lastPaint() const { return m_stats; }
   /// The slice drawn at `pos` (viewport coordinates; a hit test with two pixels of slack), or nullopt.
   std::optional<trace::SliceRef> sliceAtPos(const QPoint& pos) const;
@@ -175,6 +205,8 @@ signals:
   void sliceSelected(std::optional<fathom::trace::SliceRef> slice);
   /// The area selection changed (nullopt: cleared); emitted once per Shift+drag, at the release.
   void areaSelected(std::optional<fathom::views::AreaSelection> area);
+  /// The rows' arrangement changed (collapse, move, pin).
+  void layoutChanged();
 
 protected:
   void paintEvent(QPaintEvent* event) override;
@@ -184,28 +216,47 @@ protected:
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
+  void contextMenuEvent(QContextMenuEvent* event) override;
 
 private:
-  struct Row {
-    enum class Kind { Process, Slices, Counter, Plan } kind = Kind::Process;
-    std::uint32_t item = 0;  ///< the process, lane or counter (Plan: the process)
-    std::uint32_t depth = 0;
-    int top = 0;  ///< in content coordinates (below the ruler)
-    int height = 0;
-    QString header;  ///< empty on a lane's deeper rows
-  };
-  void buildRows();
+  using Row = TimelineLayout::Row;
+  void relayout();
+  /// The plan rows' processes (those PlanLanePainter draws) into the layout.
+  void updatePlanRows();
+  /// Per index: the charts' and names' colours; drops the search matches (they refer to the old index).
+  void setIndexColours();
+  /// Viewport y <-> the scrolling rows' content y (a pinned row's y maps below 0).
+  int contentY(int viewportY) const;
+  int viewportY(int contentY) const;
   void updateScrollBar();
+  /// The top of the scrolling rows in the viewport: below the ruler and the pinned rows.
+  int scrollTop() const;
   void paintRuler(QPainter& painter, int pixels);
+  void paintRow(QPainter& painter, const Row& row, int y, int pixels);
+  void paintHeader(QPainter& painter, const Row& row, int y);
   void paintSlices(QPainter& painter, const Row& row, int y, int pixels);
+  void paintMatches(QPainter& painter, std::uint32_t lane, std::uint32_t depth, int y, int height, int pixels);
   void paintCounter(QPainter& painter, const Row& row, int y, int pixels);
-  /// The row at viewport y `y`, or nullptr (the ruler, below the last row).
+  /// Fills the row [y, y + height) with the base colour except `plot`, which the caller paints whole.
+  void fillAround(QPainter& painter, const QRect& plot, int y, int height);
+  /// The viewport y of `row`'s top.
+  int rowTopY(const Row& row) const;
+  /// The row at viewport y `y` (pinned or scrolled), or nullptr (the ruler, below the last row).
   const Row* rowAt(int y) const;
+  /// A header was clicked (collapse/expand) or dropped at viewport y `dropY` (reorder).
+  void headerClicked(const Row& row);
+  void headerDropped(const Row& row, int dropY);
   /// The time under the cursor, or the range's centre when the cursor is not over the plot.
   std::int64_t cursorTime() const;
   void showLoadPanel(bool show);
-  /// This frame's overlay geometry from the rows (O(rows)).
-  OverlayFrame overlayFrame() const;
+  /// Which rows an overlay frame covers: the scrolling rows (in the viewport below the pinned ones), the pinned rows
+  /// (between the ruler and the scrolling rows), or both (the plot below the ruler; for geometry, not painting).
+  enum class OverlayRegion { Scrolling, Pinned, All };
+  /// This frame's overlay geometry from the rows of `region` (O(rows)); lanes of the other region are not shown.
+  OverlayFrame overlayFrame(OverlayRegion region = OverlayRegion::All) const;
+  /// The overlays of one region, clipped to it: step bands (under: `under` true), or instants, step labels, the area
+  /// and the selected slice (over).
+  void paintOverlays(QPainter& painter, OverlayRegion region, bool under);
   /// A click (press and release within a few pixels) at `pos`: selects the slice there, or clears.
   void clickAt(const QPoint& pos);
   /// Shift+drag moved to `pos`: the preview box from the press to it.
@@ -213,15 +264,30 @@ private:
 
   Options m_options;
   std::shared_ptr<const trace::TimelineIndex> m_index;
-  std::vector<Row> m_rows;
+  TimelineLayout m_layout;
   std::unique_ptr<PlanLanePainter> m_planLanes;
-  std::vector<double> m_counterMax;  ///< per counter: its largest value (the top of its chart), computed once
-  int m_contentHeight = 0;
   trace::TimeRange m_range{0, 1};
   TimeMode m_timeMode = TimeMode::SinceTraceStart;
   PaintStats m_stats;
   std::vector<trace::MergedSlice> m_merged;  ///< reused across frames: no allocation per row
   std::vector<trace::CounterPixel> m_counterPixels;
+  CounterStack m_stack;
+  std::vector<QRgb> m_nameColours;  ///< per name: its slice colour, then its merged colour
+  /// A row with more rectangles than this is drawn as an image of its pixels (paintSlices).
+  static constexpr std::size_t kRowImageRectangles = 96;
+  struct Label {
+    int x0 = 0;
+    int x1 = 0;
+    trace::NameId name = trace::kNoName;
+  };
+  std::vector<Label> m_labels;  ///< the names a row draws over its rectangles
+  std::vector<QRgb> m_rowLine;  ///< a row drawn as an image: one line of its pixels
+  QImage m_rowImage;
+  QImage m_chartImage;                              ///< a counter chart's pixels, reused across rows and frames
+  std::vector<std::vector<QColor>> m_chartColours;  ///< per chart: its series' colours
+  std::shared_ptr<const std::vector<trace::SliceRef>> m_matches;
+  std::vector<std::vector<std::uint32_t>> m_matchesByLane;  ///< per lane: matching slice indices, sorted
+  std::optional<trace::SliceRef> m_currentMatch;
 
   std::optional<SliceHighlight> m_highlight;  ///< the selected slice and what it lights up
   std::optional<AreaSelection> m_area;
@@ -234,7 +300,11 @@ private:
   bool m_dragging = false;
   int m_dragX = 0;
   trace::TimeRange m_dragRange;
-  int m_cursorX = -1;  ///< the cursor's x in the plot, -1 when outside
+  int m_cursorX = -1;                ///< the cursor's x in the plot, -1 when outside
+  std::optional<Row> m_headerPress;  ///< the header row pressed (a click toggles it, a drag moves it)
+  QPoint m_headerPressPos;
+  bool m_headerDragging = false;
+  int m_headerDragY = 0;  ///< the cursor's y while dragging a header
 
   TimelineLoader* m_loader = nullptr;
   QString m_loadingPath;

@@ -5,6 +5,7 @@
 #include "timeline/timeline_overlays.h"
 #include "timeline/timeline_view.h"
 
+#include <QPainter>
 #include <QScrollBar>
 
 #include <algorithm>
@@ -35,8 +36,7 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> TimelineView::instantAtPo
   const int x = pos.x() - m_options.headerWidth;
   if (!row || row->kind != Row::Kind::Slices || row->depth != 0 || x < 0 || x >= plotWidth())
     return std::nullopt;
-  const int rowTop = m_options.rulerHeight + row->top - verticalScrollBar()->value();
-  if (pos.y() >= rowTop + 6)
+  if (pos.y() >= rowTopY(*row) + 6)
     return std::nullopt;  // below the markers (paintInstants draws them 5 px tall at the row's top)
   const auto& ts = m_index->lane(row->item).instantTs;
   const std::int64_t lo = pixelToTime(m_range, plotWidth(), x - 3);
@@ -89,17 +89,8 @@ void TimelineView::revealSlice(trace::SliceRef slice) {
     newLength = std::max(kMinRangeNs, duration * 10);  // too thin to see: zoom in, a tenth of the plot
   if (newLength != length || start < m_range.startNs || end > m_range.endNs)
     setVisibleRange({centre - newLength / 2, centre - newLength / 2 + newLength});
-  // Rows: scroll when the slice's row is not fully on screen, putting it in the middle.
-  const std::uint32_t depth = lane.depthOf(slice.index);
-  const auto row = std::find_if(m_rows.begin(), m_rows.end(), [&](const Row& r) {
-    return r.kind == Row::Kind::Slices && r.item == slice.lane && r.depth == depth;
-  });
-  if (row == m_rows.end())
-    return;
-  const int visible = viewport()->height() - m_options.rulerHeight;
-  const int scroll = verticalScrollBar()->value();
-  if (row->top < scroll || row->top + row->height > scroll + visible)
-    verticalScrollBar()->setValue(row->top - (visible - row->height) / 2);
+  // Rows: expand what hides its row (its process, its lane) and scroll it on screen (a pinned lane always is).
+  ensureLaneVisible(slice.lane, lane.depthOf(slice.index));
 }
 
 void TimelineView::setAreaSelection(trace::TimeRange range, std::vector<std::uint32_t> lanes) {
@@ -122,13 +113,21 @@ void TimelineView::clearAreaSelection() {
 }
 
 std::vector<std::uint32_t> TimelineView::lanesBetween(int y0, int y1) const {
-  const int scroll = verticalScrollBar()->value() - m_options.rulerHeight;
-  const int top = std::min(y0, y1) + scroll;
-  const int bottom = std::max(y0, y1) + scroll;
+  // Viewport rows: the pinned ones between the ruler and scrollTop(), the scrolling ones below, each part of the band
+  // against its own rows.
+  const int top = std::min(y0, y1);
+  const int bottom = std::max(y0, y1);
   std::vector<std::uint32_t> lanes;
-  for (const Row& r : m_rows)
-    if (r.kind == Row::Kind::Slices && r.top <= bottom && r.top + r.height > top)
+  for (const Row& r : m_layout.pinnedRows()) {
+    const int y = m_options.rulerHeight + r.top;
+    if (r.kind == Row::Kind::Slices && y <= bottom && y + r.height > top)
       lanes.push_back(r.item);
+  }
+  const int scrollingTop = std::max(top, scrollTop());
+  if (bottom >= scrollingTop)
+    for (const Row& r : m_layout.rowsIn(contentY(scrollingTop), contentY(bottom) + 1))
+      if (r.kind == Row::Kind::Slices)
+        lanes.push_back(r.item);
   std::sort(lanes.begin(), lanes.end());
   lanes.erase(std::unique(lanes.begin(), lanes.end()), lanes.end());
   return lanes;
@@ -163,7 +162,7 @@ void TimelineView::clickAt(const QPoint& pos) {
 void TimelineView::updateBox(const QPoint& pos) {
   const int x = std::clamp(pos.x() - m_options.headerWidth, 0, plotWidth());
   const std::int64_t t = pixelToTime(m_range, plotWidth(), x);
-  const int viewportStartY = m_boxStartY + m_options.rulerHeight - verticalScrollBar()->value();
+  const int viewportStartY = viewportY(m_boxStartY);
   AreaSelection box{{std::min(m_boxStartNs, t), std::max(m_boxStartNs, t)}, lanesBetween(viewportStartY, pos.y())};
   if (box.range.endNs <= box.range.startNs || box.lanes.empty() || (pos - m_pressPos).manhattanLength() < kClickSlop) {
     m_boxPreview.reset();  // a Shift+click, or a box over no lane: nothing
@@ -173,30 +172,59 @@ void TimelineView::updateBox(const QPoint& pos) {
   viewport()->update();
 }
 
-OverlayFrame TimelineView::overlayFrame() const {
+OverlayFrame TimelineView::overlayFrame(OverlayRegion region) const {
   OverlayFrame frame;
   frame.index = m_index.get();
   frame.range = m_range;
-  frame.plot = QRect(m_options.headerWidth, m_options.rulerHeight, plotWidth(),
-                     std::max(0, viewport()->height() - m_options.rulerHeight));
+  const int height = viewport()->height();
+  const int top = region == OverlayRegion::Scrolling ? scrollTop() : m_options.rulerHeight;
+  const int bottom = region == OverlayRegion::Pinned ? scrollTop() : height;
+  frame.plot = QRect(m_options.headerWidth, top, plotWidth(), std::max(0, bottom - top));
   if (!m_index)
     return frame;
   frame.lanes.resize(m_index->lanes().size());
   frame.processes.resize(m_index->processes().size());
-  const int offset = m_options.rulerHeight - verticalScrollBar()->value();
   const QFontMetrics metrics = fontMetrics();
-  for (const Row& r : m_rows) {
+  // Overlays need per lane its top, the depth rows shown and the row height; 0 depths: not shown (collapsed process,
+  // or a pinned lane in the scrolling region and the other way round).
+  const auto add = [&](const Row& r) {
+    const int y = rowTopY(r);
     if (r.kind == Row::Kind::Process) {
-      // The title is drawn from x = 4 (paintEvent); its number labels keep clear of it.
-      frame.processes[r.item] = {true, r.top + offset, r.height, 4 + metrics.horizontalAdvance(r.header) + 8};
+      // The title is drawn from x = 2 + 12 (paintHeader); its number labels keep clear of it.
+      frame.processes[r.item] = {true, y, r.height, 14 + metrics.horizontalAdvance(r.header) + 8};
     } else if (r.kind == Row::Kind::Slices) {
       LaneGeometry& g = frame.lanes[r.item];
       if (g.depths == 0)
-        g = {r.top + offset, 0, r.height};
+        g = {y, 0, r.height};
       g.depths = std::max(g.depths, static_cast<int>(r.depth) + 1);
     }
-  }
+  };
+  if (region != OverlayRegion::Scrolling)
+    for (const Row& r : m_layout.pinnedRows())
+      add(r);
+  if (region != OverlayRegion::Pinned)
+    for (const Row& r : m_layout.rows())
+      add(r);
   return frame;
+}
+
+void TimelineView::paintOverlays(QPainter& painter, OverlayRegion region, bool under) {
+  const OverlayFrame frame = overlayFrame(region);
+  if (frame.plot.isEmpty())
+    return;
+  painter.save();
+  painter.setClipRect(QRect(0, frame.plot.top(), viewport()->width(), frame.plot.height()));
+  if (under) {
+    m_stats.stepBands += paintStepBands(painter, frame, palette());
+  } else {
+    m_stats.instants += paintInstants(painter, frame, palette());
+    m_stats.stepLabels += paintStepLabels(painter, frame, palette());
+    if (const auto& area = m_boxing ? m_boxPreview : m_area)
+      paintAreaSelection(painter, frame, *area, palette());
+    if (m_highlight)
+      paintSliceHighlight(painter, frame, *m_highlight, palette());
+  }
+  painter.restore();
 }
 
 }  // namespace fathom::views
