@@ -2,6 +2,7 @@
 #include "timeline/run_timeline_page.h"
 
 #include "common/formatting.h"
+#include "timeline/timeline_page.h"
 #include "timeline/timeline_view.h"
 
 #include <QHash>
@@ -41,7 +42,11 @@ RunTimelinePage::RunTimelinePage(QWidget* parent) : QWidget(parent) {
       choose(item->data(0, kKeyRole).toString());
   });
 
-  m_view = new TimelineView(this);
+  // The timeline with its search, minimap, selection panels and exports (TimelinePage); it follows the view's index,
+  // so updateIndex() below keeps them current too.
+  m_timeline = new TimelinePage(this);
+  m_timeline->setObjectName(u"runTimelinePage"_s);
+  m_view = m_timeline->view();
   m_view->setObjectName(u"runTimelineView"_s);
   m_status = new QLabel(this);
   m_status->setObjectName(u"runTimelineStatus"_s);
@@ -52,7 +57,7 @@ RunTimelinePage::RunTimelinePage(QWidget* parent) : QWidget(parent) {
   auto* rightLayout = new QVBoxLayout(right);
   rightLayout->setContentsMargins(0, 0, 0, 0);
   rightLayout->addWidget(m_status);
-  rightLayout->addWidget(m_view, 1);
+  rightLayout->addWidget(m_timeline, 1);
   auto* splitter = new QSplitter(Qt::Horizontal, this);
   splitter->addWidget(m_list);
   splitter->addWidget(right);

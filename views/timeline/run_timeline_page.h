@@ -15,6 +15,7 @@ class QTreeWidget;
 
 namespace fathom::views {
 
+class TimelinePage;
 class TimelineView;
 
 /// One entry of a run's Timeline page: the whole run (every window of every rank on one clock), one window's ranks
@@ -73,6 +74,7 @@ public:
   void setLive(bool live);
 
   TimelineView* view() const { return m_view; }
+  TimelinePage* timelinePage() const { return m_timeline; }
   QTreeWidget* list() const { return m_list; }
   /// The status line's text (what was loaded, how long it took).
   QString statusText() const;
@@ -100,7 +102,8 @@ private:
   bool m_live = false;
   int m_updates = 0;
   QTreeWidget* m_list = nullptr;
-  TimelineView* m_view = nullptr;
+  TimelinePage* m_timeline = nullptr;
+  TimelineView* m_view = nullptr;  ///< m_timeline's
   QLabel* m_status = nullptr;
 };
 
