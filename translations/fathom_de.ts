@@ -127,6 +127,43 @@
     </message>
 </context>
 <context>
+    <name>PlanLanePainter</name>
+    <message>
+        <source>pipeline bubble</source>
+        <translation>Pipeline-Leerlauf</translation>
+    </message>
+    <message>
+        <source>forward</source>
+        <translation>Vorwärts</translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation>Rückwärts</translation>
+    </message>
+    <message>
+        <source>optimizer</source>
+        <translation>Optimierer</translation>
+    </message>
+    <message>
+        <source>communication</source>
+        <translation>Kommunikation</translation>
+    </message>
+    <message>
+        <source>exposed: the step waits for it</source>
+        <translation>nicht verdeckt: der Schritt wartet darauf</translation>
+    </message>
+    <message>
+        <source>hidden under compute</source>
+        <translation>unter der Berechnung verdeckt</translation>
+    </message>
+    <message>
+        <source>planned %1
+predicted %2, at ProfilerStep#%3 + %4</source>
+        <translation>geplant: %1
+vorhergesagt %2, bei ProfilerStep#%3 + %4</translation>
+    </message>
+</context>
+<context>
     <name>PlanRequest</name>
     <message>
         <source>DDP</source>
@@ -187,6 +224,17 @@
     <message>
         <source>FSDP none</source>
         <translation>FSDP ohne</translation>
+    </message>
+</context>
+<context>
+    <name>TimelineLayout</name>
+    <message>
+        <source>rank %1 · %2</source>
+        <translation>Rang %1 · %2</translation>
+    </message>
+    <message>
+        <source>plan (predicted step)</source>
+        <translation>Plan (vorhergesagter Schritt)</translation>
     </message>
 </context>
 <context>
@@ -681,6 +729,30 @@
     <message>
         <source>Computing the plan of run %1 failed: %2</source>
         <translation>Berechnen des Plans von Lauf %1 fehlgeschlagen: %2</translation>
+    </message>
+    <message>
+        <source>Open &amp;Trace…</source>
+        <translation>&amp;Trace öffnen…</translation>
+    </message>
+    <message>
+        <source>Open Trace</source>
+        <translation>Trace öffnen</translation>
+    </message>
+    <message>
+        <source>Chrome/Kineto traces (*.json *.json.gz *.gz)</source>
+        <translation>Chrome-/Kineto-Traces (*.json *.json.gz *.gz)</translation>
+    </message>
+    <message>
+        <source>Steps: %1</source>
+        <translation>Schritte: %1</translation>
+    </message>
+    <message>
+        <source>Open Plan</source>
+        <translation>Plan öffnen</translation>
+    </message>
+    <message>
+        <source>%1 is not a plan: give the output of fathom plan --json.</source>
+        <translation>%1 ist kein Plan: Geben Sie die Ausgabe von fathom plan --json an.</translation>
     </message>
 </context>
 <context>
@@ -1704,6 +1776,49 @@ Umschalt+Ziehen über die Zeitleiste wählt einen aus</translation>
     </message>
 </context>
 <context>
+    <name>fathom::views::PlanStepModel</name>
+    <message>
+        <source>Step time</source>
+        <translation>Schrittzeit</translation>
+    </message>
+    <message>
+        <source>Compute</source>
+        <translation>Berechnung</translation>
+    </message>
+    <message>
+        <source>Communication</source>
+        <translation>Kommunikation</translation>
+    </message>
+    <message>
+        <source>Exposed communication</source>
+        <translation>Nicht verdeckte Kommunikation</translation>
+    </message>
+    <message>
+        <source>+%1 ms</source>
+        <translation>+%1 ms</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 ms</translation>
+    </message>
+    <message>
+        <source>Per step</source>
+        <translation>Pro Schritt</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>Gemessen</translation>
+    </message>
+    <message>
+        <source>Predicted</source>
+        <translation>Vorhergesagt</translation>
+    </message>
+    <message>
+        <source>Difference</source>
+        <translation>Differenz</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::PlanVsActualModel</name>
     <message>
         <source>Peak activations</source>
@@ -2419,6 +2534,83 @@ Umschalt+Ziehen über die Zeitleiste wählt einen aus</translation>
     </message>
 </context>
 <context>
+    <name>fathom::views::StepAlignmentCanvas</name>
+    <message>
+        <source>No ProfilerStep spans in this trace</source>
+        <translation>Keine ProfilerStep-Spannen in diesem Trace</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>Rang %1</translation>
+    </message>
+    <message>
+        <source>#%1 +%2</source>
+        <translation>#%1 +%2</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::StepAlignmentView</name>
+    <message>
+        <source>Step:</source>
+        <translation>Schritt:</translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Collective</source>
+        <translation>Kollektive Operation</translation>
+    </message>
+    <message>
+        <source>First to arrive</source>
+        <translation>Zuerst angekommen</translation>
+    </message>
+    <message>
+        <source>Last to arrive</source>
+        <translation>Zuletzt angekommen</translation>
+    </message>
+    <message>
+        <source>Lag of the last</source>
+        <translation>Verzug des Letzten</translation>
+    </message>
+    <message>
+        <source>Spread</source>
+        <translation>Streuung</translation>
+    </message>
+    <message>
+        <source>Measured on rank:</source>
+        <translation>Gemessen auf Rang:</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Measured vs predicted&lt;/b&gt;</source>
+        <translation>&lt;b&gt;Gemessen und vorhergesagt&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>ProfilerStep#%1</source>
+        <translation>ProfilerStep#%1</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>Rang %1</translation>
+    </message>
+    <message>
+        <source>No ProfilerStep spans in this trace.</source>
+        <translation>Keine ProfilerStep-Spannen in diesem Trace.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rank(s); %1 collective(s); the ranks&apos; ends differ by %2.</source>
+        <translation>
+            <numerusform>%n Rang; %1 kollektive Operation(en); die Enden der Ränge liegen %2 auseinander.</numerusform>
+            <numerusform>%n Ränge; %1 kollektive Operation(en); die Enden der Ränge liegen %2 auseinander.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> (not on every rank alike)</source>
+        <translation> (nicht auf jedem Rang gleich)</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::StrategyComparisonModel</name>
     <message>
         <source>invalid plan</source>
@@ -2533,6 +2725,79 @@ Umschalt+Ziehen über die Zeitleiste wählt einen aus</translation>
     </message>
 </context>
 <context>
+    <name>fathom::views::TimelineMinimap</name>
+    <message>
+        <source>The whole trace: click to move the view there, drag the box to pan, drag its edges to zoom</source>
+        <translation>Der ganze Trace: Klicken verschiebt die Ansicht dorthin, Ziehen des Rahmens verschiebt, Ziehen seiner Kanten zoomt</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::TimelinePage</name>
+    <message>
+        <source>Details</source>
+        <translation>Details</translation>
+    </message>
+    <message>
+        <source>Area</source>
+        <translation>Bereich</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::TimelineSearchBar</name>
+    <message>
+        <source>Search slices by name (Ctrl+F)</source>
+        <translation>Slices nach Namen suchen (Strg+F)</translation>
+    </message>
+    <message>
+        <source>Regular expression (ECMAScript)</source>
+        <translation>Regulärer Ausdruck (ECMAScript)</translation>
+    </message>
+    <message>
+        <source>Match case</source>
+        <translation>Groß-/Kleinschreibung beachten</translation>
+    </message>
+    <message>
+        <source>Previous</source>
+        <translation>Zurück</translation>
+    </message>
+    <message>
+        <source>Previous match (Shift+Enter)</source>
+        <translation>Vorheriger Treffer (Umschalt+Eingabe)</translation>
+    </message>
+    <message>
+        <source>Next</source>
+        <translation>Weiter</translation>
+    </message>
+    <message>
+        <source>Next match (Enter)</source>
+        <translation>Nächster Treffer (Eingabe)</translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation>Suche läuft…</translation>
+    </message>
+    <message>
+        <source>No matches</source>
+        <translation>Keine Treffer</translation>
+    </message>
+    <message>
+        <source>1 match</source>
+        <translation>1 Treffer</translation>
+    </message>
+    <message>
+        <source>%1 matches</source>
+        <translation>%1 Treffer</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 von %2</translation>
+    </message>
+    <message>
+        <source>Next and Previous visit the first %1 matches</source>
+        <translation>Weiter und Zurück besuchen die ersten %1 Treffer</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::TimelineView</name>
     <message>
         <source>Cancel</source>
@@ -2545,10 +2810,6 @@ Umschalt+Ziehen über die Zeitleiste wählt einen aus</translation>
     <message>
         <source>Loading %1…</source>
         <translation>%1 wird geladen…</translation>
-    </message>
-    <message>
-        <source>rank %1 · %2</source>
-        <translation>Rang %1 · %2</translation>
     </message>
     <message>
         <source>No trace loaded</source>
@@ -2573,6 +2834,38 @@ Dauer %2, Beginn %3</translation>
 instant at %2</source>
         <translation>%1
 Zeitpunkt-Ereignis bei %2</translation>
+    </message>
+    <message>
+        <source>%1: %2 in total</source>
+        <translation>%1: %2 insgesamt</translation>
+    </message>
+    <message>
+        <source>Move Up</source>
+        <translation>Nach oben</translation>
+    </message>
+    <message>
+        <source>Move Down</source>
+        <translation>Nach unten</translation>
+    </message>
+    <message>
+        <source>Move to Top</source>
+        <translation>Ganz nach oben</translation>
+    </message>
+    <message>
+        <source>Expand</source>
+        <translation>Aufklappen</translation>
+    </message>
+    <message>
+        <source>Collapse</source>
+        <translation>Zuklappen</translation>
+    </message>
+    <message>
+        <source>Unpin</source>
+        <translation>Lösen</translation>
+    </message>
+    <message>
+        <source>Pin to Top</source>
+        <translation>Oben anheften</translation>
     </message>
 </context>
 <context>

@@ -127,6 +127,43 @@
     </message>
 </context>
 <context>
+    <name>PlanLanePainter</name>
+    <message>
+        <source>pipeline bubble</source>
+        <translation>流水线气泡</translation>
+    </message>
+    <message>
+        <source>forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation>反向</translation>
+    </message>
+    <message>
+        <source>optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>communication</source>
+        <translation>通信</translation>
+    </message>
+    <message>
+        <source>exposed: the step waits for it</source>
+        <translation>暴露：该步骤需等待它</translation>
+    </message>
+    <message>
+        <source>hidden under compute</source>
+        <translation>被计算掩盖</translation>
+    </message>
+    <message>
+        <source>planned %1
+predicted %2, at ProfilerStep#%3 + %4</source>
+        <translation>计划：%1
+预测 %2，位于 ProfilerStep#%3 + %4</translation>
+    </message>
+</context>
+<context>
     <name>PlanRequest</name>
     <message>
         <source>DDP</source>
@@ -187,6 +224,17 @@
     <message>
         <source>FSDP none</source>
         <translation>FSDP 不分片</translation>
+    </message>
+</context>
+<context>
+    <name>TimelineLayout</name>
+    <message>
+        <source>rank %1 · %2</source>
+        <translation>秩 %1 · %2</translation>
+    </message>
+    <message>
+        <source>plan (predicted step)</source>
+        <translation>计划（预测的步骤）</translation>
     </message>
 </context>
 <context>
@@ -678,6 +726,30 @@
     <message>
         <source>Computing the plan of run %1 failed: %2</source>
         <translation>计算运行 %1 的计划失败：%2</translation>
+    </message>
+    <message>
+        <source>Open &amp;Trace…</source>
+        <translation>打开跟踪文件(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>Open Trace</source>
+        <translation>打开跟踪文件</translation>
+    </message>
+    <message>
+        <source>Chrome/Kineto traces (*.json *.json.gz *.gz)</source>
+        <translation>Chrome/Kineto 跟踪文件 (*.json *.json.gz *.gz)</translation>
+    </message>
+    <message>
+        <source>Steps: %1</source>
+        <translation>步骤：%1</translation>
+    </message>
+    <message>
+        <source>Open Plan</source>
+        <translation>打开计划</translation>
+    </message>
+    <message>
+        <source>%1 is not a plan: give the output of fathom plan --json.</source>
+        <translation>%1 不是计划：请提供 fathom plan --json 的输出。</translation>
     </message>
 </context>
 <context>
@@ -1699,6 +1771,49 @@ Shift+drag over the timeline to select one</source>
     </message>
 </context>
 <context>
+    <name>fathom::views::PlanStepModel</name>
+    <message>
+        <source>Step time</source>
+        <translation>步骤时间</translation>
+    </message>
+    <message>
+        <source>Compute</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <source>Communication</source>
+        <translation>通信</translation>
+    </message>
+    <message>
+        <source>Exposed communication</source>
+        <translation>暴露的通信</translation>
+    </message>
+    <message>
+        <source>+%1 ms</source>
+        <translation>+%1 毫秒</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 毫秒</translation>
+    </message>
+    <message>
+        <source>Per step</source>
+        <translation>每步</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>实测值</translation>
+    </message>
+    <message>
+        <source>Predicted</source>
+        <translation>预测值</translation>
+    </message>
+    <message>
+        <source>Difference</source>
+        <translation>差值</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::PlanVsActualModel</name>
     <message>
         <source>Peak activations</source>
@@ -2405,6 +2520,82 @@ Shift+drag over the timeline to select one</source>
     </message>
 </context>
 <context>
+    <name>fathom::views::StepAlignmentCanvas</name>
+    <message>
+        <source>No ProfilerStep spans in this trace</source>
+        <translation>此跟踪文件中没有 ProfilerStep 区间</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>秩 %1</translation>
+    </message>
+    <message>
+        <source>#%1 +%2</source>
+        <translation>#%1 +%2</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::StepAlignmentView</name>
+    <message>
+        <source>Step:</source>
+        <translation>步骤：</translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Collective</source>
+        <translation>集合通信</translation>
+    </message>
+    <message>
+        <source>First to arrive</source>
+        <translation>最先到达</translation>
+    </message>
+    <message>
+        <source>Last to arrive</source>
+        <translation>最后到达</translation>
+    </message>
+    <message>
+        <source>Lag of the last</source>
+        <translation>最后者的滞后</translation>
+    </message>
+    <message>
+        <source>Spread</source>
+        <translation>跨度</translation>
+    </message>
+    <message>
+        <source>Measured on rank:</source>
+        <translation>实测的秩：</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Measured vs predicted&lt;/b&gt;</source>
+        <translation>&lt;b&gt;实测与预测&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>ProfilerStep#%1</source>
+        <translation>ProfilerStep#%1</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>秩 %1</translation>
+    </message>
+    <message>
+        <source>No ProfilerStep spans in this trace.</source>
+        <translation>此跟踪文件中没有 ProfilerStep 区间。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rank(s); %1 collective(s); the ranks&apos; ends differ by %2.</source>
+        <translation>
+            <numerusform>%n 个秩；%1 个集合通信；各秩的结束时间相差 %2。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> (not on every rank alike)</source>
+        <translation>（各秩不一致）</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::StrategyComparisonModel</name>
     <message>
         <source>invalid plan</source>
@@ -2519,6 +2710,79 @@ Shift+drag over the timeline to select one</source>
     </message>
 </context>
 <context>
+    <name>fathom::views::TimelineMinimap</name>
+    <message>
+        <source>The whole trace: click to move the view there, drag the box to pan, drag its edges to zoom</source>
+        <translation>整个跟踪：单击将视图移到该处，拖动方框平移，拖动其边缘缩放</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::TimelinePage</name>
+    <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <source>Area</source>
+        <translation>区域</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::TimelineSearchBar</name>
+    <message>
+        <source>Search slices by name (Ctrl+F)</source>
+        <translation>按名称搜索切片 (Ctrl+F)</translation>
+    </message>
+    <message>
+        <source>Regular expression (ECMAScript)</source>
+        <translation>正则表达式 (ECMAScript)</translation>
+    </message>
+    <message>
+        <source>Match case</source>
+        <translation>区分大小写</translation>
+    </message>
+    <message>
+        <source>Previous</source>
+        <translation>上一个</translation>
+    </message>
+    <message>
+        <source>Previous match (Shift+Enter)</source>
+        <translation>上一个匹配项 (Shift+Enter)</translation>
+    </message>
+    <message>
+        <source>Next</source>
+        <translation>下一个</translation>
+    </message>
+    <message>
+        <source>Next match (Enter)</source>
+        <translation>下一个匹配项 (Enter)</translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation>正在搜索…</translation>
+    </message>
+    <message>
+        <source>No matches</source>
+        <translation>无匹配项</translation>
+    </message>
+    <message>
+        <source>1 match</source>
+        <translation>1 个匹配项</translation>
+    </message>
+    <message>
+        <source>%1 matches</source>
+        <translation>%1 个匹配项</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>第 %1 个，共 %2 个</translation>
+    </message>
+    <message>
+        <source>Next and Previous visit the first %1 matches</source>
+        <translation>“下一个”和“上一个”只浏览前 %1 个匹配项</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::TimelineView</name>
     <message>
         <source>Cancel</source>
@@ -2531,10 +2795,6 @@ Shift+drag over the timeline to select one</source>
     <message>
         <source>Loading %1…</source>
         <translation>正在加载 %1…</translation>
-    </message>
-    <message>
-        <source>rank %1 · %2</source>
-        <translation>秩 %1 · %2</translation>
     </message>
     <message>
         <source>No trace loaded</source>
@@ -2559,6 +2819,38 @@ duration %2, start %3</source>
 instant at %2</source>
         <translation>%1
 瞬时事件，位于 %2</translation>
+    </message>
+    <message>
+        <source>%1: %2 in total</source>
+        <translation>%1：共 %2</translation>
+    </message>
+    <message>
+        <source>Move Up</source>
+        <translation>上移</translation>
+    </message>
+    <message>
+        <source>Move Down</source>
+        <translation>下移</translation>
+    </message>
+    <message>
+        <source>Move to Top</source>
+        <translation>移到顶部</translation>
+    </message>
+    <message>
+        <source>Expand</source>
+        <translation>展开</translation>
+    </message>
+    <message>
+        <source>Collapse</source>
+        <translation>折叠</translation>
+    </message>
+    <message>
+        <source>Unpin</source>
+        <translation>取消固定</translation>
+    </message>
+    <message>
+        <source>Pin to Top</source>
+        <translation>固定到顶部</translation>
     </message>
 </context>
 <context>
