@@ -44,6 +44,7 @@ TimelinePage::TimelinePage(QWidget* parent) : QWidget(parent) {
   m_panels->setMinimumHeight(5 * fontMetrics().height());
   m_splitter->setStretchFactor(0, 3);
   m_splitter->setStretchFactor(1, 1);
+  m_splitter->setSizes({3000, 1000});  // scaled to the page's height: the timeline three quarters, the panels a quarter
   layout->addWidget(m_search);
   layout->addWidget(m_minimap);
   layout->addWidget(m_splitter, 1);
