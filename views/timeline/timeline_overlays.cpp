@@ -158,6 +158,47 @@ int paintStepBands(QPainter& painter, const OverlayFrame& frame, const QPalette&
   return drawn;
 }
 
+int countStepBands(const OverlayFrame& frame) {
+  int bands = 0;
+  const std::vector<RankBlock> blocks = rankBlocks(frame);
+  if (blocks.empty())
+    return 0;
+  for (const trace::TimelineStep& step : frame.index->steps()) {
+    if (step.number % 2 == 0)
+      continue;
+    const trace::TimelineLane& lane = frame.index->lane(step.slice.lane);
+    const double x0 = std::max<double>(frame.x(lane.start[step.slice.index]), frame.plot.left());
+    const double x1 = std::min<double>(frame.x(lane.end[step.slice.index]), frame.plot.right() + 1);
+    if (x1 - x0 < 2)
+      continue;
+    bands += static_cast<int>(
+        std::count_if(blocks.begin(), blocks.end(), [&](const RankBlock& b) { return b.rank == step.rank; }));
+  }
+  return bands;
+}
+
+std::vector<StepBandColumns> stepBandColumns(const trace::TimelineIndex& index, trace::TimeRange range, int pixels) {
+  std::vector<StepBandColumns> out;
+  for (const trace::TimelineStep& step : index.steps()) {
+    if (step.number % 2 == 0)
+      continue;  // as paintStepBands: even steps stay plain
+    const trace::TimelineLane& lane = index.lane(step.slice.lane);
+    const double x0 = std::max(timeToPixel(range, pixels, lane.start[step.slice.index]), 0.0);
+    const double x1 = std::min(timeToPixel(range, pixels, lane.end[step.slice.index]), static_cast<double>(pixels));
+    if (x1 - x0 < 2)
+      continue;
+    out.push_back({step.rank, static_cast<int>(std::lround(x0)), static_cast<int>(std::lround(x1))});
+  }
+  return out;
+}
+
+QRgb stepBandColour(const QPalette& palette) {
+  const QColor base = palette.color(QPalette::Base);
+  const QColor text = palette.color(QPalette::Text);
+  const auto mix = [](int b, int t) { return b + (t - b) * 18 / 255; };
+  return qRgb(mix(base.red(), text.red()), mix(base.green(), text.green()), mix(base.blue(), text.blue()));
+}
+
 int paintStepLabels(QPainter& painter, const OverlayFrame& frame, const QPalette& palette) {
   int drawn = 0;
   const auto& processes = frame.index->processes();

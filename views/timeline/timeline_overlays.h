@@ -10,6 +10,7 @@
 
 #include <fathom/trace/timeline_index.h>
 
+#include <QColor>
 #include <QLineF>
 #include <QRect>
 #include <QRectF>
@@ -53,10 +54,21 @@ struct OverlayFrame {
   std::optional<QRectF> sliceRect(trace::SliceRef slice) const;
 };
 
-/// Faint alternating bands, one per ProfilerStep#N, across the lanes of the step's rank (each of its processes).
+/// Faint alternating bands, one per odd ProfilerStep#N, across the lanes of the step's rank (each of its processes).
 /// Drawn first: slices paint over them. Steps narrower than 2 px are skipped (they would only be noise). Returns the
 /// bands drawn (one per step and process).
 int paintStepBands(QPainter& painter, const OverlayFrame& frame, const QPalette& palette);
+/// The bands paintStepBands would draw, without drawing them (TimelineView bakes them into its rows' backgrounds).
+int countStepBands(const OverlayFrame& frame);
+/// The pixel columns [x0, x1) of the plot (0 = its left edge) of each band paintStepBands draws, with its rank.
+struct StepBandColumns {
+  std::optional<int> rank;
+  int x0 = 0;
+  int x1 = 0;
+};
+std::vector<StepBandColumns> stepBandColumns(const trace::TimelineIndex& index, trace::TimeRange range, int pixels);
+/// The band's colour over `base`: the text colour at 18 / 255 over it (what paintStepBands blends).
+QRgb stepBandColour(const QPalette& palette);
 /// Each step's number ("#N") in its rank's process header rows, where the band is wide enough and clear of the title.
 /// Returns the labels drawn.
 int paintStepLabels(QPainter& painter, const OverlayFrame& frame, const QPalette& palette);

@@ -429,6 +429,11 @@ void TimelineView::paintEvent(QPaintEvent*) {
   m_planLanes->beginFrame();
   const int pixels = plotWidth();
   m_stats.pixels = pixels;
+  m_bands.clear();
+  if (m_index) {
+    m_bands = stepBandColumns(*m_index, m_range, pixels);  // O(steps), once per frame
+    m_bandColour = stepBandColour(palette());
+  }
   if (!m_index) {
     painter.fillRect(viewport()->rect(), palette().base());
     const QString text = !m_error.isEmpty() ? m_error : isLoading() ? QString() : tr("No trace loaded");
@@ -543,6 +548,7 @@ void TimelineView::paintSlices(QPainter& painter, const Row& row, int y, int pix
   ++m_stats.rows;
   if (row.depth >= lane.depthCount()) {
     painter.fillRect(0, y, viewport()->width(), row.height, palette().base());
+    fillBands(painter, row, y, row.height, false);
     return;
   }
   trace::mergeForPixels(lane, row.depth, m_range, static_cast<std::uint32_t>(pixels), m_merged);
@@ -553,8 +559,10 @@ void TimelineView::paintSlices(QPainter& painter, const Row& row, int y, int pix
   if (asImage) {
     m_rowLine.assign(static_cast<std::size_t>(pixels), palette().color(QPalette::Base).rgb());
     fillAround(painter, QRect(left, y + 1, pixels, row.height - 2), y, row.height);
+    fillBands(painter, row, y, row.height, true);
   } else {
     painter.fillRect(0, y, viewport()->width(), row.height, palette().base());
+    fillBands(painter, row, y, row.height, false);
   }
   m_labels.clear();
   QRect run;
@@ -600,6 +608,24 @@ void TimelineView::paintSlices(QPainter& painter, const Row& row, int y, int pix
   }
   if (!m_matchesByLane.empty() && !m_matchesByLane[row.item].empty())
     paintMatches(painter, row.item, row.depth, y, row.height, pixels);
+}
+
+void TimelineView::fillBands(QPainter& painter, const Row& row, int y, int height, bool line) {
+  if (m_bands.empty())
+    return;
+  const std::optional<int> rank = m_index->processes()[row.process].rank;
+  const int left = m_options.headerWidth;
+  for (const StepBandColumns& band : m_bands) {
+    if (band.rank != rank)
+      continue;
+    if (line) {  // the image's line, and the pixel row above and below it that fillAround painted
+      std::fill(m_rowLine.begin() + band.x0, m_rowLine.begin() + band.x1, m_bandColour);
+      painter.fillRect(left + band.x0, y, band.x1 - band.x0, 1, QColor(m_bandColour));
+      painter.fillRect(left + band.x0, y + height - 1, band.x1 - band.x0, 1, QColor(m_bandColour));
+    } else {
+      painter.fillRect(left + band.x0, y, band.x1 - band.x0, height, QColor(m_bandColour));
+    }
+  }
 }
 
 void TimelineView::paintMatches(QPainter& painter, std::uint32_t laneId, std::uint32_t depth, int y, int height,

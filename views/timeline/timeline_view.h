@@ -3,6 +3,7 @@
 
 #include "timeline/counter_stack.h"
 #include "timeline/timeline_layout.h"
+#include "timeline/timeline_overlays.h"
 #include "timeline/timeline_selection.h"
 
 #include <fathom/trace/timeline_queries.h>
@@ -281,6 +282,12 @@ private:
     trace::NameId name = trace::kNoName;
   };
   std::vector<Label> m_labels;  ///< the names a row draws over its rectangles
+  /// This frame's ProfilerStep bands in plot pixels (stepBandColumns): each slice row of a process of the band's rank
+  /// fills them in its background, so they lie under the slices and cost no blending over the rows.
+  std::vector<StepBandColumns> m_bands;
+  QRgb m_bandColour = 0;
+  /// Fills `row`'s bands in [y, y + height) (the fill path), or into m_rowLine (the image path: `line`).
+  void fillBands(QPainter& painter, const Row& row, int y, int height, bool line);
   std::vector<QRgb> m_rowLine;  ///< a row drawn as an image: one line of its pixels
   QImage m_rowImage;
   QImage m_chartImage;                              ///< a counter chart's pixels, reused across rows and frames

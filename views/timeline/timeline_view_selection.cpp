@@ -215,7 +215,7 @@ void TimelineView::paintOverlays(QPainter& painter, OverlayRegion region, bool u
   painter.save();
   painter.setClipRect(QRect(0, frame.plot.top(), viewport()->width(), frame.plot.height()));
   if (under) {
-    m_stats.stepBands += paintStepBands(painter, frame, palette());
+    m_stats.stepBands += countStepBands(frame);  // drawn by the rows (paintSlices), under their slices
   } else {
     m_stats.instants += paintInstants(painter, frame, palette());
     m_stats.stepLabels += paintStepLabels(painter, frame, palette());
