@@ -183,14 +183,11 @@ void TimelineBuilder::addFlow(const TraceEventView& e) {
     return;
   }
   // Perfetto matches v1 flows by (id, cat, name).
-  m_key.assign(id);
-  m_key += '\x1f';
-  m_key += e.string("cat").value_or("");
-  m_key += '\x1f';
-  m_key += e.string("name").value_or("");
+  const std::uint32_t key = m_flowKeys.intern(id, m_flowStrings.intern(e.string("cat").value_or("")),
+                                              m_flowStrings.intern(e.string("name").value_or("")));
   const char phase = e.phase();
   const bool enclosing = phase != 'f' || e.string("bp") == "e";
-  m_flowPoints.push_back({m_flowKeys.intern(m_key), laneOf(e), *ts, m_order, phase, enclosing});
+  m_flowPoints.push_back({key, laneOf(e), *ts, m_order, phase, enclosing});
 }
 
 void TimelineBuilder::addMetadata(const TraceEventView& e) {
@@ -410,12 +407,12 @@ void TimelineBuilder::linkFlows(TimelineData& data) {
     }
     const std::optional<SliceRef> here = bind(p);
     if (p.phase != 's' && previous && here) {
-      const std::string& key = m_flowKeys[p.key];
-      data.flows.push_back({*previous, *here, m_names.intern(key.substr(key.rfind('\x1f') + 1))});
+      data.flows.push_back({*previous, *here, m_names.intern(m_flowStrings[m_flowKeys.name(p.key)])});
     }
     previous = p.phase == 'f' ? std::nullopt : here;
   }
   std::vector<FlowPoint>().swap(m_flowPoints);
+  m_flowKeys.clear();
   std::sort(data.flows.begin(), data.flows.end(), [](const TimelineFlow& a, const TimelineFlow& b) {
     return a.from != b.from ? a.from < b.from : a.to < b.to;
   });
