@@ -89,14 +89,25 @@ double percentile(std::vector<double> v, double p) {
   return v[std::min(v.size() - 1, i == 0 ? 0 : i - 1)];
 }
 
+/// The sweep's phases, in order.
+const char* const kPhases[] = {"fit",
+                               "zoom in (W)",
+                               "pan at the deepest zoom (D)",
+                               "zoom out to 1/64 (S)",
+                               "pan to the start (A)",
+                               "pan across (D)",
+                               "zoom out (S)"};
+
 struct Sweep {
   std::vector<double> frameMs;  ///< input event to the end of the repaint
   std::vector<double> paintMs;  ///< the paint event alone
   std::vector<double> cpuMs;    ///< the frame's CPU time (the GUI thread's)
+  std::vector<int> phase;       ///< the sweep's phase of each frame: an index into kPhases
   int maxRectangles = 0;
   int maxLabels = 0;
   int zoomInFrames = 0;
   int panFrames = 0;
+  int current = 0;  ///< the phase running
 };
 
 /// Presses `key` on the view and repaints at once; true when the visible range changed (a frame was drawn).
@@ -115,6 +126,7 @@ bool press(TimedView& view, Qt::Key key, Sweep& s) {
   view.viewport()->repaint();
   s.frameMs.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
   s.cpuMs.push_back(threadCpuMs() - cpu);
+  s.phase.push_back(s.current);
   s.paintMs.push_back(view.lastPaint().milliseconds);
   s.maxRectangles = std::max(s.maxRectangles, view.lastPaint().rectangles);
   s.maxLabels = std::max(s.maxLabels, view.lastPaint().labels);
@@ -142,21 +154,27 @@ Sweep sweep(TimedView& view) {
   // The first frame: fit (F) from a range that differs, so that it draws.
   view.zoomBy(0.5, index.data().startNs + whole / 2);
   press(view, Qt::Key_F, s);
+  s.current = 1;
   const int limit = 100'000;  // frames; a guard against a view that stops changing its range
   for (int i = 0; i < limit && length(view.visibleRange()) > views::TimelineView::kMinRangeNs; ++i) {
     if (!press(view, Qt::Key_W, s))
       break;
     ++s.zoomInFrames;
   }
+  s.current = 2;
   for (int i = 0; i < 100; ++i)
     s.panFrames += press(view, Qt::Key_D, s) ? 1 : 0;
+  s.current = 3;
   for (int i = 0; i < limit && length(view.visibleRange()) < whole / 64; ++i)
     if (!press(view, Qt::Key_S, s))
       break;
+  s.current = 4;
   for (int i = 0; i < limit && press(view, Qt::Key_A, s); ++i)
     ++s.panFrames;
+  s.current = 5;
   for (int i = 0; i < limit && press(view, Qt::Key_D, s); ++i)
     ++s.panFrames;
+  s.current = 6;
   for (int i = 0; i < limit && press(view, Qt::Key_S, s); ++i) {
   }
   return s;
@@ -289,6 +307,18 @@ int main(int argc, char** argv) {
               percentile(s.frameMs, 0.5), percentile(s.frameMs, 0.99), frameMax,
               out[QStringLiteral("frames_over_16ms")].toInt(), percentile(s.paintMs, 0.5), percentile(s.paintMs, 0.99),
               paintMax, s.maxRectangles, s.maxLabels);
+  for (int phase = 0; phase < static_cast<int>(std::size(kPhases)); ++phase) {
+    std::vector<double> wall;
+    std::vector<double> cpu;
+    for (std::size_t f = 0; f < s.frameMs.size(); ++f) {
+      if (s.phase[f] == phase) {
+        wall.push_back(s.frameMs[f]);
+        cpu.push_back(s.cpuMs[f]);
+      }
+    }
+    std::printf("  %-28s %4zu frames, p50 %.2f / max %.2f ms (CPU p50 %.2f / max %.2f ms)\n", kPhases[phase],
+                wall.size(), percentile(wall, 0.5), percentile(wall, 1.0), percentile(cpu, 0.5), percentile(cpu, 1.0));
+  }
   std::printf("frame CPU time (GUI thread) p50 %.2f / p99 %.2f / max %.2f ms\n",
               out[QStringLiteral("frame_cpu_p50_ms")].toDouble(), out[QStringLiteral("frame_cpu_p99_ms")].toDouble(),
               out[QStringLiteral("frame_cpu_max_ms")].toDouble());
