@@ -200,6 +200,7 @@ def main():
     print()
     print(f"{'trace':<26} {'frames':>6}  {'frame p50 ms':<18} {'frame p99 ms':<20} {'frame max ms':<20} {'>16ms':>5} "
           f"{'index B/ev':>10} {'RSS B/ev':>9} {'load avg':>10}")
+    cpu_rows = []
     for name, f in details:
         load = [x["loadavg_before"] for x in runs if x["trace"] == name] + \
                [x["loadavg_after"] for x in runs if x["trace"] == name]
@@ -210,6 +211,16 @@ def main():
               f"{statistics.median([x['index_bytes_per_event'] for x in f]):>10.1f} "
               f"{statistics.median([x['rss_growth_bytes_per_event'] for x in f]):>9.1f} "
               f"{min(load):>4.1f}-{max(load):<4.1f}")
+        cpu_rows.append((name, f))
+    # CPU time: what the work costs without the waits for a core of a busy machine (wall = CPU when it is idle).
+    print()
+    print(f"{'trace':<26} {'open CPU ms (all threads)':<28} {'frame CPU p50 ms':<20} {'frame CPU p99 ms':<20} "
+          f"{'frame CPU max ms':<20}")
+    for name, f in cpu_rows:
+        print(f"{name:<26} {fmt(summary([x['open_cpu_ms'] for x in f])):<28} "
+              f"{fmt(summary([x['frame_cpu_p50_ms'] for x in f]), digits=2):<20} "
+              f"{fmt(summary([x['frame_cpu_p99_ms'] for x in f]), digits=1):<20} "
+              f"{fmt(summary([x['frame_cpu_max_ms'] for x in f]), digits=1):<20}")
     failed = [x for x in runs if "error" in x]
     if failed:
         print(f"\n{len(failed)} run(s) failed; see above")

@@ -132,13 +132,19 @@ async function measureDevtools(base) {
   }
   if (!target) throw new Error('no DevTools window appeared');
   const devtools = await devtoolsSession(target.webSocketDebuggerUrl);
-  // The panel ready and idle, undocked to the whole window, before the clock starts.
-  for (let i = 0; i < 100; ++i) {
-    const ready = await evaluate(devtools, `(async () => {
-      try { await import('./panels/timeline/timeline.js'); return true; } catch (e) { return false; } })()`);
-    if (ready) break;
-    await sleep(100);
+  // DevTools fully up (its main view built: before that, its singletons throw, e.g. "No locale data registered"),
+  // then the panel shown and undocked to the whole window, before the clock starts.
+  let up = false;
+  for (let i = 0; i < 300 && !up; ++i) {
+    up = await evaluate(devtools, `(async () => {
+      try {
+        const UI = await import('./ui/legacy/legacy.js');
+        await import('./panels/timeline/timeline.js');
+        return !!UI.InspectorView.InspectorView.maybeGetInspectorViewInstance();
+      } catch (e) { return false; } })()`);
+    if (!up) await sleep(100);
   }
+  if (!up) throw new Error('DevTools did not finish starting within 30 s');
   await evaluate(devtools, `(async () => {
     const UI = await import('./ui/legacy/legacy.js');
     UI.DockController.DockController.instance().setDockSide('undocked');
