@@ -7,7 +7,8 @@ For each trace (generated 8-rank traces of 1M and 10M events written by make_tra
   - Fathom: build/<preset>/bench/bench_timeline_view TRACE --json (offscreen platform, 1920x1080): open to first
     complete paint, memory per event, and the frames of a key-driven zoom/pan sweep;
   - Chromium's DevTools Performance panel and speedscope (tests/bench/timeline_anchors.js, playwright-core driving
-    Debian's chromium under xvfb-run, 1920x1080): load to the first frame of their flame chart.
+    Debian's chromium under xvfb-run, 1920x1080): load to the first frame of their flame chart; for DevTools also
+    the draw times of its flame chart over a wheel zoom/pan sweep.
 It prints medians with [min-max] ranges, the ratios anchor / Fathom of the medians, and the load average around each
 run (/proc/loadavg). The anchors read uncompressed JSON; a .json.gz given with --file is decompressed for them.
 
@@ -89,6 +90,8 @@ class Runner:
 
     def anchor(self, viewer, trace):
         cmd = ["node", self.anchors_js, "--viewer", viewer, trace["json"], "--timeout-s", str(self.args.timeout_s)]
+        if viewer == "devtools":
+            cmd.append("--sweep")  # its flame chart's draw times over a wheel zoom/pan sweep
         if not os.environ.get("DISPLAY"):
             cmd = ["xvfb-run", "-a", "-s", "-screen 0 1920x1080x24"] + cmd
         return run_json(cmd, env=self.node_env, timeout=self.args.timeout_s + 120)
@@ -221,6 +224,17 @@ def main():
               f"{fmt(summary([x['frame_cpu_p50_ms'] for x in f]), digits=2):<20} "
               f"{fmt(summary([x['frame_cpu_p99_ms'] for x in f]), digits=1):<20} "
               f"{fmt(summary([x['frame_cpu_max_ms'] for x in f]), digits=1):<20}")
+    # The anchor's smoothness: DevTools' flame chart draws (canvas work only, not whole frames) over its sweep.
+    print()
+    print(f"{'trace':<26} {'DevTools draws':>14}  {'draw p50 ms':<20} {'draw p99 ms':<20} {'draw max ms':<20}")
+    for trace in traces:
+        d = [x["sweep"] for x in runs if x["trace"] == trace["name"] and x["viewer"] == "devtools" and "sweep" in x
+             and x["sweep"]["draws"]]
+        if d:
+            print(f"{trace['name']:<26} {statistics.median([x['draws'] for x in d]):>14}  "
+                  f"{fmt(summary([x['draw_p50_ms'] for x in d]), digits=1):<20} "
+                  f"{fmt(summary([x['draw_p99_ms'] for x in d]), digits=1):<20} "
+                  f"{fmt(summary([x['draw_max_ms'] for x in d]), digits=1):<20}")
     failed = [x for x in runs if "error" in x]
     if failed:
         print(f"\n{len(failed)} run(s) failed; see above")

@@ -7,6 +7,7 @@
 //
 //   NODE_PATH=build/npm/node_modules xvfb-run -a -s "-screen 0 1920x1080x24" \
 //     node tests/bench/timeline_anchors.js --viewer devtools|speedscope TRACE.json [--shot OUT.png] [--timeout-s 600]
+//     [--sweep]
 //
 // The trace is served over HTTP on 127.0.0.1 from memory (read before the clock starts, as Fathom's bench reads a
 // file the page cache holds). Both clocks are the page's own performance.now():
@@ -18,6 +19,10 @@
 // - speedscope: its offline build (the npm package's dist/release, served from the same origin) opened at
 //   index.html#profileURL=...; from the navigation's start (performance.timeOrigin) to the end of the first frame
 //   in which its flame graph canvas is shown and the loading message is gone (polled every animation frame).
+// --sweep (devtools): after the first paint, 60 wheel notches each zooming in, panning right, zooming out and panning
+// left on the flame chart (the cursor 45 % across; the panel's classic mode: wheel zooms, horizontal wheel pans),
+// and the time of every flame chart draw (FlameChart.draw, the panel's own paint of a frame): "sweep": {draws,
+// draw_p50_ms, draw_p99_ms, draw_max_ms}. A draw is only the canvas work, not a whole frame.
 // Output: {"viewer":..., "first_paint_ms":..., "browser":..., ...}; exit 1 with {"error":...} when the viewer
 // fails or times out.
 'use strict';
@@ -29,15 +34,17 @@ const { ws: WebSocket } = require('playwright-core/lib/utilsBundle');
 
 function usage(message) {
   if (message) console.error(`timeline_anchors: ${message}`);
-  console.error('usage: timeline_anchors.js --viewer devtools|speedscope TRACE.json [--shot OUT.png] [--timeout-s S]');
+  console.error('usage: timeline_anchors.js --viewer devtools|speedscope TRACE.json [--shot OUT.png] [--timeout-s S] '
+                + '[--sweep]');
   process.exit(2);
 }
 
-const args = { viewer: '', trace: '', shot: '', timeoutS: 600, width: 1920, height: 1080 };
+const args = { viewer: '', trace: '', shot: '', timeoutS: 600, width: 1920, height: 1080, sweep: false };
 for (let i = 2; i < process.argv.length; ++i) {
   const a = process.argv[i];
   if (a === '--viewer') args.viewer = process.argv[++i];
   else if (a === '--shot') args.shot = process.argv[++i];
+  else if (a === '--sweep') args.sweep = true;
   else if (a === '--timeout-s') args.timeoutS = Number(process.argv[++i]);
   else if (a === '--size') [args.width, args.height] = process.argv[++i].split('x').map(Number);
   else if (!a.startsWith('--') && !args.trace) args.trace = a;
@@ -154,10 +161,15 @@ async function measureDevtools(base) {
     const panel = T.TimelinePanel.TimelinePanel.instance();
     window.__bench = { draws: 0, drawsAfterLoad: 0, loaded: false, done: 0, error: '' };
     const draw = PerfUI.FlameChart.FlameChart.prototype.draw;
+    window.__bench.drawMs = [];
     PerfUI.FlameChart.FlameChart.prototype.draw = function (...a) {
+      const t = performance.now();
       const r = draw.apply(this, a);
       ++window.__bench.draws;
-      if (window.__bench.loaded) ++window.__bench.drawsAfterLoad;
+      if (window.__bench.loaded) {
+        ++window.__bench.drawsAfterLoad;
+        window.__bench.drawMs.push(performance.now() - t);
+      }
       return r;
     };
     const complete = panel.loadingComplete;
@@ -194,6 +206,33 @@ async function measureDevtools(base) {
   const own = await evaluate(devtools, `(() => { const m = performance.getEntriesByName('TraceLoad');
     return m.length ? m[m.length - 1].duration : null; })()`);
   if (state.drawsAfterLoad === 0) throw new Error('the flame chart was never drawn after the load');
+  // A sweep over the flame chart with the wheel (zoom at the cursor, pan): the time of every flame chart draw.
+  let sweep = null;
+  if (args.sweep) {
+    await evaluate(devtools, 'window.__bench.drawMs = []; true');
+    const x = Math.round(args.width * 0.45);
+    const y = Math.round(args.height * 0.3);
+    await devtools.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y });
+    await devtools.send('Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button: 'left', clickCount: 1 });
+    await devtools.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button: 'left', clickCount: 1 });
+    // The panel's classic mode: the wheel zooms at the cursor, a horizontal wheel pans (its keys W/S/A/D animate).
+    const wheel = async (deltaX, deltaY, times) => {
+      for (let i = 0; i < times; ++i) {
+        await devtools.send('Input.dispatchMouseEvent', { type: 'mouseWheel', x, y, deltaX, deltaY });
+        await sleep(40);
+      }
+    };
+    const started = Date.now();
+    await wheel(0, -120, 60);  // zoom in
+    await wheel(200, 0, 60);   // pan right
+    await wheel(0, 120, 60);   // zoom out
+    await wheel(-200, 0, 60);  // pan left
+    await sleep(500);
+    const ms = (await evaluate(devtools, 'JSON.stringify(window.__bench.drawMs)').then(JSON.parse)).sort((a, b) => a - b);
+    const at = (p) => (ms.length ? ms[Math.min(ms.length - 1, Math.max(0, Math.ceil(p * ms.length) - 1))] : null);
+    sweep = { draws: ms.length, draw_p50_ms: at(0.5), draw_p99_ms: at(0.99), draw_max_ms: at(1),
+              sweep_s: (Date.now() - started) / 1000 };
+  }
   if (args.shot) {
     const shot = await devtools.send('Page.captureScreenshot', { format: 'png' });
     fs.writeFileSync(args.shot, Buffer.from(shot.result.data, 'base64'));
@@ -201,7 +240,7 @@ async function measureDevtools(base) {
   devtools.close();
   await browser.close();
   return { first_paint_ms: state.done - state.start, devtools_trace_load_ms: own,
-           flame_chart_draws_after_load: state.drawsAfterLoad, browser: await version };
+           flame_chart_draws_after_load: state.drawsAfterLoad, ...(sweep ? { sweep } : {}), browser: await version };
 }
 
 async function measureSpeedscope(base) {
