@@ -5,5 +5,4 @@
 target_sources(fathom_views PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/time_coords.h ${CMAKE_CURRENT_LIST_DIR}/time_coords.cpp
   ${CMAKE_CURRENT_LIST_DIR}/timeline_loader.h ${CMAKE_CURRENT_LIST_DIR}/timeline_loader.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/timeline_view.h ${CMAKE_CURRENT_LIST_DIR}/timeline_view.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/slice_row_painter.h ${CMAKE_CURRENT_LIST_DIR}/slice_row_painter.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/timeline_view.h ${CMAKE_CURRENT_LIST_DIR}/timeline_view.cpp)

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "timeline/slice_row_painter.h"
-
 #include <fathom/trace/timeline_queries.h>
 
 #include <QAbstractScrollArea>
@@ -139,7 +137,6 @@ private:
   PaintStats m_stats;
   std::vector<trace::MergedSlice> m_merged;  ///< reused across frames: no allocation per row
   std::vector<trace::CounterPixel> m_counterPixels;
-  SliceRowPainter m_rowPainter;  ///< slice rows as one image each; colours cached per name
 
   bool m_dragging = false;
   int m_dragX = 0;
