@@ -17,8 +17,8 @@ run (/proc/loadavg). The anchors read uncompressed JSON; a .json.gz given with -
   cmake --build build/default --target bench_timeline_view make_trace
   tests/bench/bench_timeline.py [--repeats 3] [--sizes 1000000,10000000] [--file T.json.gz ...] [--json-out F]
 
-Anchors run on generated traces of at most --anchor-max-events events (default 1M; DevTools cannot hold a 1.3 GB
-JSON string) and on every --file.
+Anchors run on generated traces of at most --anchor-max-events events (default 1M: at their 1M pace the 10M file
+would take DevTools minutes and speedscope most of an hour per run) and on every --file.
 """
 import argparse
 import gzip
