@@ -149,6 +149,7 @@ private slots:
   void nestingDepth();
   void knownSliceDetails();
   void gpuFlowFromOpToKernel();
+  void flowsMatchByIdCategoryAndName();
   void search();
   void mergeEqualsBruteForce();
   void counterMergeEqualsBruteForce();
@@ -272,6 +273,57 @@ void TestTimelineIndex::knownSliceDetails() {
     }
     QCOMPARE(s.selfNs, s.durationNs - children);
     QVERIFY(!s.eventJson.has_value());
+  }
+}
+
+void TestTimelineIndex::flowsMatchByIdCategoryAndName() {
+  // Perfetto's rule: v1 flow events pair by (id, cat, name). One id shared by two flows of different names and one
+  // of another category must give three separate arrows; an s -> t -> f chain gives two; and 3,000 more pairs (more
+  // keys than the builder's first table holds) each link slice 2k to slice 2k+1.
+  std::string events = R"({"ph":"X","pid":1,"tid":1,"ts":0,"dur":10,"name":"a","cat":"c"},)"
+                       R"({"ph":"X","pid":1,"tid":1,"ts":20,"dur":10,"name":"b","cat":"c"},)"
+                       R"({"ph":"X","pid":1,"tid":1,"ts":40,"dur":10,"name":"c","cat":"c"},)"
+                       R"({"ph":"s","pid":1,"tid":1,"ts":1,"id":7,"name":"x","cat":"f"},)"
+                       R"({"ph":"s","pid":1,"tid":1,"ts":2,"id":7,"name":"y","cat":"f"},)"
+                       R"({"ph":"s","pid":1,"tid":1,"ts":3,"id":7,"name":"x","cat":"g"},)"
+                       R"({"ph":"f","pid":1,"tid":1,"ts":41,"id":7,"name":"x","cat":"f","bp":"e"},)"
+                       R"({"ph":"f","pid":1,"tid":1,"ts":21,"id":7,"name":"y","cat":"f","bp":"e"},)"
+                       R"({"ph":"f","pid":1,"tid":1,"ts":42,"id":7,"name":"x","cat":"g","bp":"e"},)"
+                       R"({"ph":"s","pid":1,"tid":1,"ts":4,"id":"s1","name":"z","cat":"f"},)"
+                       R"({"ph":"t","pid":1,"tid":1,"ts":22,"id":"s1","name":"z","cat":"f"},)"
+                       R"({"ph":"f","pid":1,"tid":1,"ts":43,"id":"s1","name":"z","cat":"f","bp":"e"})";
+  const int pairs = 3000;
+  for (int k = 0; k < pairs; ++k) {
+    const std::string t0 = std::to_string(1000 + 20 * k);
+    const std::string t1 = std::to_string(1010 + 20 * k);
+    events += R"(,{"ph":"X","pid":2,"tid":2,"ts":)" + t0 + R"(,"dur":5,"name":"op","cat":"c"})";
+    events += R"(,{"ph":"X","pid":2,"tid":2,"ts":)" + t1 + R"(,"dur":5,"name":"kernel","cat":"c"})";
+    events += R"(,{"ph":"s","pid":2,"tid":2,"ts":)" + t0 + R"(,"id":)" + std::to_string(k) +
+              R"(,"name":"ac2g","cat":"ac2g"})";
+    events += R"(,{"ph":"f","pid":2,"tid":2,"ts":)" + t1 + R"(,"id":)" + std::to_string(k) +
+              R"(,"name":"ac2g","cat":"ac2g","bp":"e"})";
+  }
+  const std::optional<TimelineIndex> index = TimelineIndex::loadBytes("flows", R"({"traceEvents":[)" + events + "]}");
+  QVERIFY(index.has_value());
+  const SliceRef a = *findSlice(*index, "a");
+  const SliceRef b = *findSlice(*index, "b");
+  const SliceRef c = *findSlice(*index, "c");
+  std::vector<std::pair<std::string, std::pair<SliceRef, SliceRef>>> small;
+  for (const TimelineFlow& flow : index->flows())
+    if (index->name(flow.name) != "ac2g")
+      small.push_back({std::string(index->name(flow.name)), {flow.from, flow.to}});
+  std::sort(small.begin(), small.end());
+  using Flow = std::pair<std::string, std::pair<SliceRef, SliceRef>>;
+  const std::vector<Flow> expected{{"x", {a, c}}, {"x", {a, c}}, {"y", {a, b}}, {"z", {a, b}}, {"z", {b, c}}};
+  QCOMPARE(small, expected);
+  QCOMPARE(index->flows().size(), expected.size() + pairs);
+  const std::uint32_t lane = *laneByKey(*index, "2/2");
+  for (const TimelineFlow& flow : index->flows()) {
+    if (index->name(flow.name) == "ac2g") {
+      QCOMPARE(flow.from.lane, lane);
+      QCOMPARE(flow.to, (SliceRef{lane, flow.from.index + 1}));
+      QCOMPARE(flow.from.index % 2, 0u);
+    }
   }
 }
 

@@ -7,8 +7,8 @@
 // Performance panel to load it (TimelinePanel.loadFromURL, what "Load profile…" does), clicks the given points
 // (to expand track groups) and captures the DevTools window.
 //
-//   npm install --prefix /tmp/pw playwright-core       # once; Chromium itself: apt-get install chromium
-//   NODE_PATH=/tmp/pw/node_modules xvfb-run -a -s "-screen 0 1600x1000x24" \
+//   installer/install-deps.sh --groups bench           # once: chromium, nodejs, playwright-core into build/npm
+//   NODE_PATH=build/npm/node_modules xvfb-run -a -s "-screen 0 1600x1000x24" \
 //     node tests/tools/trace_in_chromium.js traces/profile_0.json shot.png "16,39;60,128;20,146"
 //
 // Arguments: the trace (.json), the PNG to write, and optional "x,y;x,y" clicks in a 1600x1000 window.

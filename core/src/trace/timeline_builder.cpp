@@ -183,14 +183,11 @@ void TimelineBuilder::addFlow(const TraceEventView& e) {
     return;
   }
   // Perfetto matches v1 flows by (id, cat, name).
-  m_key.assign(id);
-  m_key += '\x1f';
-  m_key += e.string("cat").value_or("");
-  m_key += '\x1f';
-  m_key += e.string("name").value_or("");
+  const std::uint32_t key = m_flowKeys.intern(id, m_flowStrings.intern(e.string("cat").value_or("")),
+                                              m_flowStrings.intern(e.string("name").value_or("")));
   const char phase = e.phase();
   const bool enclosing = phase != 'f' || e.string("bp") == "e";
-  m_flowPoints.push_back({m_flowKeys.intern(m_key), laneOf(e), *ts, m_order, phase, enclosing});
+  m_flowPoints.push_back({key, laneOf(e), *ts, m_order, phase, enclosing});
 }
 
 void TimelineBuilder::addMetadata(const TraceEventView& e) {
@@ -259,9 +256,12 @@ TimelineData TimelineBuilder::finish(std::string source, const nlohmann::json& m
 void TimelineBuilder::buildLane(StagedLane& staged) {
   std::vector<Staged>& slices = staged.slices;
   // Parents before their children: by start, then the longer first; file order breaks the remaining ties.
-  std::sort(slices.begin(), slices.end(), [](const Staged& a, const Staged& b) {
+  const auto before = [](const Staged& a, const Staged& b) {
     return a.start != b.start ? a.start < b.start : a.end != b.end ? a.end > b.end : a.offset < b.offset;
-  });
+  };
+  if (!std::is_sorted(slices.begin(), slices.end(), before)) {  // a row written in start order needs no sort
+    std::sort(slices.begin(), slices.end(), before);
+  }
   // Depth: the number of open slices. A slice is closed only once a later one starts at or after its end, so a
   // depth's previous slice has always ended when the next one takes its place: each depth stays disjoint.
   std::vector<std::uint32_t> depth(slices.size());
@@ -394,8 +394,20 @@ void TimelineBuilder::assignProcesses(TimelineData& data, const nlohmann::json& 
 }
 
 void TimelineBuilder::linkFlows(TimelineData& data) {
-  std::sort(m_flowPoints.begin(), m_flowPoints.end(),
-            [](const FlowPoint& a, const FlowPoint& b) { return a.key != b.key ? a.key < b.key : a.order < b.order; });
+  // Each key's points in file order. The points were appended in file order and the keys are dense from 0, so a
+  // stable counting sort by key of their positions gives that in O(n) (a comparison sort of the 32-byte points was
+  // a tenth of finish() on 10M events), with 4 bytes per point beside them.
+  FATHOM_CHECK(m_flowPoints.size() < 0xFFFFFFFFull, StorageError, "more than 4,294,967,294 flow events");
+  std::vector<std::uint32_t> keyBegin(m_flowKeys.size() + 1, 0);
+  for (const FlowPoint& p : m_flowPoints) {
+    ++keyBegin[p.key + 1];
+  }
+  std::partial_sum(keyBegin.begin(), keyBegin.end(), keyBegin.begin());
+  std::vector<std::uint32_t> byKey(m_flowPoints.size());
+  for (std::uint32_t i = 0; i < m_flowPoints.size(); ++i) {
+    byKey[keyBegin[m_flowPoints[i].key]++] = i;
+  }
+  std::vector<std::uint32_t>().swap(keyBegin);
   auto bind = [&](const FlowPoint& p) -> std::optional<SliceRef> {
     const TimelineLane& lane = data.lanes[p.lane];
     const std::optional<std::uint32_t> slice = p.enclosing ? deepestSliceAt(lane, p.ts) : nextSliceAt(lane, p.ts);
@@ -403,19 +415,19 @@ void TimelineBuilder::linkFlows(TimelineData& data) {
   };
   // Each key's points in file order: s starts a chain, t continues it, f ends it (one arrow per consecutive pair).
   std::optional<SliceRef> previous;
-  for (std::size_t i = 0; i < m_flowPoints.size(); ++i) {
-    const FlowPoint& p = m_flowPoints[i];
-    if (i > 0 && p.key != m_flowPoints[i - 1].key) {
+  for (std::size_t i = 0; i < byKey.size(); ++i) {
+    const FlowPoint& p = m_flowPoints[byKey[i]];
+    if (i > 0 && p.key != m_flowPoints[byKey[i - 1]].key) {
       previous.reset();
     }
     const std::optional<SliceRef> here = bind(p);
     if (p.phase != 's' && previous && here) {
-      const std::string& key = m_flowKeys[p.key];
-      data.flows.push_back({*previous, *here, m_names.intern(key.substr(key.rfind('\x1f') + 1))});
+      data.flows.push_back({*previous, *here, m_names.intern(m_flowStrings[m_flowKeys.name(p.key)])});
     }
     previous = p.phase == 'f' ? std::nullopt : here;
   }
   std::vector<FlowPoint>().swap(m_flowPoints);
+  m_flowKeys.clear();
   std::sort(data.flows.begin(), data.flows.end(), [](const TimelineFlow& a, const TimelineFlow& b) {
     return a.from != b.from ? a.from < b.from : a.to < b.to;
   });

@@ -6,6 +6,7 @@
 
 #include "fathom/trace/timeline_index.h"
 #include "fathom/trace/trace_event_view.h"
+#include "flow_key_table.h"
 #include "string_table.h"
 
 #include <cstdint>
@@ -51,7 +52,7 @@ private:
     bool collectiveSpans = false;
   };
   struct FlowPoint {
-    std::uint32_t key;  ///< interned "id cat name"
+    std::uint32_t key;  ///< m_flowKeys' id of (id, cat, name)
     std::uint32_t lane;
     std::int64_t ts;
     std::uint64_t order;  ///< file order
@@ -81,7 +82,8 @@ private:
 
   StringTable m_names;
   StringTable m_categories;
-  StringTable m_flowKeys;
+  StringTable m_flowStrings;  ///< flow events' cat and name texts (a handful)
+  FlowKeyTable m_flowKeys;
   std::string m_key;
   std::string m_lastLaneKey;  ///< the last lane looked up, and its id
   std::uint32_t m_lastLane = 0;

@@ -91,8 +91,11 @@ TraceEventView::Strict TraceEventView::parseStrict(std::string_view json) {
 }
 
 std::string_view TraceEventView::raw(std::string_view key) const {
+  // Called several times per event by every reader of traces (a tenth of a timeline's load went to memcmp here):
+  // the length and the first character tell a trace's keys apart ("ph", "ts", "id", "bp"; "cat", "pid", "tid",
+  // "dur"; "name", "args"), so the full comparison runs on the match only.
   for (const Member& m : m_members) {
-    if (m.key == key) {
+    if (m.key.size() == key.size() && (key.empty() || m.key.front() == key.front()) && m.key == key) {
       return m.value;
     }
   }
