@@ -6,6 +6,7 @@
 #include "screenshot_director.h"
 #include "studio_settings.h"
 #include "studio_translations.h"
+#include "timeline_start.h"
 #include "workspace_controller.h"
 
 #include <fathom/common/build_info.h>
@@ -79,6 +80,19 @@ struct CommandLine {
                           u"trace"_s};
   QCommandLineOption plan{u"plan"_s, u"Show this plan (the output of fathom plan --json) on the --open trace."_s,
                           u"file"_s};
+  QCommandLineOption range{
+      u"range"_s,
+      u"Show this range of the first trace: FROM,TO in microseconds on the trace's clock (as fathom "
+      u"trace summary --from/--to) or step:N (ProfilerStep#N)."_s,
+      u"range"_s};
+  QCommandLineOption select{u"select"_s,
+                            u"Select the first slice of the first trace whose name matches this regex (its details, "
+                            u"flows and kernels)."_s,
+                            u"regex"_s};
+  QCommandLineOption area{u"area"_s,
+                          u"Select an area of the first trace: FROM,TO or step:N, then optionally ,RANK (that rank's "
+                          u"lanes; all lanes without)."_s,
+                          u"range"_s};
   QCommandLineOption show{
       u"show"_s,
       u"Open this view first: main, planner[:TAB], run:ID[:TAB], compare:ID,ID[,...], wizard:PAGE (0-6), settings."_s,
@@ -89,8 +103,8 @@ struct CommandLine {
 
   CommandLine() {
     parser.setApplicationDescription(u"Fathom Studio: plan, launch and inspect distributed PyTorch training."_s);
-    for (const auto* o :
-         {&locale, &workspace, &demo, &demoDir, &createDemo, &config, &open, &plan, &show, &screenshot, &size}) {
+    for (const auto* o : {&locale, &workspace, &demo, &demoDir, &createDemo, &config, &open, &plan, &range, &select,
+                          &area, &show, &screenshot, &size}) {
       parser.addOption(*o);
     }
     parser.addPositionalArgument(
@@ -201,14 +215,22 @@ int main(int argc, char** argv) {
   if (parser.isSet(cli.config)) {
     window.openConfiguration(parser.value(cli.config));
   }
-  if (parser.isSet(cli.plan) && traces.isEmpty()) {
-    qCritical("--plan needs a trace (--open TRACE or FILE)");
+  const fathom::studio::TimelineStart start{parser.value(cli.range), parser.value(cli.select), parser.value(cli.area)};
+  if (const QString error = fathom::studio::checkTimelineStart(start); !error.isEmpty()) {
+    QTextStream(stderr) << "fathom-studio: " << error << Qt::endl;
+    return 2;
+  }
+  if ((parser.isSet(cli.plan) || !start.empty()) && traces.isEmpty()) {
+    qCritical("--plan, --range, --select and --area need a trace (--open TRACE or FILE)");
     return 2;
   }
   for (qsizetype i = 0; i < traces.size(); ++i) {
     fathom::views::TimelineView* view = window.openTrace(traces[i]);
     if (i == 0 && parser.isSet(cli.plan)) {
       window.openTracePlan(view, parser.value(cli.plan));  // the plan goes with the first trace
+    }
+    if (i == 0) {
+      fathom::studio::applyTimelineStartWhenLoaded(view, start);
     }
   }
 

@@ -4,6 +4,7 @@
 #include "environment_controller.h"
 #include "main_window.h"
 #include "settings_dialog.h"
+#include "timeline_start.h"
 #include "workspace_controller.h"
 
 #include "planner/planner_panel.h"
@@ -11,8 +12,11 @@
 #include "runs/run_details_page.h"
 #include "runs/runs_browser.h"
 #include "runs/runs_model.h"
+#include "timeline/area_panel.h"
 #include "timeline/run_timeline_page.h"
+#include "timeline/slice_details_panel.h"
 #include "timeline/step_alignment_view.h"
+#include "timeline/timeline_page.h"
 #include "timeline/timeline_view.h"
 #include "wizard/config_wizard.h"
 
@@ -100,11 +104,22 @@ bool ScreenshotDirector::start() {
   } else if (m_target == u"settings"_s) {
     m_ready = [w]() -> QWidget* { return w->findChild<SettingsDialog*>(); };
   } else if (m_target == u"timeline"_s) {
-    // The trace given with --open, once loaded and painted with its rows.
+    // The first trace given with --open or FILE, once loaded, its --range/--select/--area applied, its panels done
+    // (a selected slice's args read, an area aggregated) and painted with its rows.
     m_ready = [w]() -> QWidget* {
       const auto* view = w->findChild<views::TimelineView*>(u"timelineView"_s);
-      return view != nullptr && view->index() != nullptr && !view->isLoading() && view->lastPaint().rows > 0 ? w
-                                                                                                             : nullptr;
+      if (view == nullptr || view->index() == nullptr || view->isLoading() ||
+          !view->property(kStartAppliedProperty).toBool()) {
+        return nullptr;
+      }
+      const views::TimelinePage* page = nullptr;  // the view's page, when it has one (a splitter lies between)
+      for (const QWidget* up = view->parentWidget(); up != nullptr && page == nullptr; up = up->parentWidget()) {
+        page = qobject_cast<const views::TimelinePage*>(up);
+      }
+      if (page != nullptr && (page->detailsPanel()->isReadingArgs() || page->areaPanel()->isComputing())) {
+        return nullptr;
+      }
+      return view->lastPaint().rows > 0 ? w : nullptr;
     };
   } else if (m_target == u"steps"_s) {
     // The step alignment tab of the trace given with --open (several ranks with steps, or a --plan), brought forward.

@@ -4,7 +4,9 @@
 # actual), the what-if planner, every page of the configuration wizard and the settings dialog, on the demo workspace
 # (built first, for real, when missing); then the run monitor on real runs made here: a hang (rank 1 skips an
 # all_reduce), a straggler, their comparison, a 2-rank gpt-tiny run's live page mid-run, and the trace timeline of
-# a real 2-rank trace, alone and with its plan (plan lanes, the step alignment tab). Look at every PNG:
+# a real 2-rank trace, alone and with its plan (plan lanes, the step alignment tab), a real 4-rank trace zoomed out
+# with its plan, one step with an area selected, and one step of a generated 4-rank GPU trace with a CPU op's flows to
+# its kernels. Look at every PNG:
 # nothing clipped, overlapping or untranslated (docs/studio.md).
 #
 #   tests/studio/screenshots.sh [BUILD_DIR] [OUT_DIR]      defaults: build/default, BUILD_DIR/screenshots
@@ -41,7 +43,9 @@ targets+=("wizard-fsdp:wizard:1:$templates/fsdp.yaml" "wizard-deepspeed:wizard:1
 
 fathom=$build/bin/fathom
 program=$build/tests/collective_program
-[ -x "$fathom" ] && [ -x "$program" ] || { echo "screenshots: build fathom and collective_program first" >&2; exit 2; }
+make_trace=$build/bench/make_trace
+[ -x "$fathom" ] && [ -x "$program" ] && [ -x "$make_trace" ] ||
+  { echo "screenshots: build fathom, collective_program and make_trace first" >&2; exit 2; }
 monitor="$out/monitor"
 if [ ! -f "$monitor/fathom.sqlite" ]; then
   echo "== the run monitor's runs in $monitor (a hang, then a straggler; about 20 s)"
@@ -81,9 +85,9 @@ SHOTS
 # The demo run's plan vs actual (tab 4); the run monitor: the hang's alerts (tab 3), the browser marking both runs,
 # their comparison; and a live page.
 xvfb-run -a -s "-screen 0 1920x1200x24" bash -s "$studio" "$out" "$monitor" "$fathom" "$demo" \
-  "$root/tests/data/traces/gloo_2rank_merged.json.gz" <<'LIVE'
+  "$root/tests/data/traces/gloo_2rank_merged.json.gz" "$make_trace" <<'LIVE'
 set -euo pipefail
-studio=$1 out=$2 monitor=$3 fathom=$4 demo=$5 trace=$6
+studio=$1 out=$2 monitor=$3 fathom=$4 demo=$5 trace=$6 make_trace=$7
 status=0
 shot() {  # LANG NAME WORKSPACE TARGET
   if "$studio" --locale "$1" --workspace "$3" --size 1600x1000 --show "$4" --screenshot "$out/$1/$2.png" \
@@ -112,30 +116,44 @@ for lang in en de; do
 done
 kill -TERM "$launcher" 2>/dev/null || true
 wait "$launcher" 2>/dev/null || true
-# The trace timeline on a real profiled 2-rank Gloo trace (opened with --open, no workspace).
-for lang in en de; do
-  if "$studio" --locale "$lang" --size 1600x1000 --open "$trace" --show timeline --screenshot "$out/$lang/timeline.png" \
-      >"$out/$lang/timeline.log" 2>&1; then
-    echo "  $lang/timeline.png"
+tshot() {  # LANG NAME ARGS...: a trace opened alone (no workspace), --show and --screenshot added here
+  local lang=$1 name=$2
+  shift 2
+  if "$studio" --locale "$lang" --size 1600x1000 "$@" --screenshot "$out/$lang/$name.png" >"$out/$lang/$name.log" 2>&1
+  then
+    echo "  $lang/$name.png"
   else
-    echo "  $lang/timeline.png FAILED (see $out/$lang/timeline.log)" >&2
+    echo "  $lang/$name.png FAILED (see $out/$lang/$name.log)" >&2
     status=1
   fi
-done
-# The same trace with the planner's prediction for the run that made it (gpt-tiny, two CPU ranks, batch 2): the plan
-# lanes on the timeline, and the step alignment tab with measured vs predicted.
+}
+# The trace timeline on a real profiled 2-rank Gloo trace, alone and with the planner's prediction for the run that
+# made it (gpt-tiny, two CPU ranks, batch 2): the plan lanes, and the step alignment tab with measured vs predicted.
 "$fathom" plan --model gpt-tiny --hardware cpu-host --num_processes 2 --micro_batch 2 --mixed_precision no --json \
   >"$out/trace_plan.json"
+# A real profiled 4-rank gpt-tiny run (Gloo, one thread a rank, steps 1-2 recorded), merged by the profiler, and its
+# plan; a generated 4-rank GPU trace shaped like Kineto's (kernels on streams, ac2g flows from their launches).
+traces4="$out/traces4"
+rm -rf "$traces4"
+"$fathom" launch --num_processes 4 --num_cpu_threads_per_process 1 --quiet "$fathom" train --model gpt-tiny \
+  --batch_size 2 --steps 4 --log_every 0 --profile --profile_dir "$traces4" --profile_schedule 1,0,2,1 \
+  >"$out/traces4.log" 2>&1
+"$fathom" plan --model gpt-tiny --hardware cpu-host --num_processes 4 --micro_batch 2 --mixed_precision no --json \
+  >"$out/trace4_plan.json"
+"$make_trace" --events 200000 --ranks 4 "$out/gpu4.json.gz" >/dev/null
+merged4="$traces4/merged/profile_merged.json"
 for lang in en de; do
-  for target in timeline steps; do
-    if "$studio" --locale "$lang" --size 1600x1000 --open "$trace" --plan "$out/trace_plan.json" --show "$target" \
-        --screenshot "$out/$lang/$target-plan.png" >"$out/$lang/$target-plan.log" 2>&1; then
-      echo "  $lang/$target-plan.png"
-    else
-      echo "  $lang/$target-plan.png FAILED (see $out/$lang/$target-plan.log)" >&2
-      status=1
-    fi
-  done
+  tshot "$lang" timeline --open "$trace" --show timeline
+  tshot "$lang" timeline-plan --open "$trace" --plan "$out/trace_plan.json" --show timeline
+  tshot "$lang" steps-plan --open "$trace" --plan "$out/trace_plan.json" --show steps
+  # The 4-rank trace zoomed out with its plan lanes; its step 2 with rank 1's area selected (the Area panel: per name,
+  # and the step breakdown `fathom trace summary --rank 1` prints); the ranks' steps stacked.
+  tshot "$lang" timeline4 --open "$merged4" --plan "$out/trace4_plan.json" --show timeline
+  tshot "$lang" timeline4-area --open "$merged4" --range step:2 --area step:2,1 --show timeline
+  tshot "$lang" steps4-plan --open "$merged4" --plan "$out/trace4_plan.json" --show steps
+  # Zoomed into a step of the GPU trace: its first aten::linear selected, shown with the kernel it launched (the arrow
+  # from its cudaLaunchKernel), its details.
+  tshot "$lang" timeline4-flows --open "$out/gpu4.json.gz" --select '^aten::linear$' --show timeline
 done
 exit $status
 LIVE
