@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QTreeWidget>
@@ -92,18 +93,22 @@ SliceDetailsPanel::SliceDetailsPanel(QWidget* parent) : QWidget(parent), m_worke
   form->addRow(tr("Self time"), m_self);
   form->addRow(tr("Depth"), m_depth);
   form->addRow(tr("Lane"), m_lane);
-  layout->addLayout(form);
+  // Side by side: the timings, the args and the linked slices, so that each keeps its height in a short panel under
+  // the timeline (stacked, a quarter of a 1000 px window left each a line).
+  auto* columns = new QHBoxLayout;
+  columns->addLayout(form);
+  layout->addLayout(columns, 1);
 
   m_args = new QTreeWidget(this);
   m_args->setObjectName(QStringLiteral("args"));
   m_args->setHeaderLabels({tr("Argument"), tr("Value")});
   m_args->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
-  layout->addWidget(m_args, 1);
+  columns->addWidget(m_args, 2);
 
   m_related = new QTreeWidget(this);
   m_related->setObjectName(QStringLiteral("related"));
   m_related->setHeaderLabels({tr("Linked slices")});
-  layout->addWidget(m_related, 1);
+  columns->addWidget(m_related, 2);
   connect(m_related, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) {
     const QVariant lane = item->data(0, kLaneRole);
     if (lane.isValid())
