@@ -18,6 +18,7 @@ target_sources(fathom_views PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/step_alignment_canvas.h ${CMAKE_CURRENT_LIST_DIR}/step_alignment_canvas.cpp
   ${CMAKE_CURRENT_LIST_DIR}/step_alignment_view.h ${CMAKE_CURRENT_LIST_DIR}/step_alignment_view.cpp
   ${CMAKE_CURRENT_LIST_DIR}/timeline_view_selection.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/timeline_view_paint.cpp ${CMAKE_CURRENT_LIST_DIR}/timeline_view_input.cpp
   ${CMAKE_CURRENT_LIST_DIR}/timeline_selection.h ${CMAKE_CURRENT_LIST_DIR}/timeline_selection.cpp
   ${CMAKE_CURRENT_LIST_DIR}/timeline_overlays.h ${CMAKE_CURRENT_LIST_DIR}/timeline_overlays.cpp
   ${CMAKE_CURRENT_LIST_DIR}/timeline_worker.h ${CMAKE_CURRENT_LIST_DIR}/timeline_worker.cpp
