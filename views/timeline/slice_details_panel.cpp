@@ -96,7 +96,7 @@ SliceDetailsPanel::SliceDetailsPanel(QWidget* parent) : QWidget(parent), m_worke
   // Side by side: the timings, the args and the linked slices, so that each keeps its height in a short panel under
   // the timeline (stacked, a quarter of a 1000 px window left each a line).
   auto* columns = new QHBoxLayout;
-  columns->addLayout(form);
+  columns->addLayout(form, 1);
   layout->addLayout(columns, 1);
 
   m_args = new QTreeWidget(this);
