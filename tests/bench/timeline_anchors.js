@@ -30,7 +30,7 @@ const fs = require('fs');
 const http = require('http');
 const path = require('path');
 const { chromium } = require('playwright-core');
-const { ws: WebSocket } = require('playwright-core/lib/utilsBundle');
+const { getJson, devtoolsSession } = require('../tools/devtools_session');
 
 function usage(message) {
   if (message) console.error(`timeline_anchors: ${message}`);
@@ -55,33 +55,6 @@ if (!args.trace) usage('no trace given');
 if (args.trace.endsWith('.gz')) usage(`${args.trace}: give the uncompressed .json (both viewers read it as served)`);
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const getJson = (url) => new Promise((resolve, reject) => http.get(url, (r) => {
-  let body = '';
-  r.on('data', (c) => (body += c));
-  r.on('end', () => resolve(JSON.parse(body)));
-}).on('error', reject));
-
-async function devtoolsSession(url) {
-  const socket = new WebSocket(url, { maxPayload: 1 << 30 });
-  await new Promise((resolve) => socket.on('open', resolve));
-  let id = 0;
-  const pending = new Map();
-  socket.on('message', (m) => {
-    const message = JSON.parse(m);
-    if (pending.has(message.id)) {
-      pending.get(message.id)(message);
-      pending.delete(message.id);
-    }
-  });
-  return {
-    close: () => socket.close(),
-    send: (method, params = {}) => new Promise((resolve) => {
-      pending.set(++id, resolve);
-      socket.send(JSON.stringify({ id, method, params }));
-    }),
-  };
-}
-
 /// Evaluates `expression` in a DevTools session; returns its value or throws with the exception's text.
 async function evaluate(session, expression) {
   const reply = await session.send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true });

@@ -17,7 +17,7 @@ const fs = require('fs');
 const http = require('http');
 const path = require('path');
 const { chromium } = require('playwright-core');
-const { ws: WebSocket } = require('playwright-core/lib/utilsBundle');
+const { getJson, devtoolsSession } = require('./devtools_session');
 
 const [tracePath, pngPath, clicks = ''] = process.argv.slice(2);
 if (!tracePath || !pngPath) {
@@ -25,33 +25,6 @@ if (!tracePath || !pngPath) {
   process.exit(2);
 }
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const getJson = (url) => new Promise((resolve, reject) => http.get(url, (r) => {
-  let body = '';
-  r.on('data', (c) => (body += c));
-  r.on('end', () => resolve(JSON.parse(body)));
-}).on('error', reject));
-
-async function devtoolsSession(url) {
-  const socket = new WebSocket(url);
-  await new Promise((resolve) => socket.on('open', resolve));
-  let id = 0;
-  const pending = new Map();
-  socket.on('message', (m) => {
-    const message = JSON.parse(m);
-    if (pending.has(message.id)) {
-      pending.get(message.id)(message);
-      pending.delete(message.id);
-    }
-  });
-  return {
-    close: () => socket.close(),
-    send: (method, params = {}) => new Promise((resolve) => {
-      pending.set(++id, resolve);
-      socket.send(JSON.stringify({ id, method, params }));
-    }),
-  };
-}
-
 (async () => {
   const trace = fs.readFileSync(tracePath);
   const server = http.createServer((req, res) => {
