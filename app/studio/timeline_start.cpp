@@ -44,10 +44,9 @@ std::optional<trace::TimeRange> stepSpan(const trace::TimelineIndex& index, std:
   return std::nullopt;
 }
 
-/// The span of `slice` and of the slices its flows link (its launches' kernels, its launcher), with a tenth of margin
-/// each side (at least 1 µs): a selection shown with its arrows on screen.
-trace::TimeRange withLinked(const trace::TimelineIndex& index, trace::SliceRef slice) {
-  const trace::SliceDetails details = trace::sliceDetails(index, slice, /*readArgs=*/false);
+/// The span of a slice (`details`) and of the slices its flows link (its launches' kernels, its launcher), with a tenth
+/// of margin each side (at least 1 µs): a selection shown with its arrows on screen.
+trace::TimeRange withLinked(const trace::TimelineIndex& index, const trace::SliceDetails& details) {
   trace::TimeRange span{details.startNs, details.startNs + details.durationNs};
   for (const std::vector<trace::SliceRef>* linked : {&details.launched, &details.flowsOut, &details.flowsIn}) {
     for (const trace::SliceRef& other : *linked) {
@@ -159,10 +158,10 @@ void apply(views::TimelineView* view, const TimelineStart& start) {
         view->selectSlice(*match);
         if (!range) {
           view->revealSlice(*match);  // scrolls its row into view
-          view->setVisibleRange(withLinked(*index, *match));
+          const trace::SliceDetails details = trace::sliceDetails(*index, *match, /*readArgs=*/false);
+          view->setVisibleRange(withLinked(*index, details));
           // Then the row of the work it launched (or of its launcher), so that the arrow between them is on screen:
           // a rank's GPU rows follow its CPU rows, so both fit (the rows scroll only as far as needed).
-          const trace::SliceDetails details = trace::sliceDetails(*index, *match, /*readArgs=*/false);
           const std::vector<trace::SliceRef>& linked = details.launched.empty() ? details.flowsIn : details.launched;
           if (!linked.empty()) {
             view->ensureLaneVisible(linked.front().lane,
