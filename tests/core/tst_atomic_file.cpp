@@ -222,7 +222,10 @@ private slots:
         }
       }
     }
+    // Only a kill in the microseconds between naming the finished file and the rename leaves it (a named temporary
+    // written from the start was left after 11 of 20 kills).
     qInfo("a named temporary was left %d times of 20", partialSeen);
+    QVERIFY2(partialSeen <= 2, "temporaries are left behind by killed writers");
   }
 };
 
