@@ -218,6 +218,17 @@ private slots:
     {
       ProcessGuardian guardian(2, std::chrono::milliseconds(100));
       guardianPid = guardian.pid();
+      // It keeps none of this process's descriptors: stdin, stdout (/dev/null), stderr and its channel only.
+      QStringList fds;
+      for (int attempt = 0; attempt < 250; ++attempt) {
+        fds = QDir(QStringLiteral("/proc/%1/fd").arg(guardianPid)).entryList(QDir::AllEntries | QDir::NoDotAndDotDot);
+        if (fds.size() <= 4) {
+          break;  // it has closed the rest
+        }
+        QTest::qWait(20);
+      }
+      fds.sort();
+      QCOMPARE(fds, (QStringList{QStringLiteral("0"), QStringLiteral("1"), QStringLiteral("2"), QStringLiteral("3")}));
       guardian.add(worker->pid());
       QCOMPARE(guardian.groups(), std::vector<pid_t>{worker->pid()});
       guardian.add(worker->pid() + 1000000);  // a second group fits
