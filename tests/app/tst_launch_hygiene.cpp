@@ -10,6 +10,7 @@
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -167,6 +168,34 @@ private slots:
              err.constData());
     QVERIFY2(QDir(l.pids).isEmpty(), "workers were started");
     QVERIFY2(strayFiles(l).isEmpty(), qPrintable(strayFiles(l)));
+  }
+
+  void userProcessLimitIsCheckedBeforeAnyStarts() {
+    // RLIMIT_NPROC binds only an unprivileged user: as root, the test drops to `nobody` with util-linux's setpriv.
+    const QString setpriv = QStandardPaths::findExecutable(u"setpriv"_s);
+    if (::geteuid() != 0 || setpriv.isEmpty()) {
+      QSKIP("needs root and setpriv to run `fathom launch` as an unprivileged user");
+    }
+    QTemporaryDir workspace;  // where `nobody` could write the run, were it started
+    QVERIFY(QFile::setPermissions(workspace.path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner |
+                                                        QFile::ReadOther | QFile::WriteOther | QFile::ExeOther));
+    QProcess p;
+    QProcessEnvironment env = fathom::test::launcherFreeEnvironment();
+    env.insert(u"FATHOM_WORKSPACE"_s, workspace.filePath(u"fathom.sqlite"_s));
+    p.setProcessEnvironment(env);
+    p.setWorkingDirectory(u"/"_s);
+    // /bin/true as the program: a launcher that does not check first forks until RLIMIT_NPROC stops it.
+    p.start(setpriv, {u"--reuid=65534"_s, u"--regid=65534"_s, u"--clear-groups"_s, u"bash"_s, u"-c"_s,
+                      u"ulimit -u 20 && exec \"$@\""_s, u"bash"_s, fathom::test::fathomExecutable(), u"launch"_s,
+                      u"--num_processes"_s, u"30"_s, u"/bin/true"_s});
+    QVERIFY(p.waitForFinished(30'000));
+    const QByteArray err = p.readAllStandardError();
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(p.exitCode() == 2, err.constData());
+    QVERIFY2(err.contains("--num_processes 30 needs 31 processes (the workers and the launcher's guardian), but "
+                          "RLIMIT_NPROC (`ulimit -u`) is 20 and this user already runs "),
+             err.constData());
+    QVERIFY2(QDir(workspace.path()).isEmpty(), "the run was recorded");
   }
 
   void descriptorLimitIsCheckedBeforeAnyStarts() {
