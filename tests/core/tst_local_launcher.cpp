@@ -19,6 +19,7 @@
 #include <csignal>
 #include <thread>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace fathom::launch;
@@ -47,6 +48,41 @@ public:
 private:
   QString m_program;
   QString m_pids;
+};
+
+/// This process's children named `comm` (the guardian renames itself "fathom-guardian").
+QList<pid_t> childrenNamed(const QString& comm) {
+  QList<pid_t> out;
+  for (const QString& task : QDir(QStringLiteral("/proc/self/task")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+    QFile children(QStringLiteral("/proc/self/task/%1/children").arg(task));
+    if (!children.open(QIODevice::ReadOnly)) {
+      continue;
+    }
+    for (const QByteArray& pid : children.readAll().split(' ')) {
+      QFile name(QStringLiteral("/proc/%1/comm").arg(QString::fromLatin1(pid.trimmed())));
+      if (!pid.trimmed().isEmpty() && name.open(QIODevice::ReadOnly) && name.readAll().trimmed() == comm.toLatin1()) {
+        out << static_cast<pid_t>(pid.trimmed().toLongLong());
+      }
+    }
+  }
+  return out;
+}
+
+/// Kills the launcher's guardian when the first attempt's rank 0 has started.
+class KillGuardian : public LaunchObserver {
+public:
+  void workerStarted(const WorkerEvent& worker) override {
+    if (worker.attempt == 0 && worker.rank == 0) {
+      guardians = childrenNamed(QStringLiteral("fathom-guardian"));
+      for (pid_t pid : guardians) {
+        ::kill(pid, SIGKILL);
+        // Until it is a zombie (its end of the channel closed), without reaping it: the launcher does that.
+        siginfo_t info{};
+        ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT);
+      }
+    }
+  }
+  QList<pid_t> guardians;
 };
 
 }  // namespace
@@ -239,6 +275,27 @@ private slots:
     QTest::qWait(300);  // longer than the guardian's grace period
     QVERIFY(worker->groupAlive());
     QVERIFY(worker->running());
+  }
+
+  void killedGuardianFailsTheNextStart() {
+    // The attempt with the guardian killed still ends by itself (rank 0 fails); the restart cannot protect its
+    // workers, so it refuses to start them.
+    LaunchOptions o = shell(1, QStringLiteral("exit 3"));
+    o.maxRestarts = 1;
+    KillGuardian observer;
+    QString message;
+    try {
+      LocalLauncher(o).run(&observer);
+    } catch (const fathom::Error& e) {
+      message = QString::fromUtf8(e.what());
+    }
+    QCOMPARE(observer.guardians.size(), 1);
+    QVERIFY2(message.startsWith(QStringLiteral("rank 0 (local rank 0) could not be started: the launcher's guardian "
+                                               "process (pid %1) is gone")
+                                    .arg(observer.guardians.front())),
+             qPrintable(message));
+    QVERIFY(!fathom::test::processRunning(observer.guardians.front()));
+    QVERIFY(childrenNamed(QStringLiteral("fathom-guardian")).isEmpty());  // reaped, not a zombie child
   }
 
   void constructionValidates() {
