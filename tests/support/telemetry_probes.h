@@ -15,16 +15,16 @@
 
 namespace fathom::test {
 
-/// Starts ranks 0 ... ranks-1, each sending the metric "probe/value" = 0, 1, 2, ... at `rate` points/s for `seconds`.
-/// Fails the test (check QTest::currentTestFailed()) when one does not start.
+/// Starts ranks firstRank ... firstRank + ranks - 1, each sending the metric "probe/value" = 0, 1, 2, ... at `rate`
+/// points/s for `seconds`. Fails the test (check QTest::currentTestFailed()) when one does not start.
 inline std::vector<std::unique_ptr<QProcess>> startProbes(const telemetry::TelemetryCollector& collector, int ranks,
-                                                          int rate, double seconds) {
+                                                          int rate, double seconds, int firstRank = 0) {
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
   for (const auto& [name, value] : collector.workerEnvironment()) {
     env.insert(QString::fromStdString(name), QString::fromStdString(value));
   }
   std::vector<std::unique_ptr<QProcess>> probes;
-  for (int rank = 0; rank < ranks; ++rank) {
+  for (int rank = firstRank; rank < firstRank + ranks; ++rank) {
     auto p = std::make_unique<QProcess>();
     QProcessEnvironment mine = env;
     mine.insert(QStringLiteral("RANK"), QString::number(rank));
