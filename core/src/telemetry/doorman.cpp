@@ -307,10 +307,11 @@ void Doorman::run() {
         }
       }
     }
+    std::erase_if(m_pending, [](const Pending& p) { return !p.socket.valid(); });
     if (listening && (fds[1].revents & POLLIN) != 0) {
-      std::erase_if(m_pending, [](const Pending& p) { return !p.socket.valid(); });
       accept(m_hooks.reapAndCount());  // readers admitted or ended during this round count too
     }
+    updateStats();  // now, not after the next poll(), which may wait long
   }
   m_pending.clear();
   m_closing.clear();
