@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Drives `fathom launch` and `fathom test` as a user would: real processes, real signals. Every worker records
-// its PID, and each test checks afterwards that none survived (kill(pid, 0) fails with ESRCH).
+// its PID, and each test checks afterwards that none survived (process_survivors.h: by pid; a zombie counts as gone).
+#include "process_survivors.h"
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -21,6 +23,9 @@
 #include <unistd.h>
 
 using namespace Qt::StringLiterals;
+using fathom::test::pidsInFiles;
+using fathom::test::survivingProcesses;
+using fathom::test::waitForFileCount;
 
 namespace {
 
@@ -69,7 +74,7 @@ Run finish(QProcess& p, const QElapsedTimer& timer, int timeoutMs = 60'000) {
           p.readAllStandardError(), timer.elapsed()};
 }
 
-Run fathom(const QStringList& args, int timeoutMs = 60'000, const QMap<QString, QString>& extraEnv = {}) {
+Run fathomRun(const QStringList& args, int timeoutMs = 60'000, const QMap<QString, QString>& extraEnv = {}) {
   QProcess p;
   QElapsedTimer timer;
   timer.start();
@@ -105,62 +110,6 @@ std::uint16_t freePort() {
   return port;
 }
 
-/// PIDs the workers wrote into `dir` as pid.* files.
-QList<pid_t> recordedPids(const QString& dir) {
-  QList<pid_t> pids;
-  for (const QString& name : QDir(dir).entryList({u"pid.*"_s}, QDir::Files)) {
-    QFile f(dir + u'/' + name);
-    if (f.open(QIODevice::ReadOnly)) {
-      pids << static_cast<pid_t>(f.readAll().trimmed().toLongLong());
-    }
-  }
-  return pids;
-}
-
-bool waitForFiles(const QString& dir, const QString& pattern, int count, int timeoutMs = 20'000) {
-  QElapsedTimer timer;
-  timer.start();
-  while (QDir(dir).entryList({pattern}, QDir::Files).size() < count) {
-    if (timer.elapsed() > timeoutMs) {
-      return false;
-    }
-    QTest::qWait(20);
-  }
-  return true;
-}
-
-/// Whether `pid` still runs: kill(pid, 0) succeeds and it is not a zombie waiting for whoever adopted it.
-bool running(pid_t pid) {
-  if (pid <= 0 || (::kill(pid, 0) != 0 && errno == ESRCH)) {
-    return false;
-  }
-  QFile stat(u"/proc/%1/stat"_s.arg(pid));
-  if (!stat.open(QIODevice::ReadOnly)) {
-    return false;
-  }
-  const QByteArray text = stat.readAll();
-  const auto close = text.lastIndexOf(')');
-  return close < 0 || text.mid(close + 2, 1) != "Z";
-}
-
-/// The recorded processes that still run, waiting up to a second for the kernel to finish delivering SIGKILLs.
-QString survivors(const QList<pid_t>& pids) {
-  QString alive;
-  for (int attempt = 0; attempt < 50; ++attempt) {
-    alive.clear();
-    for (pid_t pid : pids) {
-      if (running(pid)) {
-        alive += QString::number(pid) + u' ';
-      }
-    }
-    if (alive.isEmpty()) {
-      break;
-    }
-    QTest::qWait(20);
-  }
-  return alive;
-}
-
 }  // namespace
 
 class TestLaunch : public QObject {
@@ -174,8 +123,8 @@ private slots:
   }
 
   void threeRanksSeeTheirVariables() {
-    const Run r = fathom({u"launch"_s, u"--num_processes"_s, u"3"_s, u"sh"_s, u"-c"_s,
-                          u"echo $RANK/$WORLD_SIZE/$LOCAL_RANK/$MASTER_PORT"_s});
+    const Run r = fathomRun({u"launch"_s, u"--num_processes"_s, u"3"_s, u"sh"_s, u"-c"_s,
+                             u"echo $RANK/$WORLD_SIZE/$LOCAL_RANK/$MASTER_PORT"_s});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const QStringList lines = sortedLines(r.out);
     QCOMPARE(lines.size(), 3);
@@ -195,12 +144,12 @@ private slots:
   }
 
   void acceleratorVariablesAndDashedFlags() {
-    const Run r = fathom({u"launch"_s, u"--num-processes"_s, u"2"_s, u"--mixed-precision"_s, u"bf16"_s,
-                          u"--gradient_accumulation_steps"_s, u"4"_s, u"--use_fsdp"_s, u"--fsdp_offload_params"_s,
-                          u"True"_s, u"--main_process_port"_s, u"0"_s, u"sh"_s, u"-c"_s,
-                          u"echo $LOCAL_WORLD_SIZE $MASTER_ADDR $OMP_NUM_THREADS $ACCELERATE_MIXED_PRECISION "
-                          "$ACCELERATE_GRADIENT_ACCUMULATION_STEPS $ACCELERATE_USE_FSDP $FSDP_OFFLOAD_PARAMS "
-                          "$FSDP_SHARDING_STRATEGY $TORCHELASTIC_RESTART_COUNT"_s});
+    const Run r = fathomRun({u"launch"_s, u"--num-processes"_s, u"2"_s, u"--mixed-precision"_s, u"bf16"_s,
+                             u"--gradient_accumulation_steps"_s, u"4"_s, u"--use_fsdp"_s, u"--fsdp_offload_params"_s,
+                             u"True"_s, u"--main_process_port"_s, u"0"_s, u"sh"_s, u"-c"_s,
+                             u"echo $LOCAL_WORLD_SIZE $MASTER_ADDR $OMP_NUM_THREADS $ACCELERATE_MIXED_PRECISION "
+                             "$ACCELERATE_GRADIENT_ACCUMULATION_STEPS $ACCELERATE_USE_FSDP $FSDP_OFFLOAD_PARAMS "
+                             "$FSDP_SHARDING_STRATEGY $TORCHELASTIC_RESTART_COUNT"_s});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QCOMPARE(sortedLines(r.out), (QStringList{u"[rank0]: 2 127.0.0.1 1 bf16 4 true true FULL_SHARD 0"_s,
                                               u"[rank1]: 2 127.0.0.1 1 bf16 4 true true FULL_SHARD 0"_s}));
@@ -209,19 +158,19 @@ private slots:
 
   // Issue 17: the flags Accelerate and torchrun users type mean here what they mean there, or say what to use.
   void accelerateAndTorchrunFlags() {
-    Run r = fathom({u"launch"_s, u"--multi_gpu"_s, u"--nproc_per_node"_s, u"2"_s, u"--nnodes"_s, u"1"_s, u"--gpu_ids"_s,
-                    u"0,1"_s, u"--dynamo_backend"_s, u"no"_s, u"--rdzv_endpoint"_s, u"127.0.0.1:0"_s, u"sh"_s, u"-c"_s,
-                    u"echo $WORLD_SIZE $LOCAL_WORLD_SIZE $CUDA_VISIBLE_DEVICES $MASTER_ADDR"_s});
+    Run r = fathomRun({u"launch"_s, u"--multi_gpu"_s, u"--nproc_per_node"_s, u"2"_s, u"--nnodes"_s, u"1"_s,
+                       u"--gpu_ids"_s, u"0,1"_s, u"--dynamo_backend"_s, u"no"_s, u"--rdzv_endpoint"_s, u"127.0.0.1:0"_s,
+                       u"sh"_s, u"-c"_s, u"echo $WORLD_SIZE $LOCAL_WORLD_SIZE $CUDA_VISIBLE_DEVICES $MASTER_ADDR"_s});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QCOMPARE(sortedLines(r.out), (QStringList{u"[rank0]: 2 2 0,1 127.0.0.1"_s, u"[rank1]: 2 2 0,1 127.0.0.1"_s}));
     // --multi_gpu selects MULTI_GPU (as the config key), not FSDP or DeepSpeed.
-    r = fathom({u"launch"_s, u"--multi_gpu"_s, u"--num_processes"_s, u"2"_s, u"sh"_s, u"-c"_s,
-                u"echo ${ACCELERATE_USE_FSDP:-none} ${ACCELERATE_USE_DEEPSPEED:-none}"_s});
+    r = fathomRun({u"launch"_s, u"--multi_gpu"_s, u"--num_processes"_s, u"2"_s, u"sh"_s, u"-c"_s,
+                   u"echo ${ACCELERATE_USE_FSDP:-none} ${ACCELERATE_USE_DEEPSPEED:-none}"_s});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QCOMPARE(sortedLines(r.out), (QStringList{u"[rank0]: none none"_s, u"[rank1]: none none"_s}));
 
     const auto refused = [](const QStringList& flags, const char* message) {
-      const Run bad = fathom(QStringList{u"launch"_s} + flags + QStringList{u"true"_s});
+      const Run bad = fathomRun(QStringList{u"launch"_s} + flags + QStringList{u"true"_s});
       QCOMPARE(bad.exitCode, 2);
       QVERIFY2(bad.err.contains(message), bad.err.constData());
     };
@@ -248,9 +197,9 @@ private slots:
                             "    schedule_warmup: 0\n    schedule_active: 1\n    schedule_repeat: 1\n"
                             "    output_trace_dir: " +
                             traces.toUtf8() + "\n"));
-    Run r = fathom({u"launch"_s, u"--config_file"_s, file, fathomPath(), u"train"_s, u"--model"_s, u"mlp"_s,
-                    u"--steps"_s, u"2"_s, u"--log_every"_s, u"0"_s},
-                   180'000);
+    Run r = fathomRun({u"launch"_s, u"--config_file"_s, file, fathomPath(), u"train"_s, u"--model"_s, u"mlp"_s,
+                       u"--steps"_s, u"2"_s, u"--log_every"_s, u"0"_s},
+                      180'000);
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const QStringList events = QDir(project + u"/fathom-train"_s).entryList({u"events.out.tfevents.*"_s}, QDir::Files);
     QCOMPARE(events.size(), 1);
@@ -258,7 +207,7 @@ private slots:
              qPrintable(QDir(traces).entryList().join(u", "_s) + u"\n"_s + QString::fromUtf8(r.err)));
 
     QVERIFY(writeFile(file, "distributed_type: NO\nfathom:\n  trackers: [tensorboard, wandb]\n"));
-    r = fathom({u"launch"_s, u"--config_file"_s, file, fathomPath(), u"train"_s, u"--model"_s, u"mlp"_s});
+    r = fathomRun({u"launch"_s, u"--config_file"_s, file, fathomPath(), u"train"_s, u"--model"_s, u"mlp"_s});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("tracker 'wandb' is not supported by Fathom"), r.err.constData());
     QVERIFY(r.out.isEmpty());
@@ -273,10 +222,10 @@ private slots:
     const QString workspace = dir.filePath(u"ws.sqlite"_s);
     QVERIFY(writeFile(file, "distributed_type: FSDP\nnum_processes: 2\nmixed_precision: bf16\n"
                             "fsdp_config:\n  fsdp_sharding_strategy: SHARD_GRAD_OP\n"));
-    Run r = fathom({u"launch"_s, u"--config_file"_s, file, u"--mixed_precision"_s, u"fp16"_s, u"--workspace"_s,
-                    workspace, u"--quiet"_s, u"true"_s});
+    Run r = fathomRun({u"launch"_s, u"--config_file"_s, file, u"--mixed_precision"_s, u"fp16"_s, u"--workspace"_s,
+                       workspace, u"--quiet"_s, u"true"_s});
     QVERIFY2(r.exitCode == 0, r.err.constData());
-    r = fathom({u"runs"_s, u"show"_s, u"1"_s, u"--workspace"_s, workspace, u"--json"_s});
+    r = fathomRun({u"runs"_s, u"show"_s, u"1"_s, u"--workspace"_s, workspace, u"--json"_s});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const QString spec = QJsonDocument::fromJson(r.out)[u"run_spec"_s].toString();
     for (const QString& line : {u"distributed_type: FSDP"_s, u"num_processes: 2"_s, u"mixed_precision: fp16"_s,
@@ -285,8 +234,9 @@ private slots:
     }
     // Launching that text again runs the same: two processes, fp16.
     QVERIFY(writeFile(file, spec.toUtf8()));
-    r = fathom({u"launch"_s, u"--config_file"_s, file, u"--workspace"_s, workspace, u"--quiet"_s, u"sh"_s, u"-c"_s,
-                u"if [ $RANK = 0 ]; then echo $WORLD_SIZE $ACCELERATE_MIXED_PRECISION $FSDP_SHARDING_STRATEGY; fi"_s});
+    r = fathomRun(
+        {u"launch"_s, u"--config_file"_s, file, u"--workspace"_s, workspace, u"--quiet"_s, u"sh"_s, u"-c"_s,
+         u"if [ $RANK = 0 ]; then echo $WORLD_SIZE $ACCELERATE_MIXED_PRECISION $FSDP_SHARDING_STRATEGY; fi"_s});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QVERIFY2(r.out.contains("2 fp16 SHARD_GRAD_OP"), r.out.constData());
   }
@@ -297,13 +247,13 @@ private slots:
     QVERIFY(writeFile(file, "distributed_type: MULTI_CPU\nnum_processes: 2\nmixed_precision: fp16\n"));
     const QStringList show{u"sh"_s, u"-c"_s, u"echo $WORLD_SIZE $ACCELERATE_MIXED_PRECISION"_s};
     const QStringList withFile{u"launch"_s, u"--config_file"_s, file};
-    Run r = fathom(withFile + show);
+    Run r = fathomRun(withFile + show);
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QCOMPARE(sortedLines(r.out), (QStringList{u"[rank0]: 2 fp16"_s, u"[rank1]: 2 fp16"_s}));
-    r = fathom(withFile + show, 60'000, {{u"ACCELERATE_MIXED_PRECISION"_s, u"bf16"_s}});
+    r = fathomRun(withFile + show, 60'000, {{u"ACCELERATE_MIXED_PRECISION"_s, u"bf16"_s}});
     QCOMPARE(sortedLines(r.out), (QStringList{u"[rank0]: 2 bf16"_s, u"[rank1]: 2 bf16"_s}));
-    r = fathom(withFile + QStringList{u"--mixed_precision"_s, u"no"_s, u"--num_processes"_s, u"1"_s} + show, 60'000,
-               {{u"ACCELERATE_MIXED_PRECISION"_s, u"bf16"_s}});
+    r = fathomRun(withFile + QStringList{u"--mixed_precision"_s, u"no"_s, u"--num_processes"_s, u"1"_s} + show, 60'000,
+                  {{u"ACCELERATE_MIXED_PRECISION"_s, u"bf16"_s}});
     QCOMPARE(sortedLines(r.out), (QStringList{u"[rank0]: 1 no"_s}));
 
     // The default file is read when no --config_file is given; FSDP settings become FSDP_* variables.
@@ -311,20 +261,20 @@ private slots:
     QVERIFY(writeFile(cache.filePath(u"fathom/default_config.yaml"_s),
                       "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_offload_params: true\n"
                       "  fsdp_state_dict_type: SHARDED_STATE_DICT\n"));
-    r = fathom({u"launch"_s, u"sh"_s, u"-c"_s,
-                u"echo $WORLD_SIZE $ACCELERATE_USE_FSDP $FSDP_OFFLOAD_PARAMS $FSDP_STATE_DICT_TYPE"_s},
-               60'000, {{u"XDG_CACHE_HOME"_s, cache.path()}});
+    r = fathomRun({u"launch"_s, u"sh"_s, u"-c"_s,
+                   u"echo $WORLD_SIZE $ACCELERATE_USE_FSDP $FSDP_OFFLOAD_PARAMS $FSDP_STATE_DICT_TYPE"_s},
+                  60'000, {{u"XDG_CACHE_HOME"_s, cache.path()}});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QCOMPARE(sortedLines(r.out),
              (QStringList{u"[rank0]: 2 true true SHARDED_STATE_DICT"_s, u"[rank1]: 2 true true SHARDED_STATE_DICT"_s}));
     // ... but not under --cpu (Accelerate's rule).
-    r = fathom({u"launch"_s, u"--cpu"_s, u"sh"_s, u"-c"_s, u"echo $WORLD_SIZE $ACCELERATE_USE_CPU"_s}, 60'000,
-               {{u"XDG_CACHE_HOME"_s, cache.path()}});
+    r = fathomRun({u"launch"_s, u"--cpu"_s, u"sh"_s, u"-c"_s, u"echo $WORLD_SIZE $ACCELERATE_USE_CPU"_s}, 60'000,
+                  {{u"XDG_CACHE_HOME"_s, cache.path()}});
     QCOMPARE(sortedLines(r.out), (QStringList{u"[rank0]: 1 True"_s}));
 
     // A bad file stops the launch before anything runs, naming the file.
     QVERIFY(writeFile(file, "distributed_type: MULTI_CPU\nnum_processes: two\n"));
-    r = fathom(withFile + show);
+    r = fathomRun(withFile + show);
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains(file.toUtf8() + ":2:"), r.err.constData());
     QVERIFY(r.out.isEmpty());
@@ -340,17 +290,17 @@ private slots:
                             "  fsdp_min_num_params: 2000\n  fsdp_transformer_layer_cls_to_wrap: Block\n"
                             "  fsdp_backward_prefetch: BACKWARD_POST\n  fsdp_sync_module_states: false\n"
                             "  fsdp_cpu_ram_efficient_loading: false\n"));
-    Run r = fathom({u"launch"_s, u"--config_file"_s, file, u"sh"_s, u"-c"_s,
-                    u"echo $ACCELERATE_USE_FSDP $FSDP_SHARDING_STRATEGY $FSDP_AUTO_WRAP_POLICY $FSDP_MIN_NUM_PARAMS "
-                    "$FSDP_TRANSFORMER_CLS_TO_WRAP $FSDP_BACKWARD_PREFETCH $FSDP_SYNC_MODULE_STATES "
-                    "${ACCELERATE_USE_DEEPSPEED:-none}"_s});
+    Run r = fathomRun({u"launch"_s, u"--config_file"_s, file, u"sh"_s, u"-c"_s,
+                       u"echo $ACCELERATE_USE_FSDP $FSDP_SHARDING_STRATEGY $FSDP_AUTO_WRAP_POLICY $FSDP_MIN_NUM_PARAMS "
+                       "$FSDP_TRANSFORMER_CLS_TO_WRAP $FSDP_BACKWARD_PREFETCH $FSDP_SYNC_MODULE_STATES "
+                       "${ACCELERATE_USE_DEEPSPEED:-none}"_s});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QCOMPARE(sortedLines(r.out),
              (QStringList{u"[rank0]: true HYBRID_SHARD SIZE_BASED_WRAP 2000 Block BACKWARD_POST false none"_s,
                           u"[rank1]: true HYBRID_SHARD SIZE_BASED_WRAP 2000 Block BACKWARD_POST false none"_s}));
     // A flag beats the file, key by key.
-    r = fathom({u"launch"_s, u"--config_file"_s, file, u"--fsdp_sharding_strategy"_s, u"SHARD_GRAD_OP"_s, u"sh"_s,
-                u"-c"_s, u"echo $FSDP_SHARDING_STRATEGY $FSDP_AUTO_WRAP_POLICY"_s});
+    r = fathomRun({u"launch"_s, u"--config_file"_s, file, u"--fsdp_sharding_strategy"_s, u"SHARD_GRAD_OP"_s, u"sh"_s,
+                   u"-c"_s, u"echo $FSDP_SHARDING_STRATEGY $FSDP_AUTO_WRAP_POLICY"_s});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QCOMPARE(sortedLines(r.out),
              (QStringList{u"[rank0]: SHARD_GRAD_OP SIZE_BASED_WRAP"_s, u"[rank1]: SHARD_GRAD_OP SIZE_BASED_WRAP"_s}));
@@ -358,24 +308,24 @@ private slots:
     const QString ds = dir.filePath(u"ds.yaml"_s);
     QVERIFY(writeFile(ds, "distributed_type: DEEPSPEED\nnum_processes: 2\ndeepspeed_config:\n  zero_stage: 3\n"
                           "  offload_optimizer_device: cpu\n"));
-    r = fathom({u"launch"_s, u"--config_file"_s, ds, u"sh"_s, u"-c"_s,
-                u"echo $ACCELERATE_USE_DEEPSPEED $ACCELERATE_DEEPSPEED_ZERO_STAGE "
-                "$ACCELERATE_DEEPSPEED_OFFLOAD_OPTIMIZER_DEVICE ${ACCELERATE_DEEPSPEED_OFFLOAD_PARAM_DEVICE:-unset} "
-                "${ACCELERATE_USE_FSDP:-none}"_s});
+    r = fathomRun({u"launch"_s, u"--config_file"_s, ds, u"sh"_s, u"-c"_s,
+                   u"echo $ACCELERATE_USE_DEEPSPEED $ACCELERATE_DEEPSPEED_ZERO_STAGE "
+                   "$ACCELERATE_DEEPSPEED_OFFLOAD_OPTIMIZER_DEVICE ${ACCELERATE_DEEPSPEED_OFFLOAD_PARAM_DEVICE:-unset} "
+                   "${ACCELERATE_USE_FSDP:-none}"_s});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QCOMPARE(sortedLines(r.out),
              (QStringList{u"[rank0]: true 3 cpu unset none"_s, u"[rank1]: true 3 cpu unset none"_s}));
-    r = fathom({u"launch"_s, u"--config_file"_s, ds, u"--zero_stage"_s, u"1"_s, u"--offload_param_device"_s, u"CPU"_s,
-                u"sh"_s, u"-c"_s,
-                u"echo $ACCELERATE_DEEPSPEED_ZERO_STAGE $ACCELERATE_DEEPSPEED_OFFLOAD_PARAM_DEVICE"_s});
+    r = fathomRun({u"launch"_s, u"--config_file"_s, ds, u"--zero_stage"_s, u"1"_s, u"--offload_param_device"_s,
+                   u"CPU"_s, u"sh"_s, u"-c"_s,
+                   u"echo $ACCELERATE_DEEPSPEED_ZERO_STAGE $ACCELERATE_DEEPSPEED_OFFLOAD_PARAM_DEVICE"_s});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QCOMPARE(sortedLines(r.out), (QStringList{u"[rank0]: 1 cpu"_s, u"[rank1]: 1 cpu"_s}));
   }
 
   void stderrIsPrefixedAndTeedToLogFiles() {
     QTemporaryDir logs;
-    const Run r = fathom({u"launch"_s, u"--num_processes"_s, u"2"_s, u"--log_dir"_s, logs.path(), u"sh"_s, u"-c"_s,
-                          u"echo out $RANK; echo err $RANK >&2; printf 'no newline'"_s});
+    const Run r = fathomRun({u"launch"_s, u"--num_processes"_s, u"2"_s, u"--log_dir"_s, logs.path(), u"sh"_s, u"-c"_s,
+                             u"echo out $RANK; echo err $RANK >&2; printf 'no newline'"_s});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QVERIFY(r.out.contains("[rank1]: out 1\n"));
     QVERIFY(r.out.contains("[rank0]: no newline\n"));
@@ -388,8 +338,8 @@ private slots:
     QCOMPARE(err.readAll(), QByteArray("err 1\n"));
 
     QTemporaryDir onlyOut;
-    QCOMPARE(fathom({u"launch"_s, u"--log_dir"_s, onlyOut.path(), u"--tee"_s, u"1"_s, u"sh"_s, u"-c"_s,
-                     u"echo x; echo y >&2"_s})
+    QCOMPARE(fathomRun({u"launch"_s, u"--log_dir"_s, onlyOut.path(), u"--tee"_s, u"1"_s, u"sh"_s, u"-c"_s,
+                        u"echo x; echo y >&2"_s})
                  .exitCode,
              0);
     QVERIFY(QFile::exists(onlyOut.filePath(u"attempt_0/rank_0/stdout.log"_s)));
@@ -403,15 +353,15 @@ private slots:
 if [ "$RANK" = 0 ]; then sleep 60 & echo $! > pid.child; fi
 if [ "$RANK" = 1 ]; then while [ $(ls pid.* | wc -l) -lt 4 ]; do sleep 0.05; done; echo "about to fail"; exit 7; fi
 exec sleep 60)"_s.arg(dir.path());
-    const Run r = fathom({u"launch"_s, u"--num_processes"_s, u"3"_s, u"sh"_s, u"-c"_s, script});
+    const Run r = fathomRun({u"launch"_s, u"--num_processes"_s, u"3"_s, u"sh"_s, u"-c"_s, script});
     QCOMPARE(r.exitCode, 7);
     QVERIFY2(r.elapsedMs < 10'000, qPrintable(u"took %1 ms"_s.arg(r.elapsedMs)));
     QVERIFY2(r.err.contains("rank 1 (local rank 1, pid "), r.err.constData());
     QVERIFY2(r.err.contains(") failed with exit code 7"), r.err.constData());
     QVERIFY2(r.err.contains("last 1 lines of rank 1:\n    about to fail"), r.err.constData());
-    const auto pids = recordedPids(dir.path());
+    const auto pids = pidsInFiles(dir.path(), u"pid.*"_s);
     QCOMPARE(pids.size(), 4);
-    QVERIFY2(survivors(pids).isEmpty(), qPrintable(u"still alive: "_s + survivors(pids)));
+    QVERIFY2(survivingProcesses(pids, 1000).isEmpty(), qPrintable(u"still alive: "_s + survivingProcesses(pids, 1000)));
     static const QRegularExpression stopped(u"stopped the other processes in (\\d+) ms"_s);
     const auto m = stopped.match(QString::fromUtf8(r.err));
     QVERIFY2(m.hasMatch(), r.err.constData());
@@ -425,17 +375,17 @@ exec sleep 60)"_s.arg(dir.path());
     const QString script = uR"(cd '%1'
 if [ "$RANK" = 1 ]; then echo $$ > pid.1; while [ ! -f pid.0 ]; do sleep 0.05; done; exit 3; fi
 trap '' TERM; echo $$ > pid.0; while :; do sleep 0.1; done)"_s.arg(dir.path());
-    const Run r = fathom(
+    const Run r = fathomRun(
         {u"launch"_s, u"--num_processes"_s, u"2"_s, u"--terminate_grace_period"_s, u"1"_s, u"sh"_s, u"-c"_s, script});
     QCOMPARE(r.exitCode, 3);
     QVERIFY2(r.elapsedMs < 10'000, qPrintable(u"took %1 ms"_s.arg(r.elapsedMs)));
     QVERIFY2(r.err.contains("sending SIGKILL"), r.err.constData());
-    QVERIFY(survivors(recordedPids(dir.path())).isEmpty());
+    QVERIFY(survivingProcesses(pidsInFiles(dir.path(), u"pid.*"_s), 1000).isEmpty());
   }
 
   void killedRankReportsTheSignal() {
-    const Run r = fathom({u"launch"_s, u"--num_processes"_s, u"2"_s, u"sh"_s, u"-c"_s,
-                          u"if [ $RANK = 0 ]; then kill -9 $$; fi; sleep 30"_s});
+    const Run r = fathomRun({u"launch"_s, u"--num_processes"_s, u"2"_s, u"sh"_s, u"-c"_s,
+                             u"if [ $RANK = 0 ]; then kill -9 $$; fi; sleep 30"_s});
     QCOMPARE(r.exitCode, 137);
     QVERIFY2(r.err.contains("rank 0 (local rank 0, pid "), r.err.constData());
     QVERIFY2(r.err.contains("failed with signal 9 (SIGKILL)"), r.err.constData());
@@ -448,7 +398,7 @@ trap '' TERM; echo $$ > pid.0; while :; do sleep 0.1; done)"_s.arg(dir.path());
     const QString script = uR"(cd '%1'; echo $TORCHELASTIC_RESTART_COUNT >> starts.$RANK
 if [ $RANK = 1 ] && [ $TORCHELASTIC_RESTART_COUNT -lt 2 ]; then exit 5; fi; echo done)"_s.arg(dir.path());
     const Run ok =
-        fathom({u"launch"_s, u"--num_processes"_s, u"2"_s, u"--max_restarts"_s, u"2"_s, u"sh"_s, u"-c"_s, script});
+        fathomRun({u"launch"_s, u"--num_processes"_s, u"2"_s, u"--max_restarts"_s, u"2"_s, u"sh"_s, u"-c"_s, script});
     QVERIFY2(ok.exitCode == 0, ok.err.constData());
     QVERIFY2(ok.err.contains("restarting the whole group (restart 1 of 2)"), ok.err.constData());
     QVERIFY2(ok.err.contains("restarting the whole group (restart 2 of 2)"), ok.err.constData());
@@ -464,8 +414,8 @@ if [ $RANK = 1 ] && [ $TORCHELASTIC_RESTART_COUNT -lt 2 ]; then exit 5; fi; echo
     QVERIFY2(rank0 == "0\n1\n2\n" || rank0 == "0\n2\n" || rank0 == "1\n2\n" || rank0 == "2\n", rank0.constData());
 
     QTemporaryDir again;
-    const Run fail = fathom({u"launch"_s, u"--num_processes"_s, u"2"_s, u"--max-restarts"_s, u"1"_s, u"sh"_s, u"-c"_s,
-                             QString(script).replace(dir.path(), again.path())});
+    const Run fail = fathomRun({u"launch"_s, u"--num_processes"_s, u"2"_s, u"--max-restarts"_s, u"1"_s, u"sh"_s,
+                                u"-c"_s, QString(script).replace(dir.path(), again.path())});
     QCOMPARE(fail.exitCode, 5);
     QFile starts1(again.filePath(u"starts.1"_s));
     QVERIFY(starts1.open(QIODevice::ReadOnly));
@@ -489,7 +439,7 @@ echo $$ > pid.$RANK; while :; do sleep 0.1; done)"_s.arg(dir.path());
     QElapsedTimer timer;
     timer.start();
     start(p, {u"launch"_s, u"--num_processes"_s, u"2"_s, u"sh"_s, u"-c"_s, script});
-    QVERIFY(waitForFiles(dir.path(), u"pid.*"_s, 2));
+    QVERIFY(waitForFileCount(dir.path(), u"pid.*"_s, 2));
     QElapsedTimer stopTimer;
     stopTimer.start();
     QCOMPARE(::kill(static_cast<pid_t>(p.processId()), signal), 0);
@@ -503,7 +453,7 @@ echo $$ > pid.$RANK; while :; do sleep 0.1; done)"_s.arg(dir.path());
       QVERIFY2(got.open(QIODevice::ReadOnly), "the signal was not forwarded");
       QCOMPARE(got.readAll().trimmed(), name);
     }
-    QVERIFY(survivors(recordedPids(dir.path())).isEmpty());
+    QVERIFY(survivingProcesses(pidsInFiles(dir.path(), u"pid.*"_s), 1000).isEmpty());
   }
 
   void secondSignalKillsAtOnce() {
@@ -516,7 +466,7 @@ echo $$ > pid.$RANK; while :; do sleep 0.1; done)"_s.arg(dir.path());
     timer.start();
     start(p, {u"launch"_s, u"--num_processes"_s, u"2"_s, u"--terminate_grace_period"_s, u"60"_s, u"sh"_s, u"-c"_s,
               script});
-    QVERIFY(waitForFiles(dir.path(), u"pid.*"_s, 2));
+    QVERIFY(waitForFileCount(dir.path(), u"pid.*"_s, 2));
     QElapsedTimer stopTimer;
     stopTimer.start();
     QCOMPARE(::kill(static_cast<pid_t>(p.processId()), SIGTERM), 0);
@@ -526,32 +476,32 @@ echo $$ > pid.$RANK; while :; do sleep 0.1; done)"_s.arg(dir.path());
     QCOMPARE(r.exitCode, 128 + SIGTERM);
     QVERIFY2(stopTimer.elapsed() < 10'000, "the second signal did not kill the group");
     QVERIFY2(r.err.contains("received SIGTERM again: killing all processes"), r.err.constData());
-    QVERIFY(survivors(recordedPids(dir.path())).isEmpty());
+    QVERIFY(survivingProcesses(pidsInFiles(dir.path(), u"pid.*"_s), 1000).isEmpty());
   }
 
   void badInvocationsAreUsageErrors() {
-    Run r = fathom({u"launch"_s, u"--num_processes"_s, u"0"_s, u"true"_s});
+    Run r = fathomRun({u"launch"_s, u"--num_processes"_s, u"0"_s, u"true"_s});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("fathom: error: num_processes must be >= 1, got 0 (--num_processes)"), r.err.constData());
-    r = fathom({u"launch"_s, u"no-such-program-for-fathom"_s});
+    r = fathomRun({u"launch"_s, u"no-such-program-for-fathom"_s});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("program `no-such-program-for-fathom` was not found in PATH"), r.err.constData());
-    r = fathom({u"launch"_s, u"--tee"_s, u"3"_s, u"true"_s});
+    r = fathomRun({u"launch"_s, u"--tee"_s, u"3"_s, u"true"_s});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("--tee 3 needs --log_dir"), r.err.constData());
-    r = fathom({u"launch"_s, u"--mixed_precision"_s, u"fp64"_s, u"true"_s});
+    r = fathomRun({u"launch"_s, u"--mixed_precision"_s, u"fp64"_s, u"true"_s});
     QVERIFY(r.exitCode != 0);
     QVERIFY2(r.err.contains("fp64"), r.err.constData());
     // The run monitor's settings are checked by the schema, naming the flag (config::MonitorSpec).
-    r = fathom({u"launch"_s, u"--hang_timeout=-1"_s, u"true"_s});
+    r = fathomRun({u"launch"_s, u"--hang_timeout=-1"_s, u"true"_s});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("--hang_timeout: key 'fathom.hang_timeout': out of range: '-1.0'; allowed values: numbers "
                             ">= 0"),
              r.err.constData());
-    r = fathom({u"launch"_s, u"--num_procs"_s, u"2"_s, u"true"_s});
+    r = fathomRun({u"launch"_s, u"--num_procs"_s, u"2"_s, u"true"_s});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("unknown flag --num_procs for `fathom launch`"), r.err.constData());
-    r = fathom({u"launch"_s});
+    r = fathomRun({u"launch"_s});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("no program given"), r.err.constData());
   }
@@ -581,7 +531,7 @@ echo $$ > pid.$RANK; while :; do sleep 0.1; done)"_s.arg(dir.path());
   }
 
   void selfCheckWithFourProcesses() {
-    const Run r = fathom({u"test"_s, u"--num_processes"_s, u"4"_s}, 120'000);
+    const Run r = fathomRun({u"test"_s, u"--num_processes"_s, u"4"_s}, 120'000);
     QVERIFY2(r.exitCode == 0, (r.out + r.err).constData());
     QVERIFY2(r.out.contains("Test is a success! You are ready for your distributed training!"), r.out.constData());
     for (int rank = 0; rank < 4; ++rank) {

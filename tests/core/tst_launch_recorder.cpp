@@ -9,6 +9,7 @@
 #include <fathom/store/workspace.h>
 #include <fathom/telemetry/launch_events.h>
 #include <fathom/telemetry/launch_recorder.h>
+#include <fathom/telemetry/telemetry_sender.h>
 
 #include <nlohmann/json.hpp>
 
@@ -46,6 +47,29 @@ class TestLaunchRecorder : public QObject {
   }
 
 private slots:
+  // The collector's connection cap is sized by the launch's local world size: maxPendingConnections + 4 per rank.
+  void connectionCapFollowsTheLocalWorldSize() {
+    launch::LaunchOptions options;
+    options.command = {"/bin/true"};
+    options.numProcesses = 2;
+    CollectorOptions collector;
+    collector.maxPendingConnections = 1;
+    LaunchRecorder recorder(m_path, options, {}, collector);
+    const auto endpoint = [&](int rank) {
+      return TelemetryEndpoint{"127.0.0.1", recorder.collector().port(), recorder.collector().token(), rank};
+    };
+    std::vector<std::unique_ptr<TelemetrySender>> senders;
+    for (int rank = 0; rank < 9; ++rank) {  // 1 + 4 x 2
+      senders.push_back(std::make_unique<TelemetrySender>(endpoint(rank)));
+    }
+    const std::string refused = messageOf([&] { TelemetrySender tenth(endpoint(9)); });
+    QVERIFY2(contains(refused, "too many connections (9 open, at most 9)"), refused.c_str());
+    for (auto& sender : senders) {
+      sender->close();
+    }
+    recorder.finish(0);
+  }
+
   // The layout is typed columns, written with the run: no reader parses the configuration JSON to learn it.
   void recordsTheLayoutTyped() {
     using plan::FsdpSharding;

@@ -3,6 +3,8 @@
 
 #include "rank_output.h"
 #include <fathom/common/error.h>
+#include <fathom/launch/process_guardian.h>
+#include <fathom/launch/process_limits.h>
 #include <fathom/launch/worker_environment.h>
 #include <fathom/runtime/free_port.h>
 
@@ -196,9 +198,37 @@ RankOutput::Options outputOptions(const LaunchOptions& o, int attempt, int rank)
   return out;
 }
 
+/// Stops the first `count` workers after a spawn failed: SIGTERM to their process groups, SIGKILL to what is left
+/// after the grace period; reaps them.
+void stopSpawned(std::vector<Worker>& workers, std::size_t count, const LaunchOptions& o) {
+  for (std::size_t i = 0; i < count; ++i) {
+    workers[i].process->signalGroup(SIGTERM);
+  }
+  const auto deadline = Clock::now() + o.terminateGracePeriod;
+  for (;;) {
+    bool any = false;
+    for (std::size_t i = 0; i < count; ++i) {
+      workers[i].process->poll();
+      any = any || workers[i].process->groupAlive();
+    }
+    if (!any) {
+      return;
+    }
+    if (Clock::now() >= deadline) {
+      break;
+    }
+    ::poll(nullptr, 0, 20);
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    workers[i].process->signalGroup(SIGKILL);
+  }
+  // ~WorkerProcess reaps each leader.
+}
+
 /// One attempt: spawn every local worker, pump output, watch, stop the group on the first failure or signal.
+/// Every worker's process group is known to `guardian` from before its program runs until the group is gone.
 LaunchResult runGroup(const LaunchOptions& o, const std::string& program, int attempt, std::uint16_t port,
-                      const SignalScope& signals, LaunchObserver* observer) {
+                      const SignalScope& signals, ProcessGuardian& guardian, LaunchObserver* observer) {
   LaunchResult result;
   result.masterPort = port;
   const int local = localWorldSize(o);
@@ -219,8 +249,23 @@ LaunchResult runGroup(const LaunchOptions& o, const std::string& program, int at
     auto vars = workerVariables(o, {.localRank = lr, .masterPort = port, .restartCount = attempt}, ompThreads);
     const std::size_t ownVars = vars.size();  // --debug prints these, not the observer's (they hold a token)
     vars.insert(vars.end(), observerVars.begin(), observerVars.end());
-    WorkerProcess::Spec spec{program, {o.command.begin() + 1, o.command.end()}, childEnvironment(vars)};
-    w.process = WorkerProcess::spawn(spec);
+    WorkerProcess::Spec spec{program,
+                             {o.command.begin() + 1, o.command.end()},
+                             childEnvironment(vars),
+                             [&guardian](pid_t group) { guardian.add(group); }};
+    try {
+      w.process = WorkerProcess::spawn(spec);
+    } catch (const Error& e) {
+      // Nothing of a half-started group may run on: stop the workers already started, then say who failed.
+      stopSpawned(workers, static_cast<std::size_t>(lr), o);
+      const std::string text =
+          detail::concat("rank ", w.rank, " (local rank ", lr, ") could not be started: ", e.what(), "; stopped the ",
+                         lr, " process(es) already started");
+      if (dynamic_cast<const ConfigError*>(&e) != nullptr) {
+        throw ConfigError(text);
+      }
+      throw Error(text);
+    }
     vars.resize(ownVars);
     if (observer != nullptr) {
       observer->workerStarted({w.rank, w.localRank, attempt, w.process->pid()});
@@ -265,6 +310,9 @@ LaunchResult runGroup(const LaunchOptions& o, const std::string& program, int at
     if (o.debug) {
       note(o, "rank " + std::to_string(w.rank) + " (pid " + std::to_string(w.process->pid()) + ") ended with " +
                   status.describe());
+    }
+    if (!w.process->groupAlive()) {
+      guardian.remove(w.process->pid());  // its id may now be reused by an unrelated process
     }
     if (!status.success() && !failed && !stopStarted) {
       failed = i;
@@ -373,6 +421,7 @@ LaunchResult runGroup(const LaunchOptions& o, const std::string& program, int at
     if (w.process->groupAlive()) {
       w.process->signalGroup(SIGKILL);
     }
+    guardian.remove(w.process->pid());
   }
   if (stopStarted) {
     result.teardown = duration_cast<milliseconds>(Clock::now() - *stopStarted);
@@ -407,17 +456,21 @@ LaunchResult runGroup(const LaunchOptions& o, const std::string& program, int at
 
 LocalLauncher::LocalLauncher(LaunchOptions options) : m_options(std::move(options)) {
   validate(m_options);
+  checkProcessLimits(m_options);
   m_program = WorkerProcess::resolveProgram(m_options.command.front(), launcherVariable("PATH").value_or(""));
 }
 
 LaunchResult LocalLauncher::run(LaunchObserver* observer) {
   const SignalScope signals;
   const LaunchOptions& o = m_options;
+  // Stops every worker group if this process dies without doing it (SIGKILL included); created after the signal
+  // scope, so its end of the channel never raises SIGPIPE here, and destroyed before it.
+  ProcessGuardian guardian(static_cast<std::size_t>(localWorldSize(o)), o.terminateGracePeriod);
   for (int attempt = 0;; ++attempt) {
     const std::uint16_t port = o.mainProcessPort != 0
                                    ? o.mainProcessPort
                                    : runtime::findFreePort(isLoopback(o.mainProcessIp) ? "127.0.0.1" : "0.0.0.0");
-    LaunchResult result = runGroup(o, m_program, attempt, port, signals, observer);
+    LaunchResult result = runGroup(o, m_program, attempt, port, signals, guardian, observer);
     result.attempts = attempt + 1;
     if (result.exitCode == 0 || result.interruptedBy || attempt >= o.maxRestarts) {
       return result;

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,13 +18,14 @@
 namespace fathom::launch {
 namespace {
 
-/// A pipe whose ends close themselves unless released.
+/// A pipe (or, with `socket`, a stream socket pair, which send() with MSG_NOSIGNAL can write without SIGPIPE)
+/// whose ends close themselves unless released.
 struct Pipe {
   int read = -1;
   int write = -1;
-  Pipe() {
+  explicit Pipe(bool socket = false) {
     int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) {
+    if ((socket ? socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) : pipe2(fds, O_CLOEXEC)) != 0) {
       throw Error(detail::concat("cannot create a pipe for a worker: ", std::strerror(errno)));
     }
     read = fds[0];
@@ -62,7 +64,8 @@ std::vector<char*> pointers(const std::vector<std::string>& strings) {
 
 /// Runs in the forked child: only async-signal-safe calls until execve.
 [[noreturn]] void becomeWorker(const char* program, char* const* argv, char* const* envp, int in, int out, int err,
-                               int status, pid_t parent) {
+                               int status, int go, int goOther, pid_t parent) {
+  ::close(goOther);  // so that the launcher's end closing reads as end of file here
   setpgid(0, 0);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) {
@@ -79,6 +82,15 @@ std::vector<char*> pointers(const std::vector<std::string>& strings) {
   if (dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0) {
     const int e = errno;
     [[maybe_unused]] auto n = write(status, &e, sizeof(e));
+    _exit(127);
+  }
+  // Wait for the launcher's go (Spec::beforeExec has run); end of file means it died or gave up on this child.
+  char byte = 0;
+  ssize_t got = 0;
+  do {
+    got = read(go, &byte, 1);
+  } while (got < 0 && errno == EINTR);
+  if (got != 1) {
     _exit(127);
   }
   execve(program, argv, envp);
@@ -120,6 +132,7 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const Spec& spec) {
   Pipe out;
   Pipe err;
   Pipe status;
+  Pipe go(true);  // the launcher sends one byte once beforeExec has run
   const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   FATHOM_CHECK(devnull >= 0, Error, "cannot open /dev/null: ", std::strerror(errno));
 
@@ -136,7 +149,8 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const Spec& spec) {
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid == 0) {
-    becomeWorker(spec.program.c_str(), argv.data(), envp.data(), devnull, out.write, err.write, status.write, parent);
+    becomeWorker(spec.program.c_str(), argv.data(), envp.data(), devnull, out.write, err.write, status.write, go.read,
+                 go.write, parent);
   }
   const int forkErrno = errno;
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
@@ -146,6 +160,27 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const Spec& spec) {
   out.closeWrite();
   err.closeWrite();
   status.closeWrite();
+  go.closeRead();
+  const auto abandon = [pid] {
+    ::kill(pid, SIGKILL);
+    int ignored = 0;
+    while (waitpid(pid, &ignored, 0) < 0 && errno == EINTR) {
+    }
+  };
+  if (spec.beforeExec) {
+    try {
+      spec.beforeExec(pid);
+    } catch (...) {
+      abandon();
+      throw;
+    }
+  }
+  const char byte = 1;
+  ssize_t sent = 0;
+  do {
+    sent = ::send(go.write, &byte, 1, MSG_NOSIGNAL);  // fails (EPIPE) only if the child already gave up
+  } while (sent < 0 && errno == EINTR);
+  go.closeWrite();
 
   int execErrno = 0;
   ssize_t n = 0;

@@ -95,6 +95,9 @@ LaunchRecorder::LaunchRecorder(const std::filesystem::path& workspace, const lau
   m_run = ws.createRun(run);
   m_name = ws.run(m_run)->name;
   m_host = store::currentHostName();
+  if (collector.expectedRanks == 0) {
+    collector.expectedRanks = static_cast<std::size_t>(launch::localWorldSize(options));  // sizes the connection cap
+  }
   try {
     m_collector = std::make_unique<TelemetryCollector>(std::move(ws), m_run, std::move(collector));
   } catch (...) {

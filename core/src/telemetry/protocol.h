@@ -35,6 +35,10 @@ constexpr std::uint16_t kVersion = 4;
 constexpr std::string_view kMagic = "FTHM";
 /// Frames longer than this (type byte and body) are a protocol error: the connection is closed.
 constexpr std::uint32_t kMaxFrameBytes = 16u << 20;
+/// A connection's first frame (the hello, before the token is checked) holds at most this many bytes (type byte and
+/// body; a hello with a 64-digit token and a 255-byte host name takes 340): the collector reads no more from a
+/// peer it does not know.
+constexpr std::uint32_t kMaxHelloBytes = 4096;
 
 enum class FrameType : std::uint8_t {
   // sender -> collector

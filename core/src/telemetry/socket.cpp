@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -33,7 +34,10 @@ Listener listenLoopback() {
   addr.sin_port = 0;
   FATHOM_CHECK(::bind(s.fd(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0, CommError,
                "telemetry: cannot bind 127.0.0.1: ", std::strerror(errno));
-  FATHOM_CHECK(::listen(s.fd(), 128) == 0, CommError, "telemetry: cannot listen on 127.0.0.1: ", std::strerror(errno));
+  // The kernel's maximum backlog (net.core.somaxconn): a burst of connections waits there for the accept thread
+  // instead of having its handshakes dropped and retried a second later.
+  FATHOM_CHECK(::listen(s.fd(), SOMAXCONN) == 0, CommError,
+               "telemetry: cannot listen on 127.0.0.1: ", std::strerror(errno));
   socklen_t len = sizeof(addr);
   FATHOM_CHECK(::getsockname(s.fd(), reinterpret_cast<sockaddr*>(&addr), &len) == 0, CommError,
                "telemetry: getsockname failed: ", std::strerror(errno));
@@ -143,8 +147,18 @@ std::optional<protocol::Frame> readFrame(int fd, std::string& buffer) {
   }
   FATHOM_CHECK(length >= 1 && length <= protocol::kMaxFrameBytes, CommError, "telemetry: a frame of ", length,
                " bytes (frames hold 1 to ", protocol::kMaxFrameBytes, " bytes); not the Fathom telemetry protocol?");
-  buffer.resize(length);
-  readExact(fd, buffer.data(), length, "a frame");
+  // The buffer grows with the bytes that arrive (doubling from 64 KiB), never to the announced length up front: a
+  // peer that announces 16 MiB and sends 10 bytes holds 64 KiB, not 16 MiB.
+  constexpr std::size_t kFirstChunk = 64 << 10;
+  buffer.clear();
+  while (buffer.size() < length) {
+    const std::size_t done = buffer.size();
+    const std::size_t chunk = std::min<std::size_t>(length - done, std::max(kFirstChunk, done));
+    buffer.resize(done + chunk);
+    if (!readExact(fd, buffer.data() + done, chunk, "a frame")) {
+      throw CommError("telemetry: the connection closed in the middle of a frame");
+    }
+  }
   return protocol::Frame{static_cast<protocol::FrameType>(static_cast<std::uint8_t>(buffer[0])),
                          std::string_view(buffer).substr(1)};
 }

@@ -1,17 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
-// The telemetry collector: an accept thread, one reader thread per connection, one writer thread, and a bounded
-// queue between the readers and the writer. Invariants:
+// The telemetry collector: an accept thread (the Doorman: accepts, reads every hello with poll(), refuses, reaps),
+// one reader thread per welcomed connection, one writer thread, and a bounded queue between the readers and the
+// writer. Invariants:
 //  - Only the writer thread touches the Workspace until stop() has joined it.
+//  - A connection gets a reader thread only after its hello presented the token; a reader that ends is joined by
+//    the Doorman at once (it wakes it), and the connection's descriptor closes with the last reference to it
+//    (m_connections, or a queued item not yet committed).
 //  - Items of one connection enter the queue in sequence order and the writer commits in queue order, so the
 //    highest sequence number of a connection in a committed transaction acknowledges everything before it too.
 //  - An ack is queued for sending only after Workspace::append returned (commit, then ack).
-//  - A full queue blocks the readers, never drops: TCP then blocks the senders.
+//  - A full queue blocks the readers, never drops: TCP then blocks the senders. Only the collector's own warnings
+//    (refusal reports, at a bounded rate) enter a full queue without waiting, so the Doorman never blocks on it.
 #include <fathom/common/clock.h>
 #include <fathom/telemetry/telemetry_collector.h>
 
+#include "doorman.h"
+#include "protocol.h"
 #include "socket.h"
 
-#include "protocol.h"
 #include <fathom/common/error.h>
 #include <fathom/common/log.h>
 #include <fathom/common/memory_metric_keys.h>
@@ -37,20 +43,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using protocol::FrameType;
 
-bool sameToken(std::string_view a, std::string_view b) {
-  // Compares every byte whatever the first difference, so timing does not reveal a prefix of the token.
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
-    diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  }
-  return diff == 0;
-}
-
 LogLevel levelFromWire(std::uint8_t level) {
   return level <= static_cast<std::uint8_t>(LogLevel::Error) ? static_cast<LogLevel>(level) : LogLevel::Info;
 }
 
-/// One accepted connection. The reader thread owns reading; acks are written by the writer thread under
+/// One welcomed connection. The reader thread owns reading; acks are written by the writer thread under
 /// `writeMutex` without blocking (a partial write stays in `outbox` and is retried).
 struct Connection {
   net::Socket socket;
@@ -170,18 +167,30 @@ public:
       : m_workspace(std::move(workspace)), m_run(run), m_options(std::move(options)) {
     FATHOM_CHECK(m_options.queuePoints >= 1, ConfigError, "CollectorOptions::queuePoints must be >= 1");
     FATHOM_CHECK(m_options.maxPointsPerCommit >= 1, ConfigError, "CollectorOptions::maxPointsPerCommit must be >= 1");
+    FATHOM_CHECK(m_options.maxPendingConnections >= 1, ConfigError,
+                 "CollectorOptions::maxPendingConnections must be >= 1");
+    FATHOM_CHECK(m_options.helloTimeout.count() >= 1, ConfigError,
+                 "CollectorOptions::helloTimeout must be >= 1 ms, not ", m_options.helloTimeout.count());
+    FATHOM_CHECK(m_options.token.size() <= 1024, ConfigError, "CollectorOptions::token is ", m_options.token.size(),
+                 " bytes; at most 1024 fit a hello (protocol::kMaxHelloBytes)");
     if (m_options.token.empty()) {
       m_options.token = randomToken();
     }
     auto listener = net::listenLoopback();
-    m_listener = std::move(listener.socket);
     m_port = listener.port;
-    int fds[2];
-    FATHOM_CHECK(::pipe2(fds, O_CLOEXEC | O_NONBLOCK) == 0, CommError, "telemetry: cannot create a pipe");
-    m_wakeRead = net::Socket(fds[0]);
-    m_wakeWrite = net::Socket(fds[1]);
     m_writer = std::thread([this] { writerLoop(); });
-    m_acceptor = std::thread([this] { acceptLoop(); });
+    Doorman::Hooks hooks;
+    hooks.reapAndCount = [this] { return reapAndCount(); };
+    hooks.admit = [this](net::Socket& socket, const std::string& peer, protocol::Hello hello) {
+      admit(socket, peer, std::move(hello));
+    };
+    hooks.event = [this](const std::string& text) { recordEvent(text); };
+    try {
+      m_doorman = std::make_unique<Doorman>(std::move(listener.socket), m_options, std::move(hooks));
+    } catch (...) {
+      stopWriter();
+      throw;
+    }
   }
 
   ~Impl() {
@@ -193,10 +202,21 @@ public:
   }
 
   void stop();
-  void push(Item item);
+  /// Queues an item; with `wait`, first waits for room (backpressure).
+  void push(Item item, bool wait = true);
   CollectorStats stats() const {
-    std::lock_guard lock(m_statsMutex);
-    return m_stats;
+    CollectorStats out;
+    {
+      std::lock_guard lock(m_statsMutex);
+      out = m_stats;
+    }
+    const Doorman::Stats door = m_doorman->stats();
+    out.connectionsAccepted = door.accepted;
+    out.refused = door.refused;
+    out.connectionsRefused = door.refused.total();
+    out.acceptBackoffs = door.backoffs;
+    out.pendingConnections = door.pending;
+    return out;
   }
 
   store::Workspace m_workspace;
@@ -206,28 +226,27 @@ public:
   bool m_stopped = false;
 
 private:
-  void acceptLoop();
-  void readLoop(const std::shared_ptr<Connection>& connection);
-  /// Reads and checks the hello; answers Welcome (true) or Refused (false, recorded).
-  bool handshake(Connection& connection, std::string& buffer);
-  /// Answers a bad hello with Refused, closes, and records why.
-  void refuse(Connection& connection, const std::string& why, const protocol::Hello* hello);
+  /// Takes a connection the Doorman welcomed and starts its reader (Doorman thread). Throws, leaving `socket` with
+  /// the caller, when no thread can be started.
+  void admit(net::Socket& socket, const std::string& peer, protocol::Hello hello);
+  /// Joins the readers that ended and drops their connections; returns how many remain (Doorman thread).
+  std::size_t reapAndCount();
+  void readLoop(const std::shared_ptr<Connection>& connection, const protocol::Hello& hello);
   void writerLoop();
+  void stopWriter();
   /// Stores what the run monitor raised or ended and reports it through onAlert (writer thread).
   void storeAlerts(std::vector<MonitorUpdate> updates);
   void sendAcks(Connection& connection);
   void recordWarning(const std::string& text);
+  /// Queues a warning event of the collector's own (already logged) without waiting for room.
+  void recordEvent(const std::string& text);
   template <typename F> void updateStats(F&& f) {
     std::lock_guard lock(m_statsMutex);
     f(m_stats);
   }
 
-  net::Socket m_listener;
-  net::Socket m_wakeRead;
-  net::Socket m_wakeWrite;
-  std::thread m_acceptor;
   std::thread m_writer;
-  std::atomic<bool> m_accepting{true};
+  std::unique_ptr<Doorman> m_doorman;
 
   std::mutex m_connectionsMutex;
   std::vector<std::shared_ptr<Connection>> m_connections;
@@ -248,11 +267,12 @@ private:
   std::map<int, store::AlertId> m_alertIds;  ///< the monitor's alert keys -> their rows (writer thread)
 };
 
-void TelemetryCollector::Impl::push(Item item) {
+void TelemetryCollector::Impl::push(Item item, bool wait) {
   std::unique_lock lock(m_queueMutex);
   // Admits an item larger than the whole queue when the queue is empty, so nothing can block forever.
-  m_queueNotFull.wait(
-      lock, [&] { return m_failure || m_queuedWeight == 0 || m_queuedWeight + item.weight <= m_options.queuePoints; });
+  m_queueNotFull.wait(lock, [&] {
+    return !wait || m_failure || m_queuedWeight == 0 || m_queuedWeight + item.weight <= m_options.queuePoints;
+  });
   FATHOM_CHECK(!m_failure, StorageError, "telemetry: the workspace stopped accepting data");
   m_queuedWeight += item.weight;
   m_queue.push_back(std::move(item));
@@ -270,99 +290,65 @@ void TelemetryCollector::Impl::recordWarning(const std::string& text) {
   }
 }
 
-void TelemetryCollector::Impl::acceptLoop() {
-  while (m_accepting) {
-    pollfd fds[2] = {{m_listener.fd(), POLLIN, 0}, {m_wakeRead.fd(), POLLIN, 0}};
-    if (::poll(fds, 2, -1) < 0) {
-      continue;  // EINTR
-    }
-    if ((fds[1].revents & POLLIN) != 0 || !m_accepting) {
-      break;
-    }
-    const int fd = ::accept4(m_listener.fd(), nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) {
-      continue;
-    }
-    auto connection = std::make_shared<Connection>();
-    connection->socket = net::Socket(fd);
-    connection->peer = net::peerName(fd);
-    net::setNoDelay(fd);
-    net::setBufferSize(fd, SO_RCVBUF);
-    updateStats([](CollectorStats& s) { ++s.connectionsAccepted; });
+void TelemetryCollector::Impl::recordEvent(const std::string& text) {
+  Item item;
+  item.part.events.push_back({-1, unixNowSeconds(), LogLevel::Warning, text});
+  try {
+    push(std::move(item), false);
+  } catch (const Error&) {
+    // the workspace failed already; the warning went to the log
+  }
+}
+
+void TelemetryCollector::Impl::admit(net::Socket& socket, const std::string& peer, protocol::Hello hello) {
+  auto connection = std::make_shared<Connection>();
+  connection->peer = peer;
+  connection->rank = hello.rank;
+  connection->socket = std::move(socket);
+  try {
+    connection->reader = std::thread([this, connection, hello = std::move(hello)] { readLoop(connection, hello); });
+  } catch (...) {
+    socket = std::move(connection->socket);  // the Doorman refuses it, with the reason
+    throw;
+  }
+  // Reaped by the Doorman's thread, this one: a reader that ends before this line is found on its next round.
+  std::lock_guard lock(m_connectionsMutex);
+  m_connections.push_back(std::move(connection));
+}
+
+std::size_t TelemetryCollector::Impl::reapAndCount() {
+  std::vector<std::shared_ptr<Connection>> ended;
+  std::size_t open = 0;
+  {
     std::lock_guard lock(m_connectionsMutex);
-    m_connections.push_back(connection);
-    connection->reader = std::thread([this, connection] { readLoop(connection); });
+    const auto split = std::stable_partition(m_connections.begin(), m_connections.end(),
+                                             [](const auto& c) { return !c->readerDone.load(); });
+    ended.assign(std::make_move_iterator(split), std::make_move_iterator(m_connections.end()));
+    m_connections.erase(split, m_connections.end());
+    open = m_connections.size();
   }
+  for (const auto& c : ended) {
+    c->reader.join();
+  }
+  updateStats([open](CollectorStats& s) { s.openConnections = open; });
+  return open;
 }
 
-void TelemetryCollector::Impl::refuse(Connection& connection, const std::string& why, const protocol::Hello* hello) {
-  std::string frame;
-  protocol::FrameWriter(frame).refused(why);
-  try {
-    net::writeAll(connection.socket.fd(), frame, "a refusal");
-  } catch (const CommError&) {
-    // the peer is gone already; it is refused all the same
-  }
-  ::shutdown(connection.socket.fd(), SHUT_RDWR);
-  updateStats([](CollectorStats& s) { ++s.connectionsRefused; });
-  std::string who = "telemetry: refused a connection from " + connection.peer;
-  if (hello != nullptr) {
-    who += " (rank " + std::to_string(hello->rank) + ", pid " + std::to_string(hello->pid) + ")";
-  }
-  recordWarning(who + ": " + why);
-}
-
-bool TelemetryCollector::Impl::handshake(Connection& connection, std::string& buffer) {
-  const int fd = connection.socket.fd();
-  net::setReceiveTimeout(fd, m_options.helloTimeout);
-  std::optional<protocol::Frame> frame;
-  try {
-    frame = net::readFrame(fd, buffer);
-  } catch (const CommError& e) {
-    refuse(connection, std::string("no valid hello (") + e.what() + ")", nullptr);
-  }
-  if (frame && frame->type != FrameType::Hello) {
-    refuse(connection, "the first frame must be a hello, got type " + std::to_string(int(frame->type)), nullptr);
-  } else if (frame) {
-    protocol::Hello hello;
-    std::string problem;
-    try {
-      hello = protocol::decodeHello(frame->body);
-      if (hello.version != protocol::kVersion) {
-        problem = "protocol version " + std::to_string(hello.version) + " is not supported (this collector speaks " +
-                  std::to_string(protocol::kVersion) + ")";
-      } else if (!sameToken(hello.token, m_options.token)) {
-        problem = "wrong token";
-      }
-    } catch (const CommError& e) {
-      problem = e.what();
-    }
-    if (!problem.empty()) {
-      refuse(connection, problem, problem == "wrong token" ? &hello : nullptr);
-    } else {
-      connection.rank = hello.rank;
-      Item rank;
-      rank.part.ranks.push_back({hello.rank, hello.host, hello.pid, "", std::nullopt});
-      push(std::move(rank));
-      std::string welcome;
-      protocol::FrameWriter(welcome).welcome(m_run.value);
-      {
-        std::lock_guard lock(connection.writeMutex);
-        net::writeAll(fd, welcome, "the welcome");
-      }
-      net::setReceiveTimeout(fd, std::chrono::milliseconds(0));
-      return true;
-    }
-  }
-  return false;
-}
-
-void TelemetryCollector::Impl::readLoop(const std::shared_ptr<Connection>& connection) {
+void TelemetryCollector::Impl::readLoop(const std::shared_ptr<Connection>& connection, const protocol::Hello& hello) {
   const int fd = connection->socket.fd();
   std::string buffer;
   bool welcomed = false;
   try {
-    welcomed = handshake(*connection, buffer);
+    Item rank;
+    rank.part.ranks.push_back({hello.rank, hello.host, hello.pid, "", std::nullopt});
+    push(std::move(rank));
+    std::string welcome;
+    protocol::FrameWriter(welcome).welcome(m_run.value);
+    {
+      std::lock_guard lock(connection->writeMutex);
+      net::writeAll(fd, welcome, "the welcome");
+    }
+    welcomed = true;
     std::optional<protocol::Frame> frame;
     std::uint64_t expected = 1;
     while (welcomed) {
@@ -399,8 +385,11 @@ void TelemetryCollector::Impl::readLoop(const std::shared_ptr<Connection>& conne
     }
   }
   connection->readerDone = true;
-  std::lock_guard lock(m_queueMutex);
-  m_readerFinished.notify_all();
+  {
+    std::lock_guard lock(m_queueMutex);
+    m_readerFinished.notify_all();
+  }
+  m_doorman->wake();  // joins this thread and closes the connection now, not at the end of the run
 }
 
 void TelemetryCollector::Impl::sendAcks(Connection& connection) {
@@ -545,10 +534,7 @@ void TelemetryCollector::Impl::stop() {
     return;
   }
   m_stopped = true;
-  m_accepting = false;
-  [[maybe_unused]] const auto n = ::write(m_wakeWrite.fd(), "x", 1);
-  m_acceptor.join();
-  m_listener.reset();
+  m_doorman->stop();  // no new connections; the refusals' last report is queued
 
   std::vector<std::shared_ptr<Connection>> connections;
   {
@@ -571,17 +557,33 @@ void TelemetryCollector::Impl::stop() {
     c->reader.join();
   }
   {
-    std::lock_guard lock(m_queueMutex);
-    m_writerStop = true;
-    m_queueNotEmpty.notify_all();
+    std::lock_guard lock(m_connectionsMutex);
+    m_connections.clear();
   }
-  m_writer.join();
+  updateStats([](CollectorStats& s) { s.openConnections = 0; });
+  stopWriter();
   if (m_failure) {
     std::rethrow_exception(m_failure);
   }
 }
 
+void TelemetryCollector::Impl::stopWriter() {
+  {
+    std::lock_guard lock(m_queueMutex);
+    m_writerStop = true;
+    m_queueNotEmpty.notify_all();
+  }
+  m_writer.join();
+}
+
 // ---- TelemetryCollector ------------------------------------------------------------------------------------------
+
+std::size_t CollectorOptions::effectiveMaxConnections() const {
+  if (maxConnections != 0) {
+    return maxConnections;
+  }
+  return maxPendingConnections + (expectedRanks == 0 ? 256 : 4 * expectedRanks);
+}
 
 TelemetryCollector::TelemetryCollector(store::Workspace workspace, store::RunId run, CollectorOptions options)
     : m_impl(std::make_unique<Impl>(std::move(workspace), run, std::move(options))) {}

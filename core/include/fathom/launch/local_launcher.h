@@ -45,18 +45,23 @@ struct LaunchResult {
 /// other worker's process group gets SIGTERM, then SIGKILL after terminateGracePeriod; the failure is reported
 /// with rank, exit code or signal, and the last lines; with maxRestarts the whole group starts again. SIGINT,
 /// SIGTERM and SIGHUP to the launcher are forwarded to every worker group (a second one escalates to SIGKILL)
-/// and end the launch without restart. Nothing of the group survives run(), on any path.
+/// and end the launch without restart. Nothing of the group survives run(), on any path; and should this process
+/// die without finishing run() (SIGKILL, a crash), the ProcessGuardian that run() starts stops every worker's
+/// process group, grandchildren included.
 ///
 /// run() installs process-wide handlers for SIGINT, SIGTERM, SIGHUP and SIGCHLD and ignores SIGPIPE while it
 /// runs, restoring the previous dispositions when it returns: at most one LocalLauncher may run per process,
 /// and nothing else in the process may wait for child processes meanwhile.
 class LocalLauncher {
 public:
-  /// Validates `options` (ConfigError on a bad value) and resolves PROGRAM in PATH.
+  /// Validates `options` (ConfigError on a bad value), checks that this machine can run its processes
+  /// (checkProcessLimits: ConfigError naming the value and the limit) and resolves PROGRAM in PATH.
   explicit LocalLauncher(LaunchOptions options);
 
-  /// Runs the group to completion; blocks. Throws ConfigError when PROGRAM cannot be executed, StorageError when
-  /// a log file cannot be opened, CommError when no free port can be found; no worker is left behind either way.
+  /// Runs the group to completion; blocks. Throws ConfigError when PROGRAM cannot be executed, Error when a worker
+  /// cannot be forked (both messages start with the rank that could not be started, and the workers already started
+  /// are stopped first), StorageError when a log file cannot be opened, CommError when no free port can be found;
+  /// no worker is left behind either way.
   /// `observer` (optional) adds worker variables and hears of every worker's start and end.
   LaunchResult run(LaunchObserver* observer = nullptr);
 

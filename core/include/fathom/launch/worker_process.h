@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,7 +28,9 @@ std::string signalName(int signal);
 /// One spawned worker. The child runs in a process group of its own (so a signal to the group reaches anything
 /// it started), with stdin from /dev/null, stdout and stderr on non-blocking pipes read by the launcher, and
 /// PR_SET_PDEATHSIG=SIGKILL, so it dies with the launcher even if the launcher is killed without cleaning up
-/// (spawn from a thread that lives as long as the worker: the kernel ties this to the spawning thread).
+/// (spawn from a thread that lives as long as the worker: the kernel ties this to the spawning thread). That reaches
+/// the worker only, not what it started: LocalLauncher registers each group with a ProcessGuardian (Spec::
+/// beforeExec) for that.
 /// Not thread-safe. Destruction kills the group with SIGKILL if the worker still runs, and reaps it.
 class WorkerProcess {
 public:
@@ -37,10 +40,15 @@ public:
     std::string program;
     std::vector<std::string> arguments;
     std::vector<std::string> environment;
+    /// Called in the launcher with the child's pid (its process group) after fork and before the child may exec:
+    /// the child waits for it to return, so whatever it registers (ProcessGuardian::add) covers everything the
+    /// program will start. If it throws, the child is killed and reaped and the exception propagates.
+    std::function<void(pid_t)> beforeExec;
   };
 
   /// Forks and execs. Returns once the child has exec'd: when exec fails (no such file, not executable) this
-  /// throws ConfigError naming the program and the reason, and no process is left.
+  /// throws ConfigError naming the program and the reason, and no process is left. A child whose launcher dies
+  /// before it execs exits at once (status 127) without running the program.
   static std::unique_ptr<WorkerProcess> spawn(const Spec& spec);
 
   /// `name` itself when it contains '/', else the first executable `name` in the directories of `path` (a

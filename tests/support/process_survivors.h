@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+// Process hygiene checks for launcher tests: workers record their own pid and their children's pids in files,
+// and the test checks afterwards, by pid, that none of them still runs.
+#pragma once
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <QTest>
+
+#include <cerrno>
+#include <csignal>
+
+#include <sys/types.h>
+
+namespace fathom::test {
+
+/// Whether `pid` still runs: kill(pid, 0) succeeds and /proc says it is not a zombie (a zombie is dead; it only
+/// waits for whoever adopted it to reap it).
+inline bool processRunning(pid_t pid) {
+  if (pid <= 0 || (::kill(pid, 0) != 0 && errno == ESRCH)) {
+    return false;
+  }
+  QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+  if (!stat.open(QIODevice::ReadOnly)) {
+    return false;
+  }
+  const QByteArray text = stat.readAll();
+  const auto close = text.lastIndexOf(')');
+  return close < 0 || text.mid(close + 2, 1) != "Z";
+}
+
+/// The pids written (one per file, as `echo $$ > pid.0` does) into the files of `dir` matching `pattern`.
+inline QList<pid_t> pidsInFiles(const QString& dir, const QString& pattern) {
+  QList<pid_t> pids;
+  for (const QString& name : QDir(dir).entryList({pattern}, QDir::Files)) {
+    QFile f(dir + QLatin1Char('/') + name);
+    if (f.open(QIODevice::ReadOnly)) {
+      pids << static_cast<pid_t>(f.readAll().trimmed().toLongLong());
+    }
+  }
+  return pids;
+}
+
+/// Waits up to `timeoutMs` for `count` files matching `pattern` in `dir`; false when they did not all appear.
+inline bool waitForFileCount(const QString& dir, const QString& pattern, int count, int timeoutMs = 20'000) {
+  QElapsedTimer timer;
+  timer.start();
+  while (QDir(dir).entryList({pattern}, QDir::Files).size() < count) {
+    if (timer.elapsed() > timeoutMs) {
+      return false;
+    }
+    QTest::qWait(20);  // runs the event loop: a QProcess started by the test keeps reading its output
+  }
+  return true;
+}
+
+/// The pids of `pids` still running after up to `timeoutMs` (space-separated; empty when none is left).
+inline QString survivingProcesses(const QList<pid_t>& pids, int timeoutMs = 10'000) {
+  QElapsedTimer timer;
+  timer.start();
+  for (;;) {
+    QString alive;
+    for (pid_t pid : pids) {
+      if (processRunning(pid)) {
+        alive += QString::number(pid) + QLatin1Char(' ');
+      }
+    }
+    if (alive.isEmpty() || timer.elapsed() > timeoutMs) {
+      return alive;
+    }
+    QTest::qWait(20);  // runs the event loop: a QProcess started by the test keeps reading its output
+  }
+}
+
+/// Kills (SIGKILL) whatever of `pids` still runs: a failed test must not leave `sleep 300` behind.
+inline void killSurvivors(const QList<pid_t>& pids) {
+  for (pid_t pid : pids) {
+    if (processRunning(pid)) {
+      ::kill(pid, SIGKILL);
+    }
+  }
+}
+
+}  // namespace fathom::test
