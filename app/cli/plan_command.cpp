@@ -4,6 +4,7 @@
 #include "command.h"
 #include "plan_flags.h"
 
+#include <fathom/common/atomic_file.h>
 #include <fathom/plan/predict.h>
 #include <fathom/plan/report.h>
 #include <fathom/plan/search.h>
@@ -11,6 +12,9 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <sstream>
+
+#include <unistd.h>
 
 namespace fathom::cli {
 namespace {
@@ -22,7 +26,7 @@ struct SearchFlags {
   bool includeOffload = false;
 };
 
-int runPlan(const PlanFlags& flags) {
+int runPlan(const PlanFlags& flags, const std::string& output) {
   std::vector<std::string> notes;
   const auto in = flags.resolve(&notes);
   printPlanNotes(notes);
@@ -30,14 +34,24 @@ int runPlan(const PlanFlags& flags) {
   options.explain = flags.explain;
   options.computeEfficiency = flags.efficiency;
   const plan::Prediction p = plan::predict(in.model, in.hardware, in.plan, options);
+  std::ostringstream text;
   if (flags.json) {
-    std::cout << plan::formatPredictionJson(in.model, in.hardware, in.plan, p) << '\n';
+    text << plan::formatPredictionJson(in.model, in.hardware, in.plan, p) << '\n';
   } else {
-    std::cout << plan::formatPredictionTable(in.model, in.hardware, in.plan, p);
+    text << plan::formatPredictionTable(in.model, in.hardware, in.plan, p);
     if (flags.explain) {
-      std::cout << "\nExplanations (sources: docs/planner.md)\n" << plan::formatExplanations(p);
+      text << "\nExplanations (sources: docs/planner.md)\n" << plan::formatExplanations(p);
     }
   }
+  if (output.empty()) {
+    std::cout << text.str();
+    return 0;
+  }
+  // Whole or not at all: a full disk, the file size limit or a kill leaves the previous file and no temporary.
+  AtomicFile::writeWhole(
+      output, text.str(),
+      {.temporarySuffix = ".tmp-" + std::to_string(::getpid()), .what = "plan file", .unnamedWhileWriting = true});
+  std::cerr << "Wrote " << output << '\n';
   return 0;
 }
 
@@ -83,11 +97,15 @@ int runSearch(const SearchFlags& flags) {
 
 void addPlanCommand(CLI::App& root, CommandAction& action) {
   auto flags = std::make_shared<PlanFlags>();
+  auto output = std::make_shared<std::string>();
   auto search = std::make_shared<SearchFlags>();
   CLI::App* cmd = root.add_subcommand(
       "plan", "Predict per-GPU memory, communication and step time for a DDP/FSDP/ZeRO plan (docs/planner.md)");
   cmd->require_subcommand(0, 1);
   flags->add(cmd);
+  cmd->add_option("-o,--output", *output,
+                  "Write the prediction (the table, or the JSON object with --json) to PATH instead of standard "
+                  "output; the file is replaced whole or not at all");
   CLI::App* sub = cmd->add_subcommand(
       "search", "Enumerate strategies, sharding degrees, micro-batches and recomputation; rank plans that fit");
   search->common.add(sub);
@@ -96,9 +114,9 @@ void addPlanCommand(CLI::App& root, CommandAction& action) {
   sub->add_option("--top", search->top, "Plans to print (default 10)");
   sub->add_flag("--include_offload,--include-offload", search->includeOffload, "Also try CPU offload");
   sub->callback([search, &action] { action = [search] { return runSearch(*search); }; });
-  cmd->callback([flags, cmd, &action] {
+  cmd->callback([flags, output, cmd, &action] {
     if (cmd->get_subcommands().empty()) {
-      action = [flags] { return runPlan(*flags); };
+      action = [flags, output] { return runPlan(*flags, *output); };
     }
   });
 }

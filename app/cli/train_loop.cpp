@@ -4,6 +4,7 @@
 // prepare() them, and keep the loop unchanged.
 #include "train_loop.h"
 #include "train_cuda_memory.h"
+#include "train_outputs.h"
 #include "train_stats.h"
 
 #include <fathom/common/error.h>
@@ -113,6 +114,8 @@ int runTraining(const TrainOptions& options) {
   FATHOM_CHECK(options.logEvery >= 0, ConfigError, "--log_every must be >= 0 (got ", options.logEvery, ")");
   FATHOM_CHECK(!options.saveFinal || options.saveFinal->extension() == ".safetensors", ConfigError, "--save_final '",
                options.saveFinal ? options.saveFinal->string() : "", "' must name a .safetensors file");
+  // Every folder it will write is checked now (a probe file each): a read-only one fails here, not after training.
+  checkTrainOutputs(options);
 
   Accelerator accelerator(options.accelerator);
   accelerator.setSeed(options.seed);  // same initial weights everywhere (DDP also broadcasts rank 0's)

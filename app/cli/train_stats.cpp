@@ -3,17 +3,15 @@
 
 #include "train_cuda_memory.h"
 
+#include <fathom/common/atomic_file.h>
 #include <fathom/common/error.h>
 #include <fathom/parallel/comm_record.h>
 #include <fathom/train/accelerator.h>
 
 #include <ATen/ATen.h>
 
-#include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <string>
-#include <system_error>
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -45,30 +43,6 @@ nlohmann::json collectives(const train::Accelerator& accelerator, std::int64_t s
     }
   }
   return out;
-}
-
-/// Writes `text` to `path` through a temporary file in the same folder, renamed over it: readers never see a
-/// half-written file.
-void writeAtomically(const std::filesystem::path& path, const std::string& text) {
-  const std::filesystem::path temporary = path.string() + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      const int error = errno;
-      std::error_code ignored;
-      std::filesystem::remove(temporary, ignored);
-      throw StorageError(detail::concat("cannot write --stats_json file ", path, ": ", std::strerror(error)));
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(temporary, ignored);
-    throw StorageError(detail::concat("cannot write --stats_json file ", path, ": ", ec.message()));
-  }
 }
 
 }  // namespace
@@ -131,7 +105,11 @@ void TrainStats::write(train::Accelerator& accelerator, const std::filesystem::p
   if (accelerator.isMainProcess()) {
     const nlohmann::json document{
         {"strategy", accelerator.strategy()}, {"world_size", accelerator.numProcesses()}, {"ranks", std::move(ranks)}};
-    writeAtomically(path, document.dump(2) + "\n");
+    // Whole or not at all: a killed or failing write leaves the previous file and no temporary (AtomicFile).
+    AtomicFile::writeWhole(path, document.dump(2) + "\n",
+                           {.temporarySuffix = ".tmp-" + std::to_string(::getpid()),
+                            .what = "--stats_json file",
+                            .unnamedWhileWriting = true});
   }
 }
 

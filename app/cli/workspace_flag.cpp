@@ -22,7 +22,11 @@ store::Workspace openExistingWorkspace(const std::string& flag, bool reconcile) 
                    ? " (from " + setting.origin + ")"
                    : "",
                " (pass --workspace PATH to read another file)");
-  return store::Workspace(setting.path, store::Workspace::Options{.create = false, .reconcile = reconcile});
+  // A workspace this process cannot write (a read-only folder or file) is still read: read-only, without
+  // reconcile(); a command that then writes fails naming the workspace and why.
+  const bool readOnly = store::Workspace::whyNotWritable(setting.path).has_value();
+  return store::Workspace(setting.path,
+                          store::Workspace::Options{.create = false, .reconcile = reconcile, .readOnly = readOnly});
 }
 
 }  // namespace fathom::cli

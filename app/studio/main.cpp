@@ -21,6 +21,7 @@
 #include <QTextStream>
 #include <QTimer>
 
+#include <csignal>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -133,6 +134,9 @@ struct CommandLine {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // As `fathom` (app/cli/main.cpp): at the file size limit a write fails with EFBIG and is reported, instead of
+  // SIGXFSZ killing the Studio mid-write.
+  std::signal(SIGXFSZ, SIG_IGN);
   CommandLine cli;
   std::unique_ptr<QCoreApplication> application;
   if (cli.needsDisplay(argc, argv)) {

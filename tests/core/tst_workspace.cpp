@@ -3,6 +3,7 @@
 // runs/metrics/events/artifacts/plans, the Studio's incremental reads, reconcile() after a SIGKILLed launcher, and
 // appendMetrics throughput.
 #include "error_helpers.h"
+#include "raw_sqlite.h"
 
 #include <fathom/common/error.h>
 #include <fathom/store/workspace.h>
@@ -31,6 +32,8 @@ using namespace fathom;
 using namespace fathom::store;
 using fathom::test::contains;
 using fathom::test::messageOf;
+using fathom::test::rawExec;
+using fathom::test::rawInt;
 
 namespace {
 
@@ -40,31 +43,6 @@ template <typename Enum> QString name(Enum value) {
 }
 
 constexpr const char* kChildEnv = "FATHOM_TST_WORKSPACE_CHILD";
-
-/// Runs SQL on a file directly, bypassing the Workspace, to build old, foreign or damaged files.
-void rawExec(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  QCOMPARE_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* error = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
-  const std::string message = error ? error : "";
-  sqlite3_free(error);
-  sqlite3_close(db);
-  QVERIFY2(rc == SQLITE_OK, message.c_str());
-}
-
-std::int64_t rawInt(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  sqlite3_open(path.c_str(), &db);
-  sqlite3_stmt* s = nullptr;
-  std::int64_t value = -1;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW) {
-    value = sqlite3_column_int64(s, 0);
-  }
-  sqlite3_finalize(s);
-  sqlite3_close(db);
-  return value;
-}
 
 std::vector<MetricPoint> points(int count, const std::string& key, int rank = 0, std::int64_t firstStep = 0) {
   std::vector<MetricPoint> out;

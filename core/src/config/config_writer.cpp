@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/config/config_writer.h>
 
+#include <fathom/common/atomic_file.h>
 #include <fathom/common/error.h>
 #include <fathom/config/config_schema.h>
 
 #include <yaml-cpp/yaml.h>
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -153,47 +151,11 @@ void saveConfigFile(const AccelerateConfig& config, const std::filesystem::path&
   if (ec) {
     throw StorageError(detail::concat("cannot create directory ", dir.string(), ": ", ec.message()));
   }
-  std::string tmpName = ".";
-  tmpName += file.filename().string();
-  tmpName += ".tmp.XXXXXX";
-  const std::string tmpl = (dir / tmpName).string();
-  std::vector<char> name(tmpl.begin(), tmpl.end());
-  name.push_back('\0');
-  const int fd = mkstemp(name.data());
-  if (fd < 0) {
-    throw StorageError(detail::concat("cannot write ", file.string(), ": ", std::strerror(errno)));
-  }
-  auto fail = [&](const char* what) {
-    const int err = errno;
-    ::close(fd);
-    ::unlink(name.data());
-    throw StorageError(detail::concat("cannot write ", file.string(), " (", what, "): ", std::strerror(err)));
-  };
-  std::size_t written = 0;
-  while (written < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-    if (n < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      fail("write");
-    }
-    written += std::size_t(n);
-  }
-  ::fchmod(fd, 0644);
-  if (::fsync(fd) != 0) {
-    fail("fsync");
-  }
-  if (::close(fd) != 0) {
-    const int err = errno;
-    ::unlink(name.data());
-    throw StorageError(detail::concat("cannot write ", file.string(), " (close): ", std::strerror(err)));
-  }
-  if (::rename(name.data(), file.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(name.data());
-    throw StorageError(detail::concat("cannot write ", file.string(), " (rename): ", std::strerror(err)));
-  }
+  // Whole or not at all (AtomicFile): a full disk, the file size limit or a kill leaves the previous file as it was
+  // and no temporary behind.
+  AtomicFile::writeWhole(
+      file, text,
+      {.temporarySuffix = ".tmp-" + std::to_string(::getpid()), .what = "config file", .unnamedWhileWriting = true});
 }
 
 }  // namespace fathom::config

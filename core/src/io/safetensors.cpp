@@ -214,8 +214,11 @@ void writeSafetensors(const std::filesystem::path& path, const std::vector<std::
     length[i] = static_cast<unsigned char>((static_cast<std::uint64_t>(json.size()) >> (8 * i)) & 0xff);
   }
 
-  // Written atomically: "<path>.tmp-<pid>", synced, renamed; a failure leaves nothing behind.
-  AtomicFile file(path, {.temporarySuffix = ".tmp-" + std::to_string(::getpid()), .what = "safetensors file"});
+  // Written atomically: into an unnamed file, synced, named "<path>.tmp-<pid>" and renamed; a failure (a full disk,
+  // the file size limit, SIGKILL) leaves the previous file and nothing else.
+  AtomicFile file(path, {.temporarySuffix = ".tmp-" + std::to_string(::getpid()),
+                         .what = "safetensors file",
+                         .unnamedWhileWriting = true});
   file.write(length.data(), length.size());
   file.write(json);
   for (const auto& t : prepared) {

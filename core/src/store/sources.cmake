@@ -14,6 +14,7 @@ set(_fathom_store_sources
   ${CMAKE_CURRENT_LIST_DIR}/run_monitor_migration.cpp
   ${CMAKE_CURRENT_LIST_DIR}/schema.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sqlite_db.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/workspace.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/workspace.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/workspace_access.cpp)
 target_sources(fathom_core PRIVATE ${_fathom_store_sources})
 set_source_files_properties(${_fathom_store_sources} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)

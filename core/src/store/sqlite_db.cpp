@@ -1,15 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sqlite_db.h"
 
+#include <fathom/common/atomic_file.h>
 #include <fathom/common/error.h>
+
+#include <cerrno>
+#include <system_error>
+
+#include <sys/resource.h>
 
 #include <limits>
 #include <utility>
 
 namespace fathom::store::sql {
 
-Db::Db(const std::filesystem::path& path, int flags) : m_path(path.string()) {
-  const int rc = sqlite3_open_v2(m_path.c_str(), &m_db, flags, nullptr);
+Db::Db(const std::filesystem::path& path, int flags) : Db(path, flags, path.string()) {}
+
+Db::Db(const std::filesystem::path& path, int flags, const std::string& uri) : m_path(path.string()) {
+  const int rc = sqlite3_open_v2(uri.c_str(), &m_db, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = m_db ? sqlite3_errmsg(m_db) : sqlite3_errstr(rc);
     sqlite3_close_v2(m_db);
@@ -23,14 +31,43 @@ Db::~Db() {
   sqlite3_close_v2(m_db);
 }
 
+std::string Db::writeHint(int rc) const {
+  // SQLite reports a write cut short as SQLITE_FULL and a failed one as SQLITE_IOERR_WRITE, without always keeping
+  // the errno: the file size limit is recognised by a file of the workspace that has reached it.
+  const int error = m_db ? sqlite3_system_errno(m_db) : 0;
+  if (error == EFBIG || error == ENOSPC || error == EDQUOT || error == EROFS || error == EACCES) {
+    return " (" + writeFailureReason(error, m_path) + ")";
+  }
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    for (const char* suffix : {"", "-wal", "-journal"}) {
+      const std::filesystem::path file = m_path + suffix;
+      std::error_code ec;
+      const std::uintmax_t size = std::filesystem::file_size(file, ec);
+      // Within a page (at most 64 KiB) of the limit: the next page did not fit.
+      if (!ec && size + 65536 > limit.rlim_cur) {
+        return " (" + writeFailureReason(EFBIG, file) + ": the limit is " + std::to_string(limit.rlim_cur) + " bytes)";
+      }
+    }
+  }
+  if ((rc & 0xff) == SQLITE_FULL) {
+    return " (the disk is full)";
+  }
+  return error != 0 ? " (" + writeFailureReason(error, m_path) + ")" : std::string{};
+}
+
 void Db::fail(int rc, std::string_view what) const {
   std::string message = m_path + ": " + std::string(what) + ": " + (m_db ? sqlite3_errmsg(m_db) : sqlite3_errstr(rc));
   switch (rc & 0xff) {
   case SQLITE_NOTADB: message += " (the file is not an SQLite database, or its header is damaged)"; break;
   case SQLITE_CORRUPT: message += " (the file is damaged: truncated or overwritten; restore it from a copy)"; break;
   case SQLITE_BUSY: message += " (another process holds the workspace locked)"; break;
-  case SQLITE_FULL: message += " (the disk is full)"; break;
-  case SQLITE_READONLY: message += " (the workspace is read-only)"; break;
+  case SQLITE_FULL:
+  case SQLITE_IOERR: message += writeHint(rc); break;
+  case SQLITE_READONLY:
+    message += m_readOnlyReason.empty() ? std::string(" (the workspace is read-only)")
+                                        : " (the workspace was " + m_readOnlyReason + ")";
+    break;
   default: break;
   }
   throw StorageError(message);

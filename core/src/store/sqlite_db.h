@@ -17,6 +17,8 @@ class Db {
 public:
   Db() = default;
   Db(const std::filesystem::path& path, int flags);
+  /// Opens `uri` (`flags` include SQLITE_OPEN_URI); messages name `path`.
+  Db(const std::filesystem::path& path, int flags, const std::string& uri);
   ~Db();
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
@@ -29,12 +31,19 @@ public:
   /// The first column of the first row of `sql` as an integer.
   std::int64_t queryInt(std::string_view sql, std::string_view what);
 
-  /// Throws StorageError "<path>: <what>: <sqlite message>" with a hint for corrupt or non-database files.
+  /// Throws StorageError "<path>: <what>: <sqlite message>" with a hint for corrupt or non-database files, a full
+  /// disk or the file size limit, and a workspace opened read-only (with setReadOnlyReason()'s reason).
   [[noreturn]] void fail(int rc, std::string_view what) const;
+  /// Why the connection is read-only ("opened read-only"), for SQLITE_READONLY messages.
+  void setReadOnlyReason(std::string reason) { m_readOnlyReason = std::move(reason); }
 
 private:
+  /// " (why the write failed)" for SQLITE_FULL and SQLITE_IOERR: the file size limit, a full disk, errno's reason.
+  std::string writeHint(int rc) const;
+
   sqlite3* m_db = nullptr;
   std::string m_path;
+  std::string m_readOnlyReason;
 };
 
 class Statement {

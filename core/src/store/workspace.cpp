@@ -6,6 +6,7 @@
 #include "run_layout_rows.h"
 #include "schema.h"
 #include "sqlite_db.h"
+#include "workspace_access.h"
 
 #include <fathom/common/error.h>
 
@@ -156,6 +157,8 @@ struct Workspace::Impl {
   std::unique_ptr<sql::Statement> insertTrace;
 
   Impl(std::filesystem::path p, int flags) : path(std::move(p)), db(path, flags) {}
+  /// Opens `uri` (SQLITE_OPEN_URI in `flags`); messages name `p`.
+  Impl(std::filesystem::path p, int flags, const std::string& uri) : path(std::move(p)), db(path, flags, uri) {}
 
   sql::Statement& cached(std::unique_ptr<sql::Statement>& slot, std::string_view text) {
     if (!slot) {
@@ -165,6 +168,15 @@ struct Workspace::Impl {
   }
 
   void checkIdentityAndVersion();
+  /// The first five table names ("a, b, c"), "" when there are none.
+  std::string tableNames() {
+    sql::Statement tables(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name LIMIT 5");
+    std::string names;
+    while (tables.step()) {
+      names += (names.empty() ? "" : ", ") + tables.text(0);
+    }
+    return names;
+  }
   void migrate();
 
   std::int64_t keyId(std::int64_t run, const std::string& key) {
@@ -233,6 +245,20 @@ void Workspace::Impl::checkIdentityAndVersion() {
   const auto appId = db.queryInt("PRAGMA application_id", "reading the application id");
   version = static_cast<int>(db.queryInt("PRAGMA user_version", "reading the schema version"));
   if (appId == kApplicationId) {
+    if (version == 0) {
+      // Fathom sets the application id and the schema version in the transaction that creates the tables, so a file
+      // with the id, version 0 and tables was not made by Fathom's initialisation: migrating would fail half-way
+      // ("table runs already exists"). Without tables it is empty, and initialising it is safe.
+      if (const std::string names = tableNames(); !names.empty()) {
+        throw StorageError(path.string() +
+                           ": a damaged or half-initialised workspace: it carries Fathom's application id but "
+                           "schema version 0 (user_version), and already holds tables (" +
+                           names +
+                           "). Fathom never leaves a workspace so; another program or a manual edit did. Move it "
+                           "aside (Fathom then creates a new workspace there) or restore it from a copy");
+      }
+      return;
+    }
     if (version > kSchemaVersion) {
       throw StorageError(path.string() + ": the workspace was written by a newer Fathom (schema version " +
                          std::to_string(version) + "; this Fathom reads schema versions up to " +
@@ -247,12 +273,7 @@ void Workspace::Impl::checkIdentityAndVersion() {
                        hex(appId) + ", Fathom's is " + hex(kApplicationId) + ")");
   }
   // application_id 0: a brand-new (empty) database is ours to initialise; anything with tables is someone else's.
-  sql::Statement tables(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name LIMIT 5");
-  std::string names;
-  while (tables.step()) {
-    names += (names.empty() ? "" : ", ") + tables.text(0);
-  }
-  if (!names.empty()) {
+  if (const std::string names = tableNames(); !names.empty()) {
     throw StorageError(path.string() +
                        ": not a Fathom workspace: an SQLite database without Fathom's application "
                        "id, holding other tables (" +
@@ -286,10 +307,24 @@ void Workspace::Impl::migrate() {
 Workspace::Workspace(std::filesystem::path path) : Workspace(std::move(path), Options{}) {}
 
 Workspace::Workspace(std::filesystem::path path, Options options) {
-  if (!options.create && !std::filesystem::exists(path)) {
+  if ((!options.create || options.readOnly) && !std::filesystem::exists(path)) {
     throw StorageError(path.string() + ": no workspace at this path");
   }
   checkFileHeader(path);
+  if (options.readOnly) {
+    const access::ReadOnlyOpen open = access::readOnlyOpen(path);
+    m_impl = std::make_unique<Impl>(std::move(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, open.uri);
+    m_impl->db.setReadOnlyReason(open.immutable ? "opened read-only (immutable): its folder is not writable"
+                                                : "opened read-only");
+    openForReading();
+    return;
+  }
+  // SQLite's own message for these is "unable to open database file"; say which file or folder and why.
+  if (auto reason = whyNotWritable(path)) {
+    throw StorageError(path.string() + ": cannot open the workspace for writing: " + *reason +
+                       ". Make it writable, or use a workspace elsewhere (--workspace PATH or FATHOM_WORKSPACE); "
+                       "`fathom runs` commands that only read open it read-only");
+  }
   const int flags = SQLITE_OPEN_READWRITE | (options.create ? SQLITE_OPEN_CREATE : 0);
   m_impl = std::make_unique<Impl>(std::move(path), flags);
   auto& db = m_impl->db;
@@ -311,6 +346,26 @@ Workspace::Workspace(std::filesystem::path path, Options options) {
   if (options.reconcile) {
     reconcile();
   }
+}
+
+void Workspace::openForReading() {
+  auto& impl = *m_impl;
+  if (sqlite3_busy_timeout(impl.db.handle(), 10'000) != SQLITE_OK) {
+    impl.db.fail(SQLITE_ERROR, "setting the busy timeout");
+  }
+  impl.checkIdentityAndVersion();
+  if (impl.version != kSchemaVersion) {
+    // Readers expect the current schema, and upgrading it writes.
+    throw StorageError(impl.path.string() + ": the workspace has schema version " + std::to_string(impl.version) +
+                       " and must be upgraded to version " + std::to_string(kSchemaVersion) +
+                       " before this Fathom reads it, which needs write access (" +
+                       whyNotWritable(impl.path).value_or("it was opened read-only") +
+                       "). Open it once with write access, or read it with the Fathom that wrote it");
+  }
+}
+
+std::optional<std::string> Workspace::whyNotWritable(const std::filesystem::path& path) {
+  return access::whyNotWritable(path);
 }
 
 Workspace::~Workspace() = default;

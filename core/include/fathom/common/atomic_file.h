@@ -14,15 +14,21 @@ struct AtomicFileOptions {
   std::string temporarySuffix = ".partial";
   /// What the file is, for messages: "cannot write <what> <path>: <reason>".
   std::string what = "file";
+  /// Write into an unnamed file (O_TMPFILE) that gets the temporary name only in commit(), just before the rename:
+  /// a writer killed while writing (SIGKILL, a power loss) leaves no file behind. Where the file system has no
+  /// O_TMPFILE the named temporary is used from the start.
+  bool unnamedWhileWriting = false;
 };
 
 /// Writes a file so that readers see the old file or the whole new one, never a part: bytes go to a temporary file
 /// next to it, and commit() flushes them to disk (fsync), renames the temporary over the final path and makes the
 /// rename durable (fsync of the directory, best effort). An error, an exception or destroying the object before
-/// commit() removes the temporary: a failure leaves nothing under either name. Trace files (trace::TraceFileSink)
-/// and safetensors checkpoints are written through it.
+/// commit() removes the temporary: a failure leaves nothing under either name, and the previous file as it was.
+/// Trace files (trace::TraceFileSink), safetensors files, `--stats_json`, config files and `fathom plan --output`
+/// are written through it.
 ///
-/// Errors throw StorageError naming the final path and the reason. Not thread-safe: one writer.
+/// Errors throw StorageError naming the final path and the reason; a full disk and the file size limit (`ulimit
+/// -f`, with SIGXFSZ ignored as Fathom's programs do) say so (writeFailureReason()). Not thread-safe: one writer.
 class AtomicFile {
 public:
   /// Creates the temporary file, replacing a stale one. Throws StorageError when it cannot be created (then
@@ -45,10 +51,16 @@ public:
   /// (a compressor's error, say), so they read like the file's.
   [[noreturn]] void fail(std::string_view reason);
 
+  /// Writes `contents` to `path` in one go: construct, write, commit (StorageError on failure, nothing left
+  /// behind).
+  static void writeWhole(const std::filesystem::path& path, std::string_view contents, AtomicFileOptions options = {});
+
   /// The final file name.
   const std::filesystem::path& path() const { return m_path; }
-  /// "<path><temporarySuffix>".
+  /// "<path><temporarySuffix>" (with unnamedWhileWriting, the name it has only during commit()).
   const std::filesystem::path& temporaryPath() const { return m_temporary; }
+  /// True while the bytes are in an unnamed file (unnamedWhileWriting on a file system that has O_TMPFILE).
+  bool unnamed() const { return m_unnamed; }
   /// True after a successful commit().
   bool committed() const { return m_committed; }
   /// True while bytes can be written: created, not yet committed or abandoned.
@@ -57,15 +69,23 @@ public:
 private:
   /// Throws StorageError unless the file is open for writing.
   void checkWritable() const;
-  /// Abandons and throws with strerror(error).
+  /// Links the unnamed file to temporaryPath() (commit(), before the rename).
+  void giveTemporaryName();
+  /// Abandons and throws with writeFailureReason(error).
   [[noreturn]] void failErrno(std::string_view what, int error);
 
   std::filesystem::path m_path;
   std::filesystem::path m_temporary;
   AtomicFileOptions m_options;
   int m_fd = -1;
+  bool m_unnamed = false;  ///< the bytes are in an O_TMPFILE file that has no name yet
   bool m_committed = false;
   bool m_abandoned = false;
 };
+
+/// The reason a write of `path` failed with `error` (an errno value), for messages: "file size limit (ulimit -f)
+/// reached while writing <path>" for EFBIG, "no space left on the device while writing <path>" for ENOSPC/EDQUOT,
+/// "<path>'s folder is on a read-only file system" for EROFS, else "<strerror(error)>".
+std::string writeFailureReason(int error, const std::filesystem::path& path);
 
 }  // namespace fathom

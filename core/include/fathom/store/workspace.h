@@ -32,7 +32,13 @@ public:
 
   struct Options {
     bool create = true;     ///< create the file when missing (otherwise a missing file is a StorageError)
-    bool reconcile = true;  ///< run reconcile() after opening
+    bool reconcile = true;  ///< run reconcile() after opening (not with readOnly)
+    /// Open for reading only: nothing is written (no migration, no reconcile(), no journal-mode change), so a
+    /// workspace in a read-only folder, or a read-only file, can be read; the writing methods throw StorageError. In
+    /// a folder where SQLite cannot create the -shm file, a workspace without a write-ahead log is opened immutable
+    /// (nobody can be writing it from there); one with a write-ahead log but no -shm file is refused with the reason,
+    /// as reading it without the log would return old data.
+    bool readOnly = false;
   };
 
   /// Opens (or creates) the workspace at `path`, migrating an older schema.
@@ -46,6 +52,11 @@ public:
 
   /// `./fathom.sqlite`.
   static std::filesystem::path defaultPath();
+  /// Why this process could not write the workspace at `path`, or std::nullopt: its folder is missing, or not
+  /// writable while SQLite still has to create a file there (the workspace, its -wal or -shm journal), or one of those
+  /// files exists but is not writable. Readers open the workspace readOnly then (the CLI's `fathom runs ...`); a
+  /// writer's constructor throws StorageError with this reason instead of SQLite's "unable to open database file".
+  static std::optional<std::string> whyNotWritable(const std::filesystem::path& path);
 
   const std::filesystem::path& path() const;
   /// `PRAGMA user_version` of the open file (kSchemaVersion after opening).
@@ -124,6 +135,9 @@ public:
   std::optional<RunPlan> runPlan(RunId run) const;
 
 private:
+  /// The rest of a readOnly open: identity and version checks, nothing written.
+  void openForReading();
+
   struct Impl;
   std::unique_ptr<Impl> m_impl;
 };
