@@ -121,8 +121,9 @@ TraceFileSink::TraceFileSink(std::filesystem::path path, TraceFileOptions option
   }
   if (!d.options.noFile) {
     d.guarded([&d] {
-      d.file.emplace(d.path,
-                     AtomicFileOptions{.temporarySuffix = std::string(kPartialTraceSuffix), .what = "trace file"});
+      d.file.emplace(d.path, AtomicFileOptions{.temporarySuffix = std::string(kPartialTraceSuffix),
+                                               .what = "trace file",
+                                               .replaceExisting = d.options.replaceExisting});
     });
   }
 }

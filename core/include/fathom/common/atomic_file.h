@@ -14,6 +14,10 @@ struct AtomicFileOptions {
   std::string temporarySuffix = ".partial";
   /// What the file is, for messages: "cannot write <what> <path>: <reason>".
   std::string what = "file";
+  /// Whether commit() may replace a file already at the final path. False: commit() publishes only where nothing is
+  /// (renameat2 RENAME_NOREPLACE, or link + unlink where the file system lacks it) and otherwise fails with "it
+  /// exists", the temporary removed: for files that must never overwrite another's (two runs' traces).
+  bool replaceExisting = true;
 };
 
 /// Writes a file so that readers see the old file or the whole new one, never a part: bytes go to a temporary file
@@ -37,7 +41,8 @@ public:
   /// the file on an I/O error, or when the file was already committed or abandoned.
   void write(const void* data, std::size_t size);
   void write(std::string_view bytes) { write(bytes.data(), bytes.size()); }
-  /// fsync, close, rename to path(), fsync the directory. Throws StorageError (after abandoning) on failure.
+  /// fsync, close, rename to path() (never over an existing file without AtomicFileOptions::replaceExisting), fsync
+  /// the directory. Throws StorageError (after abandoning) on failure.
   void commit();
   /// Closes and removes the temporary; safe to call at any time, also after a failure or a commit (then a no-op).
   void abandon() noexcept;
@@ -57,6 +62,8 @@ public:
 private:
   /// Throws StorageError unless the file is open for writing.
   void checkWritable() const;
+  /// The rename of commit() without AtomicFileOptions::replaceExisting.
+  void publishWithoutReplacing();
   /// Abandons and throws with strerror(error).
   [[noreturn]] void failErrno(std::string_view what, int error);
 
