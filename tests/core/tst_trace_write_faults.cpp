@@ -37,13 +37,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Writer mode: `--write-trace PATH EVENTS`: EVENTS complete events through ChromeTraceWriter (gzip when PATH ends
-/// with .gz), as the profiler writes a window. SIGXFSZ is ignored, so a full disk is an error, as in `fathom trace`.
-int writeTraceChild(const char* path, const char* events) {
+/// Writer mode: `--write-trace PATH EVENTS [SEED]`: EVENTS complete events through ChromeTraceWriter (gzip when PATH
+/// ends with .gz), as the profiler writes a window; SEED (default 0) shifts the base time, so every write's bytes
+/// differ. SIGXFSZ is ignored, so a full disk is an error, as in `fathom trace`.
+int writeTraceChild(const char* path, const char* events, const char* seed) {
   std::signal(SIGXFSZ, SIG_IGN);
   try {
     fathom::trace::TraceHeader header;
-    header.baseTimeUnixNs = 1'700'000'000'000'000'000;
+    header.baseTimeUnixNs = 1'700'000'000'000'000'000 + std::stol(seed);
     header.distributed = {"gloo", 0, 1};
     header.traceName = path;
     fathom::trace::ChromeTraceWriter writer(path, header);
@@ -88,12 +89,13 @@ struct Child {
 };
 
 /// Starts this executable as a writer; `setup` runs in the child before exec.
-void startWriter(QProcess& p, const fs::path& path, long events, const std::function<void()>& setup = {}) {
+void startWriter(QProcess& p, const fs::path& path, long events, const std::function<void()>& setup = {},
+                 int seed = 0) {
   if (setup) {
     p.setChildProcessModifier(setup);
   }
   p.start(QCoreApplication::applicationFilePath(),
-          {u"--write-trace"_s, QString::fromStdString(path.string()), QString::number(events)});
+          {u"--write-trace"_s, QString::fromStdString(path.string()), QString::number(events), QString::number(seed)});
 }
 
 Child runWriter(const fs::path& path, long events, const std::function<void()>& setup = {}) {
@@ -192,7 +194,7 @@ private slots:
       for (int i = 0; i < 10; ++i) {
         const std::string before = readFile(path);
         QProcess p;
-        startWriter(p, path, kEvents);
+        startWriter(p, path, kEvents, {}, i + 1);  // bytes of its own: a publish is told from the previous file
         QVERIFY(p.waitForStarted());
         const int delay = QRandomGenerator::global()->bounded(static_cast<int>(whole.count() * 2) + 1);
         std::this_thread::sleep_for(std::chrono::milliseconds(delay));
@@ -249,8 +251,8 @@ private slots:
 };
 
 int main(int argc, char** argv) {
-  if (argc == 4 && std::string_view(argv[1]) == "--write-trace") {
-    return writeTraceChild(argv[2], argv[3]);
+  if ((argc == 4 || argc == 5) && std::string_view(argv[1]) == "--write-trace") {
+    return writeTraceChild(argv[2], argv[3], argc == 5 ? argv[4] : "0");
   }
   QCoreApplication app(argc, argv);
   TestTraceWriteFaults test;
