@@ -7,15 +7,17 @@
 #include "trace_report.h"
 
 #include <fathom/common/error.h>
+#include <fathom/trace/trace_copy.h>
 #include <fathom/trace/trace_event_view.h>
+#include <fathom/trace/trace_file_names.h>
 #include <fathom/trace/trace_input.h>
 #include <fathom/trace/trace_merge.h>
 #include <fathom/trace/trace_range_export.h>
 #include <fathom/trace/trace_summary.h>
 #include <fathom/trace/trace_validator.h>
 
-#include <algorithm>
 #include <charconv>
+#include <csignal>
 #include <filesystem>
 #include <iostream>
 #include <limits>
@@ -62,8 +64,18 @@ int parseCount(const std::string& text, const char* flag) {
   return value;
 }
 
+/// A trace file to read: one that exists (else a usage error), and not one a writer left unfinished.
 void requireFile(const std::string& path) {
   FATHOM_CHECK(fs::is_regular_file(path), ConfigError, "no such trace file: ", path);
+  FATHOM_CHECK(!trace::isPartialTraceFile(path), StorageError, path,
+               ": an unfinished trace (its writer was still writing it, or died before it was complete); it is not "
+               "read as a trace");
+}
+
+/// Writes past RLIMIT_FSIZE ("ulimit -f") fail with EFBIG, which the writers report naming the file, instead of
+/// SIGXFSZ killing the command silently with the output half written.
+void reportFileSizeLimitAsError() {
+  std::signal(SIGXFSZ, SIG_IGN);
 }
 
 /// On a terminal, a line per 10M events on stderr; elsewhere nothing.
@@ -144,8 +156,14 @@ int exportCommand(const TraceFlags& flags) {
   if (!flags.from.empty() || !flags.to.empty() || !flags.rank.empty()) {
     return exportRange(flags);
   }
-  writeTraceFile(trace::TraceInput::openFile(flags.inputs.front()), flags.output);
-  std::cerr << "Wrote " << flags.output << (hasGzipName(flags.output) ? " (gzip)" : "") << '\n';
+  // Read and checked whole before anything is written; a previous OUTPUT stays as it was on any error.
+  const std::string input = flags.inputs.front();
+  trace::TraceCopyOptions options;
+  options.onProgress = progress("export");
+  const trace::TraceCopyResult result =
+      trace::copyTrace([&input] { return trace::TraceInput::openFile(input); }, flags.output, options);
+  std::cerr << "Wrote " << flags.output << (result.gzip ? " (gzip)" : "") << ": " << result.events << " events, "
+            << result.bytesWritten << " bytes\n";
   return 0;
 }
 
@@ -155,16 +173,13 @@ int mergeCommand(const TraceFlags& flags) {
   std::vector<fs::path> inputs;
   for (const std::string& input : flags.inputs) {
     if (fs::is_directory(input)) {  // a directory: its traces, in name order
-      std::vector<fs::path> found;
-      for (const auto& entry : fs::directory_iterator(input)) {
-        const std::string file = entry.path().filename().string();
-        if (entry.is_regular_file() && (file.ends_with(".json") || file.ends_with(".json.gz"))) {
-          found.push_back(entry.path());
-        }
+      const trace::TraceDirectoryListing found = trace::listTraceDirectory(input);
+      for (const fs::path& partial : found.partial) {
+        std::cerr << "fathom trace: warning: skipping " << partial.string()
+                  << ": an unfinished trace (its writer was still writing it, or died before it was complete)\n";
       }
-      FATHOM_CHECK(!found.empty(), ConfigError, "no *.json or *.json.gz files in ", input);
-      std::sort(found.begin(), found.end());
-      inputs.insert(inputs.end(), found.begin(), found.end());
+      FATHOM_CHECK(!found.traces.empty(), ConfigError, "no *.json or *.json.gz files in ", input);
+      inputs.insert(inputs.end(), found.traces.begin(), found.traces.end());
     } else {
       requireFile(input);
       inputs.emplace_back(input);
@@ -248,7 +263,10 @@ void addTraceCommand(CLI::App& root, CommandAction& action, OpenRunTraces openRu
     sub->allow_extras();  // refused by refuseExtras() with exit code 2
     sub->callback([flags, sub, run, &action] {
       flags->command = sub;
-      action = [flags, run] { return run(*flags); };
+      action = [flags, run] {
+        reportFileSizeLimitAsError();
+        return run(*flags);
+      };
     });
     return sub;
   };

@@ -2,10 +2,10 @@
 #include "trace_export.h"
 
 #include <fathom/common/error.h>
+#include <fathom/trace/trace_copy.h>
 #include <fathom/trace/trace_file_names.h>
 #include <fathom/trace/trace_file_sink.h>
 #include <fathom/trace/trace_range_export.h>
-#include <fathom/trace/trace_reader.h>
 
 #include <algorithm>
 #include <iostream>
@@ -17,13 +17,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// Reads the whole stored trace once to say whether it is complete (a run that is still writing, or that died,
-/// leaves a partial one). Returns the reader's complaint, or nothing.
+/// Reads the whole stored trace once, with the readers' checks, to say whether it is complete (a run that is still
+/// writing, or that died, leaves a partial one). Returns the reader's complaint, or nothing.
 std::optional<std::string> incompleteness(const std::string& label, const std::string& bytes) {
   try {
-    trace::TraceReader reader(trace::TraceInput::fromBytes(label, bytes));
-    while (reader.next()) {
-    }
+    trace::checkTraceEvents(trace::TraceInput::fromBytes(label, bytes));
   } catch (const Error& e) {
     return std::string(e.what());
   }

@@ -91,6 +91,7 @@ nlohmann::json issuesJson(const std::vector<trace::TraceIssue>& issues) {
     out.push_back({{"rule", i.rule},
                    {"message", i.message},
                    {"event", i.eventIndex >= 0 ? nlohmann::json(i.eventIndex) : nlohmann::json(nullptr)},
+                   {"byte", i.byteOffset >= 0 ? nlohmann::json(i.byteOffset) : nlohmann::json(nullptr)},
                    {"excerpt", i.excerpt}});
   }
   return out;
@@ -179,7 +180,10 @@ void printValidationReport(std::ostream& out, const trace::TraceValidationReport
     const char* level = list == &r.errors ? "error  " : "warning";
     for (const auto& i : *list) {
       out << "  " << level << " [" << i.rule << "] "
-          << (i.eventIndex >= 0 ? "event #" + std::to_string(i.eventIndex) + ": " : std::string()) << i.message << '\n';
+          << (i.eventIndex >= 0
+                  ? "event #" + std::to_string(i.eventIndex) + " (byte " + std::to_string(i.byteOffset) + "): "
+                  : std::string())
+          << i.message << '\n';
       if (!i.excerpt.empty()) {
         out << "          " << i.excerpt << '\n';
       }

@@ -203,7 +203,9 @@ private slots:
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const QStringList events = QDir(project + u"/fathom-train"_s).entryList({u"events.out.tfevents.*"_s}, QDir::Files);
     QCOMPARE(events.size(), 1);
-    QVERIFY2(QFile::exists(traces + u"/profile_0.json"_s),
+    // The run is recorded in the workspace, so its traces are in the run's own folder, run_<id>/.
+    const QStringList runDirs = QDir(traces).entryList({u"run_*"_s}, QDir::Dirs);
+    QVERIFY2(runDirs.size() == 1 && QFile::exists(traces + u"/"_s + runDirs.front() + u"/profile_0.json"_s),
              qPrintable(QDir(traces).entryList().join(u", "_s) + u"\n"_s + QString::fromUtf8(r.err)));
 
     QVERIFY(writeFile(file, "distributed_type: NO\nfathom:\n  trackers: [tensorboard, wandb]\n"));

@@ -194,11 +194,15 @@ private slots:
     QCOMPARE(launcher.exitCode(), 0);
     QTRY_VERIFY_WITH_TIMEOUT(!feed->isFollowing(), 10'000);
 
-    // The finished trace files, merged by the core's merge (every window of every rank), loaded from the file.
+    // The finished trace files, merged by the core's merge (every window of every rank), loaded from the file. The
+    // run is recorded in the workspace, so they are in its own folder, run_<id>/.
+    const QStringList runDirs = QDir(traces).entryList({u"run_*"_s}, QDir::Dirs);
+    QCOMPARE(runDirs.size(), qsizetype{1});
+    const QString runTraces = QDir(traces).filePath(runDirs.front());
     std::vector<std::filesystem::path> files;
     for (int w = 0; w < 4; ++w) {
       for (int rank = 0; rank < 2; ++rank) {
-        files.push_back(QDir(traces).filePath(u"window_%1/profile_%2.json"_s.arg(w).arg(rank)).toStdString());
+        files.push_back(QDir(runTraces).filePath(u"window_%1/profile_%2.json"_s.arg(w).arg(rank)).toStdString());
       }
     }
     trace::TraceMergeOptions merge;
@@ -222,7 +226,7 @@ private slots:
     // One window's entry: the two ranks merged in memory equal the profiler's own merged file of that window.
     timeline->choose(u"group:window_2"_s);
     const auto window2 =
-        trace::TimelineIndex::load(QDir(traces).filePath(u"window_2/merged/profile_merged.json"_s).toStdString());
+        trace::TimelineIndex::load(QDir(runTraces).filePath(u"window_2/merged/profile_merged.json"_s).toStdString());
     QVERIFY(window2.has_value());
     QTRY_VERIFY_WITH_TIMEOUT(timeline->updates() > 0 && timeline->view()->index() != nullptr &&
                                  sameTimeline(*timeline->view()->index(), *window2, &why),

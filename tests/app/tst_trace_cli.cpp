@@ -20,7 +20,9 @@
 using namespace Qt::StringLiterals;
 namespace fs = std::filesystem;
 using fathom::test::completeEvent;
+using fathom::test::cpuRankTrace;
 using fathom::test::objectTrace;
+using fathom::test::span;
 using fathom::test::traceKeys;
 
 namespace {
@@ -37,20 +39,6 @@ QByteArray folded(QByteArray text) {
 
 QJsonDocument parse(const Run& r) {
   return fathom::test::stdoutJson(r);
-}
-
-std::string span(std::string_view name, int tid, int start, int end) {
-  return completeEvent("user_annotation", name, 1, tid, std::to_string(start) + ".000",
-                       std::to_string(end - start) + ".000");
-}
-
-/// One rank of a CPU run: step 1 [0,100] with compute [10,80], an all_reduce [60,90] on its own row.
-std::string rankTrace(int rank) {
-  return objectTrace(
-      {span("ProfilerStep#1", 1, 0, 100), span("fathom::forward", 1, 10, 40),
-       completeEvent("cpu_op", "aten::mm", 1, 1, "10.000", "70.000"),
-       completeEvent("user_annotation", "fathom::all_reduce", 1, 99, "60.000", "30.000", "{\"bytes\":1048576}")},
-      traceKeys(rank, 2, 1'700'000'000'000'000'000 + rank * 1000));
 }
 
 }  // namespace
@@ -73,8 +61,8 @@ class TestTraceCli : public QObject {
 private slots:
   void initTestCase() {
     QVERIFY(m_dir.isValid());
-    fathom::test::writeTraceFile(path(u"rank0.json"_s), rankTrace(0));
-    fathom::test::writeTraceFile(path(u"rank1.json.gz"_s), rankTrace(1));
+    fathom::test::writeTraceFile(path(u"rank0.json"_s), cpuRankTrace(0));
+    fathom::test::writeTraceFile(path(u"rank1.json.gz"_s), cpuRankTrace(1));
     fathom::test::writeTraceFile(path(u"bad.json"_s),
                                  objectTrace({completeEvent("cpu_op", "a", 1, 1, "0.000", "10.000"),
                                               completeEvent("cpu_op", "b", 1, 1, "5.000", "10.000")}));
@@ -87,14 +75,14 @@ private slots:
     m_run = run.value;
     fathom::store::IngestBatch batch;
     for (int rank = 0; rank < 2; ++rank) {
-      fathom::test::writeTraceFile(path(u"tmp.gz"_s), rankTrace(rank));
+      fathom::test::writeTraceFile(path(u"tmp.gz"_s), cpuRankTrace(rank));
       const std::string bytes = fathom::test::readRaw(path(u"tmp.gz"_s));
       for (std::size_t at = 0; at < bytes.size(); at += 100) {
         batch.traces.push_back({rank, "trace.json.gz", 1000.0 + static_cast<double>(at), bytes.substr(at, 100)});
       }
     }
     // A trace cut short: the run died while writing it.
-    batch.traces.push_back({0, "partial", 2000.0, rankTrace(0).substr(0, 150)});
+    batch.traces.push_back({0, "partial", 2000.0, cpuRankTrace(0).substr(0, 150)});
     ws.append(run, batch);
     ws.finishRun(run, fathom::store::RunStatus::Succeeded, 0);
   }
@@ -107,11 +95,13 @@ private slots:
     r = trace({u"validate"_s, file(u"rank0.json"_s), file(u"bad.json"_s)});
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.out.contains("bad.json: INVALID: 1 error, 0 warnings (2 events)"), qPrintable(describe(r)));
-    QVERIFY(r.out.contains("error   [nesting] event #1: X event #1 [5000, 15000] ns crosses event #0"));
+    QVERIFY(r.out.contains("error   [nesting] event #1 (byte ") &&
+            r.out.contains("): X event #1 [5000, 15000] ns crosses event #0"));
     // A finding in one event shows the start of its text.
     r = trace({u"validate"_s, file(u"escape.json"_s)});
     QCOMPARE(r.exitCode, 1);
-    QVERIFY2(r.out.contains("error   [unicode-escape] event #0: a \\u escape"), qPrintable(describe(r)));
+    QVERIFY2(r.out.contains("error   [unicode-escape] event #0 (byte ") && r.out.contains("): a \\u escape"),
+             qPrintable(describe(r)));
     QVERIFY(r.out.contains("          {\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"caf\\u00e9\""));
     r = trace({u"validate"_s, u"--json"_s, file(u"bad.json"_s)});
     QCOMPARE(r.exitCode, 1);
@@ -216,7 +206,7 @@ private slots:
     Run r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, QString::number(m_run), u"--name"_s,
                    u"trace.json.gz"_s, u"--rank"_s, u"1"_s, u"-o"_s, file(u"out1.json"_s)});
     QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
-    QCOMPARE(fathom::test::readRaw(path(u"out1.json"_s)), rankTrace(1));
+    QCOMPARE(fathom::test::readRaw(path(u"out1.json"_s)), cpuRankTrace(1));
     // All ranks into a directory, by run name, compressed as stored.
     QVERIFY(QDir(m_dir.path()).mkpath(u"export"_s));
     r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, u"profiled"_s, u"--name"_s, u"trace.json.gz"_s,
@@ -226,7 +216,7 @@ private slots:
       const fs::path out = path(u"export/trace.rank%1.json.gz"_s.arg(rank));
       QVERIFY2(fs::exists(out), out.c_str());
       QVERIFY(fathom::trace::isGzip(fathom::test::readRaw(out)));
-      QCOMPARE(QString::fromStdString(fathom::test::readText(out)), QString::fromStdString(rankTrace(rank)));
+      QCOMPARE(QString::fromStdString(fathom::test::readText(out)), QString::fromStdString(cpuRankTrace(rank)));
     }
     // The default name, in the working directory; without --rank: rank 0.
     QProcess p;
@@ -245,7 +235,7 @@ private slots:
     Run r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, QString::number(m_run), u"--name"_s, u"partial"_s,
                    u"--rank"_s, u"all"_s, u"-o"_s, file(u"one-rank/"_s)});
     QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
-    QCOMPARE(fathom::test::readRaw(path(u"one-rank/partial.rank0.json"_s)), rankTrace(0).substr(0, 150));
+    QCOMPARE(fathom::test::readRaw(path(u"one-rank/partial.rank0.json"_s)), cpuRankTrace(0).substr(0, 150));
     // --rank all into a directory that does not exist yet: created, one file per rank.
     const QString fresh = file(u"fresh-dir"_s) + u"/"_s;
     r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, QString::number(m_run), u"--name"_s, u"trace.json.gz"_s,
@@ -253,7 +243,7 @@ private slots:
     QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
     for (int rank = 0; rank < 2; ++rank) {
       const fs::path out = path(u"fresh-dir/trace.rank%1.json.gz"_s.arg(rank));
-      QCOMPARE(QString::fromStdString(fathom::test::readText(out)), QString::fromStdString(rankTrace(rank)));
+      QCOMPARE(QString::fromStdString(fathom::test::readText(out)), QString::fromStdString(cpuRankTrace(rank)));
     }
     // One rank into an existing directory named without the '/'.
     r = trace({u"export"_s, u"--workspace"_s, m_ws, u"--run"_s, QString::number(m_run), u"--name"_s, u"trace.json.gz"_s,
@@ -289,7 +279,7 @@ private slots:
                u"-o"_s, file(u"partial.json"_s)});
     QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
     QVERIFY(r.err.contains("warning: the stored trace is incomplete"));
-    QCOMPARE(fathom::test::readRaw(path(u"partial.json"_s)), rankTrace(0).substr(0, 150));
+    QCOMPARE(fathom::test::readRaw(path(u"partial.json"_s)), cpuRankTrace(0).substr(0, 150));
   }
 
   void convertFiles() {
@@ -298,7 +288,7 @@ private slots:
     QVERIFY(fathom::trace::isGzip(fathom::test::readRaw(path(u"c.json.gz"_s))));
     r = trace({u"export"_s, file(u"c.json.gz"_s), u"-o"_s, file(u"c.json"_s)});
     QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
-    QCOMPARE(fathom::test::readRaw(path(u"c.json"_s)), rankTrace(0));
+    QCOMPARE(fathom::test::readRaw(path(u"c.json"_s)), cpuRankTrace(0));
     r = trace({u"export"_s, file(u"c.json"_s), u"-o"_s, file(u"c.json"_s)});
     QCOMPARE(r.exitCode, 2);
   }

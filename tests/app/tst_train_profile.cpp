@@ -63,7 +63,7 @@ private:
 void TestTrainProfile::initTestCase() {
   QVERIFY(m_dir.isValid());
   fathom::test::useWorkspaceIn(m_dir);  // nothing this test starts writes ./fathom.sqlite
-  m_traces = m_dir.filePath(u"traces"_s);
+  const QString profileDir = m_dir.filePath(u"traces"_s);
   m_workspace = m_dir.filePath(u"ws.sqlite"_s);
   // 2 ranks, gpt-tiny, batch 8 (sequence 64): steps 0..5; the schedule 1,1,2,1 waits a step, warms up one and
   // records steps 2 and 3.
@@ -87,13 +87,17 @@ void TestTrainProfile::initTestCase() {
                          u"0"_s,
                          u"--profile"_s,
                          u"--profile_dir"_s,
-                         m_traces,
+                         profileDir,
                          u"--profile_schedule"_s,
                          u"1,1,2,1"_s,
                          u"--profile_record_shapes"_s};
   const auto run = runFathom(args, fathom::test::launcherFreeEnvironment(), {}, 300'000);
   QVERIFY2(run.exitCode == 0, (run.out + run.err).constData());
   QVERIFY2(run.out.contains("profile: merged trace"), run.out.constData());
+  // A run recorded in a workspace writes its traces into run_<id>/ of the profile directory.
+  const auto runs = fathom::store::Workspace(m_workspace.toStdString()).listRuns();
+  QCOMPARE(runs.size(), std::size_t(1));
+  m_traces = profileDir + u"/run_"_s + QString::number(runs.front().id.value);
 
   const auto planned = runFathom({u"plan"_s, u"--model"_s, u"gpt-tiny"_s, u"--num_gpus"_s, u"2"_s, u"--precision"_s,
                                   u"fp32"_s, u"--optimizer"_s, u"adamw"_s, u"--hardware"_s, u"cpu-host"_s,

@@ -130,6 +130,25 @@ private slots:
     QCOMPARE(namesIn(root()), std::vector<std::string>{"taken"});
   }
 
+  /// AtomicFileOptions::replaceExisting false (the profiler's traces): a file that exists is never replaced; the
+  /// error names it and the temporary goes. Where nothing is, the file is published as usual.
+  void aFileThatMustNotReplaceRefusesAnExistingOne() {
+    const fs::path path = root() / "g.json";
+    writeFile(path, "another run's trace");
+    fathom::AtomicFile file(path, {.what = "trace file", .replaceExisting = false});
+    file.write("this run's trace");
+    const std::string message = messageOf([&] { file.commit(); });
+    QVERIFY2(message.find("cannot write trace file " + path.string() + ": it exists") != std::string::npos,
+             message.c_str());
+    QCOMPARE(readFile(path), std::string("another run's trace"));
+    QCOMPARE(namesIn(root()), std::vector<std::string>{"g.json"});
+    fathom::AtomicFile fresh(root() / "h.json", {.replaceExisting = false});
+    fresh.write("whole");
+    fresh.commit();
+    QCOMPARE(readFile(root() / "h.json"), std::string("whole"));
+    QCOMPARE(namesIn(root()), (std::vector<std::string>{"g.json", "h.json"}));
+  }
+
   void failAbandonsWithTheFilesMessage() {
     const fs::path path = root() / "f.bin";
     fathom::AtomicFile file(path, {.what = "trace file"});

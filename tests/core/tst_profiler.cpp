@@ -15,6 +15,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -55,6 +56,7 @@ private slots:
   void windowsFollowTheSchedule();
   void recordsOperatorsSpansAndSteps();
   void oneProfilerAtATime();
+  void existingTracesAreNeverOverwritten();
   void cudaRequestedWithoutCudaIsAClearError();
   void memoryTimelineOfATrainingStep();
 };
@@ -151,6 +153,36 @@ void TestProfiler::oneProfilerAtATime() {
   first.stop();
   Profiler third(ProfilerOptions{});  // the first one stopped: fine now
   QCOMPARE(third.stepNum(), std::int64_t(0));
+}
+
+// Issue 20: a run's traces never overwrite another's. With a workspace run they go to run_<id>/; without one, a
+// profile directory that already holds the first trace file is refused before anything is recorded.
+void TestProfiler::existingTracesAreNeverOverwritten() {
+  QTemporaryDir dir;
+  const std::filesystem::path root = dir.path().toStdString();
+  { std::ofstream(root / "profile_0.json") << "an earlier run's trace"; }
+  ProfilerOptions options;
+  options.outputTraceDir = root;
+  try {
+    Profiler profiler(options);
+    QFAIL("a profiler that would overwrite profile_0.json was accepted");
+  } catch (const ConfigError& e) {
+    QVERIFY2(std::string(e.what()).find((root / "profile_0.json").string() + " exists") != std::string::npos, e.what());
+  }
+  ProfilerContext context;
+  context.runId = 7;
+  {
+    Profiler profiler(options, context);
+    work();
+    profiler.stop();
+  }
+  QVERIFY(std::filesystem::is_regular_file(root / "run_7" / "profile_0.json"));
+  std::ifstream earlier(root / "profile_0.json");
+  std::string text;
+  std::getline(earlier, text);
+  QCOMPARE(text, std::string("an earlier run's trace"));
+  // The same run id again (another workspace's run 7): refused too, run_7's trace kept.
+  QVERIFY_THROWS_EXCEPTION(ConfigError, Profiler(options, context));
 }
 
 void TestProfiler::cudaRequestedWithoutCudaIsAClearError() {

@@ -354,7 +354,10 @@ def load_trace(path):
 
 
 def cmd_trace(a):
-    files = sorted(f for f in glob.glob(os.path.join(a.dir, "*.json*")) if "merged" not in os.path.basename(f))
+    # A recorded run writes into run_<id>/ of the profile directory; merged traces and unfinished (.partial) ones
+    # are not a rank's trace.
+    files = sorted(f for f in glob.glob(os.path.join(a.dir, "**", "*.json*"), recursive=True)
+                   if "merged" not in os.path.relpath(f, a.dir) and not f.endswith(".partial"))
     if not files:
         raise SystemExit(f"no trace file in {a.dir}")
     path = files[0]

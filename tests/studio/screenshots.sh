@@ -141,7 +141,7 @@ rm -rf "$traces4"
 "$fathom" plan --model gpt-tiny --hardware cpu-host --num_processes 4 --micro_batch 2 --mixed_precision no --json \
   >"$out/trace4_plan.json"
 "$make_trace" --events 200000 --ranks 4 "$out/gpu4.json.gz" >/dev/null
-merged4="$traces4/merged/profile_merged.json"
+merged4=$(ls "$traces4"/run_*/merged/profile_merged.json | head -n 1)  # the run's own folder, run_<id>/
 for lang in en de; do
   tshot "$lang" timeline --open "$trace" --show timeline
   tshot "$lang" timeline-plan --open "$trace" --plan "$out/trace_plan.json" --show timeline

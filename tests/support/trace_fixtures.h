@@ -47,6 +47,22 @@ inline std::string objectTrace(const std::vector<std::string>& events, const std
   return text + "\n],\"traceName\":\"test\"}\n";
 }
 
+/// A user_annotation span on pid 1 from `start` to `end` whole microseconds.
+inline std::string span(std::string_view name, int tid, int start, int end) {
+  return completeEvent("user_annotation", name, 1, tid, std::to_string(start) + ".000",
+                       std::to_string(end - start) + ".000");
+}
+
+/// One rank of a CPU run of 2 ranks: step 1 [0,100] with compute [10,80], an all_reduce [60,90] on its own row; the
+/// base times 1 µs apart per rank (what `fathom trace` tests merge and summarize).
+inline std::string cpuRankTrace(int rank) {
+  return objectTrace(
+      {span("ProfilerStep#1", 1, 0, 100), span("fathom::forward", 1, 10, 40),
+       completeEvent("cpu_op", "aten::mm", 1, 1, "10.000", "70.000"),
+       completeEvent("user_annotation", "fathom::all_reduce", 1, 99, "60.000", "30.000", "{\"bytes\":1048576}")},
+      traceKeys(rank, 2, 1'700'000'000'000'000'000 + rank * 1000));
+}
+
 /// Writes `bytes` to `path` through TraceFileSink: gzip-compressed when the name ends with ".gz".
 inline void writeTraceFile(const std::filesystem::path& path, std::string_view bytes) {
   trace::TraceFileSink sink(path);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <system_error>
@@ -108,8 +109,12 @@ void AtomicFile::commit() {
   if (::close(fd) != 0) {
     failErrno("close failed", errno);
   }
-  if (::rename(m_temporary.c_str(), m_path.c_str()) != 0) {
-    failErrno("cannot rename " + m_temporary.string() + " to it", errno);
+  if (m_options.replaceExisting) {
+    if (::rename(m_temporary.c_str(), m_path.c_str()) != 0) {
+      failErrno("cannot rename " + m_temporary.string() + " to it", errno);
+    }
+  } else {
+    publishWithoutReplacing();
   }
   m_committed = true;
   // Make the rename itself durable; best effort (some file systems refuse to fsync a directory). The file is
@@ -130,6 +135,23 @@ void AtomicFile::giveTemporaryName() {
     failErrno("cannot name the finished file " + m_temporary.string(), errno);
   }
   m_unnamed = false;  // from here on abandon() removes the name
+void AtomicFile::publishWithoutReplacing() {
+  // Atomic test-and-rename: two writers of one path cannot both succeed, and neither replaces what is there.
+  if (::renameat2(AT_FDCWD, m_temporary.c_str(), AT_FDCWD, m_path.c_str(), RENAME_NOREPLACE) == 0) {
+    return;
+  }
+  int error = errno;
+  if (error == EINVAL || error == ENOSYS) {  // a file system without RENAME_NOREPLACE: link() never replaces either
+    if (::link(m_temporary.c_str(), m_path.c_str()) == 0) {
+      ::unlink(m_temporary.c_str());
+      return;
+    }
+    error = errno;
+  }
+  if (error == EEXIST) {
+    fail("it exists, and this file never replaces another (remove it, or write elsewhere)");
+  }
+  failErrno("cannot rename " + m_temporary.string() + " to it", error);
 }
 
 void AtomicFile::abandon() noexcept {

@@ -169,10 +169,27 @@ struct Profiler::Impl {
     }
   }
 
-  std::filesystem::path windowDirectory(int window) const {
-    return oneWindow() ? options.outputTraceDir : options.outputTraceDir / ("window_" + std::to_string(window));
+  /// Where this run's traces go: outputTraceDir/run_<id> with a workspace run, else outputTraceDir.
+  std::filesystem::path runDirectory() const {
+    return context.runId ? options.outputTraceDir / trace::runTraceDirectoryName(*context.runId)
+                         : options.outputTraceDir;
   }
-  /// The workspace's name of a file of `window`: its path relative to outputTraceDir.
+  std::filesystem::path windowDirectory(int window) const {
+    return oneWindow() ? runDirectory() : runDirectory() / ("window_" + std::to_string(window));
+  }
+  /// Traces never replace one another: a run that would write over a trace that exists (another run's, without a
+  /// workspace to tell them apart) is refused before it records anything.
+  void refuseExistingTraces() const {
+    if (options.outputTraceDir.empty()) {
+      return;
+    }
+    const std::filesystem::path first = windowDirectory(0) / trace::rankTraceFileName(context.rank, options.gzip);
+    std::error_code error;
+    FATHOM_CHECK(!std::filesystem::exists(first, error), ConfigError, "profiler: ", first.string(),
+                 " exists (a trace of an earlier run); traces are never overwritten: choose another profile "
+                 "directory, remove it, or record the run in a workspace (its traces then go to run_<id>/)");
+  }
+  /// The workspace's name of a file of `window`: its path relative to runDirectory().
   std::string storedName(int window, const std::string& fileName) const {
     return (oneWindow() ? std::string() : "window_" + std::to_string(window) + "/") + fileName;
   }
@@ -210,7 +227,7 @@ struct Profiler::Impl {
       const std::string name = trace::rankTraceFileName(context.rank, options.gzip);
       data->traceFile = dir / name;
       const std::int64_t bytes =
-          detail::writeWindowFile(*data, data->traceFile, streamTo(storedName(data->index, name)));
+          detail::writeWindowFile(*data, data->traceFile, streamTo(storedName(data->index, name)), false);
       traceFiles.push_back(data->traceFile);
       windowsWritten.push_back(data->index);
       if (context.traceWritten)
@@ -286,6 +303,7 @@ Profiler::Profiler(ProfilerOptions options, ProfilerContext context) : m_impl(st
   d.options = std::move(options);
   d.context = std::move(context);
   d.mainTid = static_cast<std::uint64_t>(::syscall(SYS_gettid));
+  d.refuseExistingTraces();  // before anything is recorded
 
   // GPU tracing: on where asked for or (by default) where the device is CUDA and CUPTI can trace. Probing loads
   // libcupti and initializes the driver, so it happens only when GPU tracing is in question.

@@ -23,12 +23,13 @@ void createParent(const std::filesystem::path& path) {
 }  // namespace
 
 std::int64_t writeWindowFile(const WindowData& window, const std::filesystem::path& path,
-                             const std::function<void(std::string_view)>& onChunk) {
+                             const std::function<void(std::string_view)>& onChunk, bool replaceExisting) {
   createParent(path);
   trace::TraceHeader header = window.header;
   header.traceName = path.string();
   trace::TraceFileOptions options;
   options.onChunk = onChunk;
+  options.replaceExisting = replaceExisting;
   trace::ChromeTraceWriter writer(path, header, options);
   emitWindowEvents(window, [&writer](const trace::TraceEvent& event) { writer.write(event); });
   writer.finish();
@@ -40,6 +41,7 @@ void mergeWindowFiles(const std::vector<std::filesystem::path>& inputs, const st
   createParent(output);
   trace::TraceMergeOptions options;
   options.file.onChunk = onChunk;
+  options.file.replaceExisting = false;  // one run's merged trace never replaces another run's
   trace::mergeTraces(inputs, output, options);
 }
 

@@ -5,7 +5,9 @@
 #   trace_file_names                                    the names of a profiled run's files (per rank, merged)
 #   trace_json, trace_file_sink, chrome_trace_writer   writing (text rules, atomic gzip files, the Kineto layout)
 #   trace_input, trace_reader, trace_event_view         reading (gunzip, the chunked scanner, one event's members)
+#   event_fields                                        what every reader accepts of ph, ts and dur (one place)
 #   trace_merge, trace_validator, trace_summary         tools over files (slice_timeline, intervals: their helpers)
+#   trace_copy                                          a checked copy/conversion (`fathom trace export INPUT -o OUT`)
 #   timeline_index, timeline_queries                  the timeline's index and its per-frame queries (timeline_builder,
 #                                                       slice_lod: their helpers; trace_summarizer: the summary's code)
 #   traces_timeline                                     the timeline of stored traces (one, or several merged; prefixes)
@@ -21,7 +23,9 @@ target_sources(fathom_trace PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/trace_input.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trace_reader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trace_event_view.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/event_fields.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trace_merge.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/trace_copy.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trace_validator.cpp
   ${CMAKE_CURRENT_LIST_DIR}/json_strict.cpp
   ${CMAKE_CURRENT_LIST_DIR}/slice_timeline.cpp

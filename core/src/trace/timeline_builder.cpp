@@ -34,16 +34,17 @@ bool isGpuCategory(std::string_view cat) {
 
 }  // namespace
 
-void TimelineBuilder::add(const TraceEventView& e, std::uint64_t offset) {
+void TimelineBuilder::add(const TraceEventView& e, const EventTimes& times, std::uint64_t offset) {
   ++m_order;
-  switch (e.phase()) {
-  case 'X': addComplete(e, offset); break;
+  // readCheckedEvent guarantees a ts on every phase but M, and a dur >= 0 on X.
+  switch (times.phase) {
+  case 'X': addComplete(e, times, offset); break;
   case 'i':
-  case 'I': addInstant(e, offset); break;
-  case 'C': addCounter(e); break;
+  case 'I': addInstant(e, *times.ts, offset); break;
+  case 'C': addCounter(e, *times.ts); break;
   case 's':
   case 't':
-  case 'f': addFlow(e); break;
+  case 'f': addFlow(e, times.phase, *times.ts); break;
   case 'M': addMetadata(e); break;
   default: ++m_ignored; break;
   }
@@ -90,13 +91,8 @@ std::uint32_t TimelineBuilder::laneOf(const TraceEventView& e) {
   return id;
 }
 
-void TimelineBuilder::addComplete(const TraceEventView& e, std::uint64_t offset) {
-  const std::optional<std::int64_t> ts = e.micros("ts");
-  const std::optional<std::int64_t> dur = e.micros("dur");
-  if (!ts || !dur) {
-    ++m_ignored;  // the summary skips these too
-    return;
-  }
+void TimelineBuilder::addComplete(const TraceEventView& e, const EventTimes& times, std::uint64_t offset) {
+  const std::int64_t ts = *times.ts;
   const std::string_view cat = e.string("cat").value_or("");
   const std::string_view name = e.string("name").value_or("");
   if (!m_haveLastCategory || cat != m_lastCategory) {  // a handful of categories, in runs: skip the hash lookup
@@ -107,9 +103,7 @@ void TimelineBuilder::addComplete(const TraceEventView& e, std::uint64_t offset)
   const std::uint32_t categoryId = m_lastCategoryId;
   FATHOM_CHECK(categoryId < 0xFFFF, StorageError, "more than 65535 event categories");
   StagedLane& lane = m_lanes[laneOf(e)];
-  Staged s{
-      *ts,  *ts + std::max<std::int64_t>(*dur, 0), offset, m_names.intern(name), static_cast<std::uint16_t>(categoryId),
-      kNone};
+  Staged s{ts, ts + times.dur, offset, m_names.intern(name), static_cast<std::uint16_t>(categoryId), kNone};
   if (summaryReadsArgs(cat, name) && m_args.parse(e.raw("args"))) {
     const SummaryArgs args = summaryArgsOf(m_args);
     SliceFacts facts;
@@ -130,20 +124,14 @@ void TimelineBuilder::addComplete(const TraceEventView& e, std::uint64_t offset)
   extend(s.end);
 }
 
-void TimelineBuilder::addInstant(const TraceEventView& e, std::uint64_t offset) {
-  const std::optional<std::int64_t> ts = e.micros("ts");
-  if (!ts) {
-    ++m_ignored;
-    return;
-  }
+void TimelineBuilder::addInstant(const TraceEventView& e, std::int64_t ts, std::uint64_t offset) {
   StagedLane& lane = m_lanes[laneOf(e)];
-  lane.instants.push_back({*ts, offset, m_names.intern(e.string("name").value_or(""))});
-  extend(*ts);
+  lane.instants.push_back({ts, offset, m_names.intern(e.string("name").value_or(""))});
+  extend(ts);
 }
 
-void TimelineBuilder::addCounter(const TraceEventView& e) {
-  const std::optional<std::int64_t> ts = e.micros("ts");
-  if (!ts || !m_args.parse(e.raw("args"))) {
+void TimelineBuilder::addCounter(const TraceEventView& e, std::int64_t ts) {
+  if (!m_args.parse(e.raw("args"))) {
     ++m_ignored;
     return;
   }
@@ -169,25 +157,23 @@ void TimelineBuilder::addCounter(const TraceEventView& e) {
       m_counters.push_back(std::move(c));
     }
     TimelineCounter& c = m_counters[it->second];
-    c.ts.push_back(*ts);
+    c.ts.push_back(ts);
     c.value.push_back(*value);
   }
-  extend(*ts);
+  extend(ts);
 }
 
-void TimelineBuilder::addFlow(const TraceEventView& e) {
-  const std::optional<std::int64_t> ts = e.micros("ts");
+void TimelineBuilder::addFlow(const TraceEventView& e, char phase, std::int64_t ts) {
   const std::string_view id = e.raw("id");
-  if (!ts || id.empty()) {
+  if (id.empty()) {
     ++m_ignored;
     return;
   }
   // Perfetto matches v1 flows by (id, cat, name).
   const std::uint32_t key = m_flowKeys.intern(id, m_flowStrings.intern(e.string("cat").value_or("")),
                                               m_flowStrings.intern(e.string("name").value_or("")));
-  const char phase = e.phase();
   const bool enclosing = phase != 'f' || e.string("bp") == "e";
-  m_flowPoints.push_back({key, laneOf(e), *ts, m_order, phase, enclosing});
+  m_flowPoints.push_back({key, laneOf(e), ts, m_order, phase, enclosing});
 }
 
 void TimelineBuilder::addMetadata(const TraceEventView& e) {

@@ -4,6 +4,7 @@
 // finish().
 #pragma once
 
+#include "event_fields.h"
 #include "fathom/trace/timeline_index.h"
 #include "fathom/trace/trace_event_view.h"
 #include "flow_key_table.h"
@@ -21,8 +22,9 @@ namespace fathom::trace::detail {
 
 class TimelineBuilder {
 public:
-  /// Adds one event (already parsed into `event`) found at byte `offset` of the uncompressed text.
-  void add(const TraceEventView& event, std::uint64_t offset);
+  /// Adds one event (already parsed into `event`, its `times` read by readCheckedEvent) found at byte `offset` of
+  /// the uncompressed text.
+  void add(const TraceEventView& event, const EventTimes& times, std::uint64_t offset);
   /// Sorts and links everything; `metadata` is the reader's (complete: the whole file has been read).
   TimelineData finish(std::string source, const nlohmann::json& metadata, std::uint64_t events);
 
@@ -68,10 +70,10 @@ private:
 
   std::uint32_t laneOf(const TraceEventView& e);
   std::uint32_t processOf(std::string_view pidRaw);
-  void addComplete(const TraceEventView& e, std::uint64_t offset);
-  void addInstant(const TraceEventView& e, std::uint64_t offset);
-  void addCounter(const TraceEventView& e);
-  void addFlow(const TraceEventView& e);
+  void addComplete(const TraceEventView& e, const EventTimes& times, std::uint64_t offset);
+  void addInstant(const TraceEventView& e, std::int64_t ts, std::uint64_t offset);
+  void addCounter(const TraceEventView& e, std::int64_t ts);
+  void addFlow(const TraceEventView& e, char phase, std::int64_t ts);
   void addMetadata(const TraceEventView& e);
   void extend(std::int64_t t);
 

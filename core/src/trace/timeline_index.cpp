@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "fathom/trace/timeline_index.h"
 
+#include "event_fields.h"
 #include "fathom/common/error.h"
 #include "json_scan.h"
 #include "timeline_builder.h"
@@ -36,11 +37,7 @@ std::optional<TimelineData> build(TraceReader& reader, std::uint64_t totalRawByt
     if (options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed)) {
       return std::nullopt;
     }
-    if (!event.parse(reader.event())) {
-      throw StorageError(reader.describeInEvent(
-          event.errorOffset(), "malformed event #" + std::to_string(reader.eventIndex()) + ": " + event.error()));
-    }
-    builder.add(event, reader.eventOffset());
+    builder.add(event, detail::readCheckedEvent(reader, event), reader.eventOffset());
     if (reader.rawBytesRead() >= nextReport) {
       nextReport = reader.rawBytesRead() + options.progressEveryBytes;
       if (!report()) {

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "fathom/trace/trace_file_names.h"
 
+#include "fathom/common/error.h"
+
+#include <algorithm>
 #include <charconv>
+#include <system_error>
 
 namespace fathom::trace {
 namespace {
@@ -13,6 +17,10 @@ const char* extension(bool gzip) {
 }
 
 }  // namespace
+
+std::string runTraceDirectoryName(std::int64_t runId) {
+  return "run_" + std::to_string(runId);
+}
 
 std::string rankTraceFileName(int rank, bool gzip) {
   return "profile_" + std::to_string(rank) + extension(gzip);
@@ -72,6 +80,33 @@ StoredTraceName parseStoredTraceName(std::string_view name) {
   out.window = window;
   out.group = window ? std::string(kWindow) + std::to_string(*window) : std::string();
   return out;
+}
+
+bool isPartialTraceFile(const std::filesystem::path& path) {
+  const std::string name = path.filename().string();
+  return name.ends_with(kPartialTraceSuffix);
+}
+
+TraceDirectoryListing listTraceDirectory(const std::filesystem::path& directory) {
+  TraceDirectoryListing listing;
+  std::error_code error;
+  std::filesystem::directory_iterator it(directory, error);
+  for (; !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
+    if (!it->is_regular_file(error)) {
+      continue;
+    }
+    const std::string name = it->path().filename().string();
+    const std::string_view whole = std::string_view(name).substr(
+        0, isPartialTraceFile(name) ? name.size() - kPartialTraceSuffix.size() : name.size());
+    if (!whole.ends_with(".json") && !whole.ends_with(".json.gz")) {
+      continue;
+    }
+    (whole.size() == name.size() ? listing.traces : listing.partial).push_back(it->path());
+  }
+  FATHOM_CHECK(!error, StorageError, "cannot list the traces in ", directory.string(), ": ", error.message());
+  std::sort(listing.traces.begin(), listing.traces.end());
+  std::sort(listing.partial.begin(), listing.partial.end());
+  return listing;
 }
 
 }  // namespace fathom::trace

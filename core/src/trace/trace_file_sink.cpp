@@ -3,6 +3,7 @@
 
 #include "fathom/common/atomic_file.h"
 #include "fathom/common/error.h"
+#include "fathom/trace/trace_file_names.h"
 
 #include <zlib.h>
 
@@ -119,7 +120,11 @@ TraceFileSink::TraceFileSink(std::filesystem::path path, TraceFileOptions option
     d.zsOpen = true;
   }
   if (!d.options.noFile) {
-    d.guarded([&d] { d.file.emplace(d.path, AtomicFileOptions{.temporarySuffix = ".partial", .what = "trace file"}); });
+    d.guarded([&d] {
+      d.file.emplace(d.path, AtomicFileOptions{.temporarySuffix = std::string(kPartialTraceSuffix),
+                                               .what = "trace file",
+                                               .replaceExisting = d.options.replaceExisting});
+    });
   }
 }
 

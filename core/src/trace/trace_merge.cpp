@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "fathom/trace/trace_merge.h"
 
+#include "event_fields.h"
 #include "fathom/common/error.h"
 #include "fathom/trace/chrome_trace_writer.h"
 #include "fathom/trace/trace_event_view.h"
@@ -423,10 +424,8 @@ TraceMergeResult mergeSources(const std::vector<MergeSource>& sources, const std
     }
     const auto reader = openSource(h.source, options.reader);
     while (reader->next()) {
-      if (!event.parse(reader->event())) {
-        throw StorageError(reader->describeInEvent(
-            event.errorOffset(), "malformed event #" + std::to_string(reader->eventIndex()) + ": " + event.error()));
-      }
+      // The merge refuses what the other readers would refuse: its output must load where its inputs would.
+      detail::readCheckedEvent(*reader, event);
       rewriter->rewrite(event, *reader, line);
       writer.writeRaw(line);
       ++in.events;

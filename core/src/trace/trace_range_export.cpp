@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "fathom/trace/trace_range_export.h"
 
+#include "event_fields.h"
 #include "fathom/common/error.h"
 #include "fathom/trace/trace_event_view.h"
 #include "fathom/trace/trace_file_sink.h"
@@ -209,13 +210,10 @@ private:
                         : 0.0)) {
         return false;
       }
-      if (!m_event.parse(reader.event())) {
-        throw StorageError(reader.describeInEvent(m_event.errorOffset(), "malformed event #" + std::to_string(index) +
-                                                                             ": " + m_event.error()));
-      }
+      const detail::EventTimes times = detail::readCheckedEvent(reader, m_event);
       m_keep.push_back(false);
       if (rankKeeps()) {
-        scanEvent(index);
+        scanEvent(index, times);
       }
     }
     m_result.eventsRead = reader.eventCount();
@@ -228,8 +226,9 @@ private:
     return progress(0.5);
   }
 
-  void scanEvent(std::uint64_t index) {
-    const char phase = m_event.phase();
+  /// `times` were checked by readCheckedEvent: X events have ts and dur >= 0, every phase but M a ts.
+  void scanEvent(std::uint64_t index, const detail::EventTimes& times) {
+    const char phase = times.phase;
     const bool selected = rowSelected();  // sets m_key to the row
     if (!m_rows.empty() && selected) {
       keepPid(pidId());  // a selected row's process: its names, sort index and counters
@@ -238,16 +237,9 @@ private:
       m_perProcess.push_back({index, pidId(), false});
       return;
     }
-    const std::optional<std::int64_t> ts = m_event.micros("ts");
-    if (!ts) {
-      return;
-    }
+    const std::optional<std::int64_t> ts = times.ts;
     if (phase == 'X') {
-      const std::optional<std::int64_t> dur = m_event.micros("dur");
-      if (!dur) {
-        return;
-      }
-      const Interval time{*ts, *ts + std::max<std::int64_t>(*dur, 0)};
+      const Interval time{*ts, *ts + times.dur};
       const std::string_view cat = m_event.string("cat").value_or("");
       if (selected && meets(time.start, time.end)) {
         keep(index);

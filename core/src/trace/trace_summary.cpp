@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "fathom/trace/trace_summary.h"
 
+#include "event_fields.h"
 #include "fathom/common/error.h"
 #include "fathom/trace/trace_event_view.h"
 #include "fathom/trace/trace_merge.h"
@@ -17,15 +18,12 @@ namespace fathom::trace {
 namespace {
 
 /// Feeds one event to the summarizer: complete events with the few args it reads, `Memory` counters and
-/// `[memory]` instants. `args` and `thread` are scratch space reused across events.
-void add(detail::TraceSummarizer& summarizer, const TraceEventView& e, TraceEventView& args, std::string& thread) {
-  const char phase = e.phase();
+/// `[memory]` instants. `times` were checked by readCheckedEvent (X events have ts and dur >= 0, every other phase
+/// but M a ts). `args` and `thread` are scratch space reused across events.
+void add(detail::TraceSummarizer& summarizer, const TraceEventView& e, const detail::EventTimes& times,
+         TraceEventView& args, std::string& thread) {
+  const char phase = times.phase;
   if (phase == 'X') {
-    const std::optional<std::int64_t> ts = e.micros("ts");
-    const std::optional<std::int64_t> dur = e.micros("dur");
-    if (!ts || !dur) {
-      return;
-    }
     const std::string_view cat = e.string("cat").value_or("");
     const std::string_view name = e.string("name").value_or("");
     detail::SummaryArgs facts;
@@ -35,18 +33,16 @@ void add(detail::TraceSummarizer& summarizer, const TraceEventView& e, TraceEven
     thread.assign(e.raw("pid"));
     thread += '/';
     thread += e.raw("tid");
-    summarizer.addComplete(cat, name, *ts, *ts + std::max<std::int64_t>(*dur, 0), thread, facts);
+    summarizer.addComplete(cat, name, *times.ts, *times.ts + times.dur, thread, facts);
   } else if (phase == 'C' || phase == 'i' || phase == 'I') {
     const std::string_view wanted = phase == 'C' ? "Memory" : "[memory]";
-    const std::optional<std::int64_t> ts = e.micros("ts");
     if (e.string("name") != wanted || !args.parse(e.raw("args"))) {
       return;
     }
-    // Before ranges existed the summary took every memory sample, with or without a ts: keep that without one.
     if (phase == 'C') {
-      summarizer.addMemoryCounter(ts.value_or(0), args);
+      summarizer.addMemoryCounter(*times.ts, args);
     } else {
-      summarizer.addMemoryInstant(ts.value_or(0), args);
+      summarizer.addMemoryInstant(*times.ts, args);
     }
   }
 }
@@ -86,17 +82,15 @@ TraceSummary summarizeTrace(const std::filesystem::path& path, const TraceSummar
   std::string thread;
   std::uint64_t summarized = 0;
   while (reader.next()) {
-    if (!event.parse(reader.event())) {
-      throw StorageError(reader.describeInEvent(
-          event.errorOffset(), "malformed event #" + std::to_string(reader.eventIndex()) + ": " + event.error()));
-    }
+    // Every event is checked, also those of other ranks: a file with broken events is refused, not half read.
+    const detail::EventTimes times = detail::readCheckedEvent(reader, event);
     if (!ranks.empty()) {
       const std::optional<std::int64_t> pid = event.integer("pid");
       if (!pid || *pid / kMergedPidStride != *options.rank) {
         continue;
       }
     }
-    add(summarizer, event, args, thread);
+    add(summarizer, event, times, args, thread);
     ++summarized;
     if (options.onProgress && reader.eventCount() % options.progressEvery == 0) {
       options.onProgress(reader.eventCount());

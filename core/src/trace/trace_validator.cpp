@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "fathom/trace/trace_validator.h"
 
+#include "event_fields.h"
 #include "fathom/common/error.h"
 #include "fathom/trace/trace_event_view.h"
 #include "fathom/trace/trace_reader.h"
@@ -161,13 +162,15 @@ public:
     (level == Level::Error ? m_report.errorCount : m_report.warningCount) += 1;
     if (count <= m_options.maxIssuesPerRule) {
       auto& list = level == Level::Error ? m_report.errors : m_report.warnings;
-      list.push_back({std::string(rule), std::move(message), event, text.empty() ? "" : excerptOf(text)});
+      list.push_back({std::string(rule), std::move(message), event, text.empty() ? "" : excerptOf(text),
+                      event >= 0 ? static_cast<std::int64_t>(m_eventOffset) : -1});
     }
   }
 
   void checkEvent(const TraceReader& reader) {
     const std::string_view text = reader.event();
     const auto index = static_cast<std::int64_t>(reader.eventIndex());
+    m_eventOffset = reader.eventOffset();
     ++m_report.events;
     // One pass checks the JSON grammar and splits the event into its members.
     const TraceEventView::Strict parsed = m_event.parseStrict(text);
@@ -187,7 +190,7 @@ public:
     }
     const std::optional<std::string_view> ph = m_event.string("ph");
     if (!ph || ph->empty()) {
-      add("ph", "no string \"ph\"", index, text);
+      add("ph", detail::describe({"ph", detail::kExpectedPhase, m_event.raw("ph")}), index, text);
       return;
     }
     const std::string phase(*ph);
@@ -210,7 +213,8 @@ public:
     }
     const std::optional<PerfettoTime> ts = timeOf(m_event.raw("ts"));
     if (!ts || ts->ns < 0) {
-      add("ts", ts ? "negative ts" : "no numeric ts", index, text);
+      add("ts", detail::describe({"ts", ts ? detail::kExpectedDuration : detail::kExpectedMicros, m_event.raw("ts")}),
+          index, text);
     } else if (ts->ns >= kExactDoubleNs) {
       add("ts-precision", "ts beyond 2^53 ns: a double loses nanoseconds; write ts relative to baseTimeNanoseconds",
           index, text);
@@ -335,7 +339,7 @@ private:
   void checkComplete(std::optional<PerfettoTime> ts, std::int64_t index, std::string_view text) {
     const std::optional<PerfettoTime> dur = timeOf(m_event.raw("dur"));
     if (!dur || dur->ns < 0) {
-      add("x-dur", dur ? "negative dur" : "no numeric dur", index, text);
+      add("x-dur", detail::describe({"dur", detail::kExpectedDuration, m_event.raw("dur")}), index, text);
     }
     if (!isString(m_event.raw("name"))) {
       add("x-name", "no string name", index, text);
@@ -456,8 +460,9 @@ private:
 
   const TraceValidatorOptions& m_options;
   TraceValidationReport m_report;
-  TraceEventView m_event;  ///< the current event's members
-  TraceEventView m_args;   ///< its args' members, parsed on demand
+  std::uint64_t m_eventOffset = 0;  ///< the current event's byte offset, for its findings
+  TraceEventView m_event;           ///< the current event's members
+  TraceEventView m_args;            ///< its args' members, parsed on demand
   detail::SliceTimeline m_timeline;
   std::unordered_map<std::string, Flow> m_flows;
   std::unordered_set<std::int64_t> m_launchCorrelations;

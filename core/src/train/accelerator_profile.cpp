@@ -76,6 +76,12 @@ profile::Profiler Accelerator::profile(profile::ProfilerOptions options) {
   context.modelStates = [this] { return modelStateStorages(); };
   if (numProcesses() > 1)
     context.barrier = [this] { waitForEveryone(); };
+  std::optional<std::int64_t> runId;
+  if (const telemetry::SqliteTracker* workspace = workspaceTracker();
+      workspace != nullptr && workspace->run().value > 0) {
+    runId = workspace->run().value;  // the traces' folder under outputTraceDir: run_<id>, one per run
+  }
+  context.runId = runId;
   if (workspaceTracker() != nullptr) {
     // Traces go to the run's workspace as they are written (through the launcher's collector when launched).
     context.traceChunk = [this](std::string_view name, std::string_view chunk) {
@@ -88,12 +94,14 @@ profile::Profiler Accelerator::profile(profile::ProfilerOptions options) {
                             unixNowSeconds());
     };
   }
-  context.metadataJson = nlohmann::json{{"fathom",
-                                         {{"strategy", strategy()},
-                                          {"mixed_precision", precision::toString(mixedPrecision())},
-                                          {"device", m_device.str()},
-                                          {"gradient_accumulation_steps", gradientAccumulationSteps()}}}}
-                             .dump();
+  nlohmann::json fathomKeys = {{"strategy", strategy()},
+                               {"mixed_precision", precision::toString(mixedPrecision())},
+                               {"device", m_device.str()},
+                               {"gradient_accumulation_steps", gradientAccumulationSteps()}};
+  if (runId) {
+    fathomKeys["run_id"] = *runId;  // a trace file says which run wrote it
+  }
+  context.metadataJson = nlohmann::json{{"fathom", fathomKeys}}.dump();
   // The memory peaks of each window land in the workspace next to the run's other memory samples.
   auto userCallback = std::move(options.onTraceReady);
   options.onTraceReady = [this, userCallback](const profile::TraceWindow& window) {

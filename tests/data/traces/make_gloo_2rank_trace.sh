@@ -9,5 +9,5 @@ dir=$(mktemp -d)
 "$fathom" launch --num_processes 2 --num_cpu_threads_per_process 1 --quiet --workspace "$dir/ws.sqlite" \
   "$fathom" train --model gpt-tiny --batch_size 2 --steps 3 --log_every 0 --profile --profile_dir "$dir/traces" \
   --profile_schedule 1,0,1,1
-gzip -9 -n -c "$dir/traces/merged/profile_merged.json" > tests/data/traces/gloo_2rank_merged.json.gz
+gzip -9 -n -c "$dir"/traces/run_*/merged/profile_merged.json > tests/data/traces/gloo_2rank_merged.json.gz
 rm -rf "$dir"

@@ -18,6 +18,10 @@ struct AtomicFileOptions {
   /// a writer killed while writing (SIGKILL, a power loss) leaves no file behind. Where the file system has no
   /// O_TMPFILE the named temporary is used from the start.
   bool unnamedWhileWriting = false;
+  /// Whether commit() may replace a file already at the final path. False: commit() publishes only where nothing is
+  /// (renameat2 RENAME_NOREPLACE, or link + unlink where the file system lacks it) and otherwise fails with "it
+  /// exists", the temporary removed: for files that must never overwrite another's (two runs' traces).
+  bool replaceExisting = true;
 };
 
 /// Writes a file so that readers see the old file or the whole new one, never a part: bytes go to a temporary file
@@ -43,7 +47,8 @@ public:
   /// the file on an I/O error, or when the file was already committed or abandoned.
   void write(const void* data, std::size_t size);
   void write(std::string_view bytes) { write(bytes.data(), bytes.size()); }
-  /// fsync, close, rename to path(), fsync the directory. Throws StorageError (after abandoning) on failure.
+  /// fsync, close, rename to path() (never over an existing file without AtomicFileOptions::replaceExisting), fsync
+  /// the directory. Throws StorageError (after abandoning) on failure.
   void commit();
   /// Closes and removes the temporary; safe to call at any time, also after a failure or a commit (then a no-op).
   void abandon() noexcept;
@@ -71,6 +76,8 @@ private:
   void checkWritable() const;
   /// Links the unnamed file to temporaryPath() (commit(), before the rename).
   void giveTemporaryName();
+  /// The rename of commit() without AtomicFileOptions::replaceExisting.
+  void publishWithoutReplacing();
   /// Abandons and throws with writeFailureReason(error).
   [[noreturn]] void failErrno(std::string_view what, int error);
 

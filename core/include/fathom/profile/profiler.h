@@ -43,6 +43,12 @@ struct ProfilerContext {
   std::function<void(const std::filesystem::path& path, std::int64_t bytes)> traceWritten;
   /// Extra top-level keys for every trace file, as a JSON object's text ({"fathom":{"run_id":3}}); may be empty.
   std::string metadataJson;
+  /// The workspace's run, when there is one: its traces go to `outputTraceDir/run_<id>/` (trace_file_names.h), so
+  /// runs that share a profile directory never write the same file and each run's artifact rows keep pointing at its
+  /// own traces. Without it the traces go to outputTraceDir itself. Either way a trace file never replaces an
+  /// existing one: the Profiler refuses to start when its first trace file exists (ConfigError), and a file that
+  /// appears meanwhile makes the write fail (StorageError "it exists").
+  std::optional<std::int64_t> runId;
 };
 
 /// Counts of one recorded window.

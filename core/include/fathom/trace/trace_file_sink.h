@@ -23,6 +23,9 @@ struct TraceFileOptions {
   /// concatenation of all blocks is the finished file. The profiler streams a trace to the workspace with it while
   /// the trace is written. An exception thrown here aborts the sink like an I/O error.
   std::function<void(std::string_view)> onChunk;
+  /// Whether finish() may replace a file already at the path (AtomicFileOptions::replaceExisting). The profiler's
+  /// traces never replace another's: a StorageError "it exists" instead.
+  bool replaceExisting = true;
   /// Write no file: the blocks go to onChunk only, and the path only names the trace in messages (a trace assembled
   /// in memory, as mergeTraceBytes does).
   bool noFile = false;

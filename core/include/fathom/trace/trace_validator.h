@@ -31,6 +31,7 @@ struct TraceIssue {
   std::string message;           ///< English, self-contained
   std::int64_t eventIndex = -1;  ///< the event's index in traceEvents; -1 for the file as a whole
   std::string excerpt;           ///< the start of the event's text (at most 160 bytes); empty for the file
+  std::int64_t byteOffset = -1;  ///< the event's byte offset in the (uncompressed) text; -1 for the file
 };
 
 /// What the validator found.
