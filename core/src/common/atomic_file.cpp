@@ -135,6 +135,8 @@ void AtomicFile::giveTemporaryName() {
     failErrno("cannot name the finished file " + m_temporary.string(), errno);
   }
   m_unnamed = false;  // from here on abandon() removes the name
+}
+
 void AtomicFile::publishWithoutReplacing() {
   // Atomic test-and-rename: two writers of one path cannot both succeed, and neither replaces what is there.
   if (::renameat2(AT_FDCWD, m_temporary.c_str(), AT_FDCWD, m_path.c_str(), RENAME_NOREPLACE) == 0) {
