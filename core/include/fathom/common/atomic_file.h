@@ -68,4 +68,9 @@ private:
   bool m_abandoned = false;
 };
 
+/// fsyncs a directory, making the creations, renames and deletions of entries in it durable (what AtomicFile::commit
+/// does for its file's directory, for callers that rename folders: checkpoint publishing). Throws StorageError
+/// naming the directory and `what` it is when it cannot be opened or synced.
+void syncDirectory(const std::filesystem::path& directory, std::string_view what = "directory");
+
 }  // namespace fathom
