@@ -15,6 +15,7 @@
 #include <fathom/train/accelerator.h>
 
 #include <ATen/ATen.h>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 #include <torch/optim/adamw.h>
@@ -146,13 +147,18 @@ int runWorker(int rank, int world, int port, int timeoutMs) {
 class TestCheckpointGloo : public QObject {
   Q_OBJECT
 
-  static void runPhase(const QString& phase, const QString& strategy, int world, const QString& dir) {
+  /// Runs one phase on `world` processes; returns their results (exit code 0 expected unless checked otherwise).
+  static QList<fathom::test::WorkerResult> startPhase(const QString& phase, const QString& strategy, int world,
+                                                      const QString& dir) {
     qputenv("FATHOM_TEST_SCENARIO", (phase + u':' + strategy).toUtf8());
     qputenv("FATHOM_TEST_DIR", dir.toUtf8());
     QList<int> ranks;
     for (int rank = 0; rank < world; ++rank)
       ranks << rank;
-    const auto results = fathom::test::runWorkerGroup(world, ranks, 60'000);
+    return fathom::test::runWorkerGroup(world, ranks, 60'000);
+  }
+  static void runPhase(const QString& phase, const QString& strategy, int world, const QString& dir) {
+    const auto results = startPhase(phase, strategy, world, dir);
     for (int rank = 0; rank < world; ++rank) {
       const auto& r = results[rank];
       QVERIFY2(
@@ -161,14 +167,30 @@ class TestCheckpointGloo : public QObject {
               u"%1 %2, rank %3 exit %4:\n%5%6"_s.arg(phase, strategy).arg(rank).arg(r.exitCode).arg(r.out, r.err)));
     }
   }
-
-private slots:
-  void resumeIsBitExact_data() {
+  static void addRows(const std::vector<std::pair<const char*, int>>& rows) {
     QTest::addColumn<QString>("strategy");
     QTest::addColumn<int>("world");
-    for (const char* s : {"ddp", "fsdp", "fsdp-sharded", "zero1", "zero2", "zero3"})
-      QTest::addRow("%s x2", s) << QString::fromLatin1(s) << 2;
+    for (const auto& [s, world] : rows)
+      QTest::addRow("%s x%d", s, world) << QString::fromLatin1(s) << world;
   }
+
+private slots:
+#ifndef FATHOM_CHECKPOINT_WIDE
+  void resumeIsBitExact_data() {
+    addRows({{"ddp", 2}, {"fsdp", 2}, {"fsdp-sharded", 2}, {"zero1", 2}, {"zero2", 2}, { "zero3", 2 }});
+  }
+#else
+  // The wider matrix, as its own executable (tst_checkpoint_resume_wide) so each stays within CI's per-test budget.
+  void resumeIsBitExact_data() {
+    addRows({{"shard_grad_op", 2},
+             {"fsdp-offload", 2},
+             {"zero2-offload", 2},
+             {"zero3-offload", 2},
+             {"fsdp+bf16", 2},
+             {"hybrid", 4},
+             {"zero3", 4}});
+  }
+#endif
   void resumeIsBitExact() {
     QFETCH(QString, strategy);
     QFETCH(int, world);
@@ -194,6 +216,27 @@ private slots:
       }
     }
   }
+
+#ifdef FATHOM_CHECKPOINT_WIDE
+  /// Sharded files of another strategy, and a missing rank file: every process fails, naming the file.
+  void anotherLayoutAndAMissingRankFileAreRefused() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    runPhase(u"straight"_s, u"zero3"_s, 2, dir.path());
+    auto results = startPhase(u"resumed"_s, u"zero2"_s, 2, dir.path());
+    for (int rank = 0; rank < 2; ++rank) {
+      const QString expected = u"model_rank%1.safetensors: a sharded file saved by 2 process(es) with strategy zero3; "
+                               u"this run has 2 with strategy zero2"_s.arg(rank);
+      QVERIFY2(results[rank].exitCode == 3 && results[rank].err.contains(expected), qPrintable(results[rank].err));
+    }
+    QVERIFY(QFile::remove(dir.path() + u"/checkpoints/checkpoint_0/optimizer_rank1.safetensors"_s));
+    results = startPhase(u"resumed"_s, u"zero3"_s, 2, dir.path());
+    QVERIFY2(results[1].exitCode == 3 && results[1].err.contains(u"optimizer_rank1.safetensors is missing"_s),
+             qPrintable(results[1].err));
+    QVERIFY2(results[0].exitCode == 3 && results[0].err.contains(u"process(es) 1 failed"_s),
+             qPrintable(results[0].err));
+  }
+#endif
 };
 
 int main(int argc, char** argv) {
