@@ -15,15 +15,22 @@
 #include <fathom/train/accelerator.h>
 
 #include <ATen/ATen.h>
+#include <QCoreApplication>
+#include <QProcess>
+#include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QTest>
 #include <nlohmann/json.hpp>
 #include <torch/optim/adamw.h>
 #include <torch/optim/schedulers/step_lr.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <sys/resource.h>
 
+using namespace Qt::StringLiterals;
 using fathom::test::contains;
 using fathom::test::messageOf;
 namespace fs = std::filesystem;
@@ -114,8 +121,8 @@ struct Setup {
   std::shared_ptr<Counter> counter = std::make_shared<Counter>();
 };
 
-bool same(const std::vector<std::pair<std::string, at::Tensor>>& a,
-          const std::vector<std::pair<std::string, at::Tensor>>& b, std::string& why) {
+[[maybe_unused]] bool same(const std::vector<std::pair<std::string, at::Tensor>>& a,
+                           const std::vector<std::pair<std::string, at::Tensor>>& b, std::string& why) {
   if (a.size() != b.size()) {
     why = "sizes " + std::to_string(a.size()) + " vs " + std::to_string(b.size());
     return false;
@@ -136,7 +143,7 @@ std::vector<std::string> names(const std::vector<fs::path>& paths) {
   return out;
 }
 
-void flipByte(const fs::path& file, std::uintmax_t at) {
+[[maybe_unused]] void flipByte(const fs::path& file, std::uintmax_t at) {
   std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
   f.seekg(static_cast<std::streamoff>(at));
   char c = 0;
@@ -146,12 +153,47 @@ void flipByte(const fs::path& file, std::uintmax_t at) {
   f.write(&c, 1);
 }
 
+/// `--saver DIR`: resumes from DIR's latest checkpoint if there is one, then trains and saves (total_limit 2) until
+/// killed. What a preempted job does, for the SIGKILL test.
+int runSaver(const fs::path& project) {
+  fathom::train::AcceleratorOptions options;
+  options.checkpoint.totalLimit = 2;
+  Setup s(project, 128, options);
+  if (!fathom::checkpoint::listCheckpoints(project / "checkpoints").empty())
+    s.accelerator.loadState();
+  for (;;) {
+    s.train(1);
+    s.accelerator.saveState();
+  }
+}
+
+/// `--saver-disk-full DIR`: one checkpoint, then a save with every file limited to 64 KiB (RLIMIT_FSIZE: writes past
+/// it fail with EFBIG, as on a full disk). Prints the error; exit 0 when the save failed with a StorageError.
+int runDiskFullSaver(const fs::path& project) {
+  Setup s(project, 128);
+  s.train(1);
+  s.accelerator.saveState();
+  std::signal(SIGXFSZ, SIG_IGN);
+  const rlimit limit{64 * 1024, 64 * 1024};
+  if (::setrlimit(RLIMIT_FSIZE, &limit) != 0)
+    return 2;
+  s.train(1);
+  try {
+    s.accelerator.saveState();
+  } catch (const fathom::StorageError& e) {
+    std::cout << e.what() << std::endl;
+    return 0;
+  }
+  return 1;
+}
+
 }  // namespace
 
 class TestCheckpoint : public QObject {
   Q_OBJECT
 
 private slots:
+#ifndef FATHOM_CHECKPOINT_CRASH
   void rotationKeepsTheNewestTotalLimit() {
     // Accelerate's test_state_checkpointing: total_limit 2, 11 saves -> checkpoint_9 and checkpoint_10.
     QTemporaryDir dir;
@@ -375,7 +417,67 @@ private slots:
     s.accelerator.setSaveIteration(0);
     QVERIFY(contains(messageOf([&] { s.accelerator.saveState(); }), "checkpoint_0 already exists"));
   }
+
+#else
+  /// A job SIGKILLed at random moments while it trains and saves: after every kill, every checkpoint_<n> that
+  /// listCheckpoints() offers is complete (each file matches manifest.json) and loadState() takes the newest.
+  void killedDuringSaveNeverLeavesAPartialCheckpoint() {
+    QTemporaryDir dir;
+    const fs::path project = dir.path().toStdString();
+    const fs::path checkpoints = project / "checkpoints";
+    int midSave = 0;
+    constexpr int kKills = 20;
+    for (int kill = 0; kill < kKills; ++kill) {
+      QProcess saver;
+      saver.start(QCoreApplication::applicationFilePath(), {u"--saver"_s, dir.path()});
+      QVERIFY(saver.waitForStarted());
+      // Until the first checkpoint exists, let it get there; afterwards kill at a random moment of its loop.
+      if (kill == 0) {
+        QTRY_VERIFY_WITH_TIMEOUT(!fathom::checkpoint::listCheckpoints(checkpoints).empty(), 30'000);
+      }
+      QTest::qWait(static_cast<int>(QRandomGenerator::global()->bounded(300, 1500)));
+      saver.kill();  // SIGKILL
+      QVERIFY(saver.waitForFinished());
+      bool staging = false;
+      for (const auto& e : fs::directory_iterator(checkpoints))
+        staging = staging || e.path().filename().string().find(".staging") != std::string::npos;
+      midSave += staging ? 1 : 0;
+      const auto all = fathom::checkpoint::listCheckpoints(checkpoints);
+      QVERIFY(!all.empty());
+      for (const auto& folder : all) {
+        for (const auto& record : fathom::checkpoint::readManifest(folder).files)
+          fathom::checkpoint::verifyFile(folder, record);
+      }
+      Setup reader(project, 128);
+      QCOMPARE(reader.accelerator.loadState(), all.back());
+    }
+    qInfo("%d of %d kills left a save half-done (a staging folder); none was taken", midSave, kKills);
+  }
+
+  void aFullDiskFailsTheSaveAndKeepsThePrevious() {
+    QTemporaryDir dir;
+    QProcess saver;
+    saver.start(QCoreApplication::applicationFilePath(), {u"--saver-disk-full"_s, dir.path()});
+    QVERIFY(saver.waitForFinished(60'000));
+    const QString out = QString::fromUtf8(saver.readAllStandardOutput());
+    QVERIFY2(saver.exitCode() == 0 && out.contains(u"File too large"_s) && out.contains(u".staging/"_s),
+             qPrintable(out + QString::fromUtf8(saver.readAllStandardError())));
+    const fs::path checkpoints = fs::path(dir.path().toStdString()) / "checkpoints";
+    QCOMPARE(names(fathom::checkpoint::listCheckpoints(checkpoints)), (std::vector<std::string>{"checkpoint_0"}));
+    QVERIFY(!fs::exists(checkpoints / ".checkpoint_1.staging"));
+    for (const auto& record : fathom::checkpoint::readManifest(checkpoints / "checkpoint_0").files)
+      fathom::checkpoint::verifyFile(checkpoints / "checkpoint_0", record);
+  }
+#endif
 };
 
-QTEST_GUILESS_MAIN(TestCheckpoint)
+int main(int argc, char** argv) {
+  if (argc == 3 && std::string_view(argv[1]) == "--saver")
+    return runSaver(argv[2]);
+  if (argc == 3 && std::string_view(argv[1]) == "--saver-disk-full")
+    return runDiskFullSaver(argv[2]);
+  QCoreApplication app(argc, argv);
+  TestCheckpoint test;
+  return QTest::qExec(&test, argc, argv);
+}
 #include "tst_checkpoint.moc"
