@@ -56,7 +56,8 @@ static_assert(fathom::checkpoint::Checkpointable<Counter>);
 
 /// One process's training setup: an MLP, AdamW, StepLR, a shuffled loader, a registered counter.
 struct Setup {
-  explicit Setup(const fs::path& project, std::int64_t hidden = 8, fathom::train::AcceleratorOptions options = {})
+  explicit Setup(const fs::path& project, std::int64_t hidden = 8, fathom::train::AcceleratorOptions options = {},
+                 std::int64_t batchSize = 4)
       : accelerator(withProject(options, project), fathom::runtime::ProcessState::fromVariables(noEnv)) {
     fathom::models::ModelRequest request;
     request.set(fathom::models::ModelDimension::Hidden, static_cast<double>(hidden))
@@ -67,7 +68,7 @@ struct Setup {
     auto scheduler0 = std::make_shared<torch::optim::StepLR>(*optimizer0, 2, 0.5);
     auto dataset = std::make_shared<fathom::models::RegressionDataset>(
         fathom::models::RegressionDatasetOptions{.numSamples = 40, .dim = hidden, .seed = 2});
-    fathom::data::DataLoader loader0(dataset, {.batchSize = 4, .shuffle = true, .seed = 5});
+    fathom::data::DataLoader loader0(dataset, {.batchSize = batchSize, .shuffle = true, .seed = 5});
     std::tie(model, optimizer, scheduler, loader) = accelerator.prepare(model0, optimizer0, scheduler0, loader0);
     accelerator.registerForCheckpointing(counter);
   }
@@ -369,6 +370,28 @@ private slots:
              e.c_str());
     std::string why;
     QVERIFY2(same(before, other.snapshot(), why), why.c_str());
+  }
+
+  void anotherDataSetupOrComponentCountIsRefused() {
+    QTemporaryDir dir;
+    const fs::path project = dir.path().toStdString();
+    fs::path folder;
+    {
+      Setup s(project);
+      s.train(2);
+      folder = s.accelerator.saveState();
+    }
+    Setup batches(project, 8, {}, 5);
+    const auto before = batches.snapshot();
+    std::string e = messageOf([&] { batches.accelerator.loadState(folder); });
+    QVERIFY2(contains(e, "dl_state_dict.safetensors: the data loader was saved with batch_size 4, this one has 5"),
+             e.c_str());
+    std::string why;
+    QVERIFY2(same(before, batches.snapshot(), why), why.c_str());
+    Setup more(project);
+    more.accelerator.registerForCheckpointing(std::make_shared<Counter>());
+    e = messageOf([&] { more.accelerator.loadState(folder); });
+    QVERIFY2(contains(e, "manifest.json: the checkpoint has 1 registered object(s), this run prepared 2"), e.c_str());
   }
 
   void aFailedSaveLeavesThePreviousCheckpoints() {
