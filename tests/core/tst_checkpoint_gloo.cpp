@@ -7,6 +7,7 @@
 #include "rank_checker.h"
 #include "worker_group.h"
 
+#include <fathom/checkpoint/checkpoint_folder.h>
 #include <fathom/checkpoint/training_state.h>
 #include <fathom/io/safetensors.h>
 #include <fathom/models/model.h>
@@ -21,7 +22,9 @@
 #include <torch/optim/adamw.h>
 #include <torch/optim/schedulers/step_lr.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 using namespace Qt::StringLiterals;
@@ -115,8 +118,12 @@ void resumeScenario(Checker& c, const std::string& phase, const std::string& str
       optimizer->step();
       scheduler->step();
       optimizer->zeroGrad();
-      if (accelerator.syncGradients() && accelerator.optimizerSteps() == kHalf && phase == "straight")
+      if (accelerator.syncGradients() && accelerator.optimizerSteps() == kHalf && phase == "straight") {
         accelerator.saveState();
+        // The full model at the checkpoint, to compare with what mergeShardedModel puts together from the files.
+        fathom::io::writeSafetensors(dir + "/saved_rank" + std::to_string(rank) + ".safetensors",
+                                     accelerator.getStateDict(model, /*rank0Only=*/false));
+      }
       if (accelerator.syncGradients() && accelerator.optimizerSteps() == target)
         break;
     }
@@ -198,6 +205,17 @@ private slots:
     QVERIFY(dir.isValid());
     runPhase(u"straight"_s, strategy, world, dir.path());
     runPhase(u"resumed"_s, strategy, world, dir.path());
+    // A sharded model (FSDP SHARDED_STATE_DICT, ZeRO-3) merges into the full state dict without those processes.
+    const std::filesystem::path checkpoint = dir.path().toStdString() + "/checkpoints/checkpoint_0";
+    if (std::filesystem::exists(checkpoint / "model_rank0.safetensors")) {
+      const auto merged = fathom::checkpoint::mergeShardedModel(checkpoint);
+      const auto saved = fathom::io::readSafetensors(dir.path().toStdString() + "/saved_rank0.safetensors");
+      QCOMPARE(merged.size(), saved.tensors.size());
+      for (const auto& [name, t] : saved.tensors) {
+        const auto it = std::find_if(merged.begin(), merged.end(), [&](const auto& m) { return m.first == name; });
+        QVERIFY2(it != merged.end() && at::equal(it->second, t), name.c_str());
+      }
+    }
     for (int rank = 0; rank < world; ++rank) {
       const auto suffix = u"_rank%1.safetensors"_s.arg(rank);
       const auto straight = fathom::io::readSafetensors((dir.path() + u"/straight"_s + suffix).toStdString());

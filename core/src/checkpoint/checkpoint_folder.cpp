@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <zlib.h>
 
+#include <ATen/ATen.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -189,6 +191,87 @@ StateDict readVerified(const std::filesystem::path& folder, const Manifest& mani
   verifyFile(folder, *record);
   io::SafetensorsFile file = io::readSafetensors(folder / name);
   return StateDict{std::move(file.tensors), std::move(file.metadata)};
+}
+
+std::vector<std::pair<std::string, at::Tensor>> mergeShardedModel(const std::filesystem::path& folder,
+                                                                  const std::string& component) {
+  const Manifest manifest = readManifest(folder);
+  const std::string indexName = "index.json";
+  const FileRecord* indexRecord = manifest.find(indexName);
+  FATHOM_CHECK(indexRecord != nullptr, ConfigError, (folder / indexName).string(),
+               " is not part of the checkpoint: nothing in it is sharded");
+  verifyFile(folder, *indexRecord);
+  nlohmann::json index;
+  try {
+    std::ifstream in(folder / indexName);
+    index = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw StorageError(detail::concat((folder / indexName).string(), ": not valid JSON: ", e.what()));
+  }
+  std::map<std::string, StateDict> files;  // each process's file, read once
+  const auto fileNamed = [&](const std::string& name) -> const StateDict& {
+    auto it = files.find(name);
+    if (it == files.end())
+      it = files.emplace(name, readVerified(folder, manifest, name)).first;
+    return it->second;
+  };
+  std::vector<std::pair<std::string, at::Tensor>> out;
+  const std::string prefix = component + "/";
+  std::string rank0File;
+  try {
+    for (const auto& [key, entry] : index.at("tensors").items()) {
+      if (key.rfind(prefix, 0) != 0)
+        continue;
+      const std::string unit = key.substr(prefix.size());
+      const nlohmann::json& layout = entry.at("layout");
+      const std::int64_t numel = layout.at("numel").get<std::int64_t>();
+      at::Tensor full = at::zeros({entry.at("global_shape").at(0).get<std::int64_t>()}, at::kFloat);
+      // Which of [0, numel) the slices cover (hybrid strategies save the same slice on several processes).
+      std::vector<std::pair<std::int64_t, std::int64_t>> covered;
+      for (const auto& shard : entry.at("shards")) {
+        const std::string file = shard.at("file").get<std::string>();
+        if (shard.at("rank").get<int>() == 0)
+          rank0File = file;
+        const at::Tensor* slice = fileNamed(file).tensor(shard.at("key").get<std::string>());
+        FATHOM_CHECK(slice != nullptr, ConfigError, (folder / file).string(), ": has no tensor '",
+                     shard.at("key").get<std::string>(), "' (", indexName, " says it does)");
+        const std::int64_t offset = shard.at("offset").get<std::int64_t>();
+        const std::int64_t n = shard.at("numel").get<std::int64_t>();
+        FATHOM_CHECK(slice->numel() == n && offset >= 0 && offset + n <= full.numel(), ConfigError,
+                     (folder / file).string(), ": the slice of unit '", unit, "' does not fit its index entry");
+        full.narrow(0, offset, n).copy_(slice->reshape({-1}));
+        covered.emplace_back(offset, offset + n);
+      }
+      std::sort(covered.begin(), covered.end());
+      std::int64_t reached = 0;
+      for (const auto& [begin, end] : covered) {
+        FATHOM_CHECK(begin <= reached, ConfigError, (folder / indexName).string(), ": unit '", unit,
+                     "' has no slice for ", "elements [", reached, ", ", begin, ")");
+        reached = std::max(reached, end);
+      }
+      FATHOM_CHECK(reached >= numel, ConfigError, (folder / indexName).string(), ": unit '", unit,
+                   "' has no slice for elements [", reached, ", ", numel, ")");
+      for (const auto& parameter : layout.at("parameters")) {
+        const auto shape = parameter.at("shape").get<std::vector<std::int64_t>>();
+        std::int64_t n = 1;
+        for (std::int64_t d : shape)
+          n *= d;
+        out.emplace_back(parameter.at("name").get<std::string>(),
+                         full.narrow(0, parameter.at("offset").get<std::int64_t>(), n).view(shape).clone());
+      }
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw StorageError(detail::concat((folder / indexName).string(), ": malformed shard index: ", e.what()));
+  }
+  FATHOM_CHECK(!out.empty(), ConfigError, (folder / indexName).string(), ": the checkpoint has no sharded '", component,
+               "'");
+  if (!rank0File.empty()) {
+    for (const auto& [name, t] : fileNamed(rank0File).tensors) {
+      if (name.rfind("buffer.", 0) == 0)
+        out.emplace_back(name.substr(7), t);
+    }
+  }
+  return out;
 }
 
 }  // namespace fathom::checkpoint

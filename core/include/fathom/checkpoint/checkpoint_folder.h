@@ -64,6 +64,15 @@ void verifyFile(const std::filesystem::path& folder, const FileRecord& record);
 /// Reads the manifest-listed safetensors file `name` after verifying it: StorageError naming the file when the
 /// manifest does not list it (for a rank file: saved with another number of processes) or it fails verification.
 StateDict readVerified(const std::filesystem::path& folder, const Manifest& manifest, const std::string& name);
+/// Accelerate's merge-weights, without the processes that saved it: the full state dict of a sharded model of the
+/// checkpoint in `folder` (FSDP SHARDED_STATE_DICT, ZeRO-3; `component` "model", "model_1", ...), put together from
+/// every process's file through index.json: each unit's slices at their offsets, cut into the parameters of its
+/// layout (fp32, module names), plus the buffers of rank 0's file. Files are verified against the manifest. Loads with
+/// any number of processes and any strategy (Accelerator::loadModel's model.safetensors, loadFullStateDict).
+/// StorageError naming the file, ConfigError when the checkpoint has no such sharded component or a slice is
+/// missing (naming the unit and the uncovered range).
+std::vector<std::pair<std::string, at::Tensor>> mergeShardedModel(const std::filesystem::path& folder,
+                                                                  const std::string& component = "model");
 /// Whether the manifest lists `name`.
 inline bool lists(const Manifest& manifest, const std::string& name) {
   return manifest.find(name) != nullptr;
