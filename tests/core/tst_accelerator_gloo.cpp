@@ -60,19 +60,7 @@ private:
 using Checker = fathom::test::RankChecker;
 
 fathom::runtime::ProcessState stateFor(int rank, int world, int port) {
-  return fathom::runtime::ProcessState::fromVariables(
-      [=](const std::string& name) -> std::optional<std::string> {
-        if (name == "RANK" || name == "LOCAL_RANK")
-          return std::to_string(rank);
-        if (name == "WORLD_SIZE" || name == "LOCAL_WORLD_SIZE")
-          return std::to_string(world);
-        if (name == "MASTER_ADDR")
-          return "127.0.0.1";
-        if (name == "MASTER_PORT")
-          return std::to_string(port);
-        return std::nullopt;
-      },
-      {.cpu = true});
+  return fathom::test::workerProcessState(rank, world, port);
 }
 
 fathom::train::AcceleratorOptions baseOptions(int timeoutMs) {

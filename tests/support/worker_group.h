@@ -5,6 +5,7 @@
 #pragma once
 
 #include <fathom/runtime/process_group.h>
+#include <fathom/runtime/process_state.h>
 
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
@@ -16,6 +17,8 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 
 namespace fathom::test {
 
@@ -66,6 +69,24 @@ inline std::unique_ptr<runtime::ProcessGroup> joinWorkerGroup(int rank, int worl
                                         .masterPort = static_cast<std::uint16_t>(port),
                                         .storeRole = runtime::StoreRole::ClientOnly,
                                         .timeout = std::chrono::milliseconds(timeoutMs)});
+}
+
+/// The process state a worker of runWorkerGroup has on the CPU: what `fathom launch` would put in its environment
+/// (RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR 127.0.0.1, MASTER_PORT), for an Accelerator.
+inline runtime::ProcessState workerProcessState(int rank, int world, int port) {
+  return runtime::ProcessState::fromVariables(
+      [=](const std::string& name) -> std::optional<std::string> {
+        if (name == "RANK" || name == "LOCAL_RANK")
+          return std::to_string(rank);
+        if (name == "WORLD_SIZE" || name == "LOCAL_WORLD_SIZE")
+          return std::to_string(world);
+        if (name == "MASTER_ADDR")
+          return "127.0.0.1";
+        if (name == "MASTER_PORT")
+          return std::to_string(port);
+        return std::nullopt;
+      },
+      {.cpu = true});
 }
 
 }  // namespace fathom::test

@@ -182,4 +182,17 @@ void AtomicFile::failErrno(std::string_view what, int error) {
            : std::string(what) + ": " + writeFailureReason(error, m_path));
 }
 
+void syncDirectory(const std::filesystem::path& directory, std::string_view what) {
+  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    const int error = errno;
+    throw StorageError(detail::concat("cannot sync ", what, " ", directory.string(), ": ", std::strerror(error)));
+  }
+  const int rc = ::fsync(fd);
+  const int error = errno;
+  ::close(fd);
+  if (rc != 0)
+    throw StorageError(detail::concat("cannot sync ", what, " ", directory.string(), ": ", std::strerror(error)));
+}
+
 }  // namespace fathom

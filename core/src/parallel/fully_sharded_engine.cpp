@@ -670,6 +670,18 @@ void FullyShardedEngine::loadFullStateDict(const NamedTensors& tensors) {
   afterOptimizerStep();
 }
 
+std::vector<SteppedShard> FullyShardedEngine::steppedShards() const {
+  const State& s = *m_state;
+  std::vector<SteppedShard> out;
+  for (const ShardedUnit& u : s.units) {
+    const bool sharded = u.flat->sharded();
+    const int rank = sharded ? s.shardComm->rank() : 0;
+    out.push_back({u.flat->label(), u.master.defined() ? u.master : u.flat->shard(),
+                   sharded ? u.flat->paddedNumel() : u.flat->numel(), rank * u.flat->shardNumel(), layoutOf(*u.flat)});
+  }
+  return out;
+}
+
 std::vector<std::pair<std::string, std::int64_t>> FullyShardedEngine::unitSizes() const {
   std::vector<std::pair<std::string, std::int64_t>> sizes;
   for (const ShardedUnit& u : m_state->units)

@@ -9,6 +9,7 @@
 #include <fathom/parallel/module_state_sync.h>
 
 #include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -316,6 +317,23 @@ std::vector<std::string> ZeroEngine::bucketParameterNames(std::size_t bucket) co
 
 const std::vector<at::Tensor>& ZeroEngine::stepped() const {
   return m_state->stepped;
+}
+
+std::vector<SteppedShard> ZeroEngine::steppedShards() const {
+  const State& s = *m_state;
+  std::vector<SteppedShard> out;
+  for (std::size_t k = 0; k < s.stepped.size(); ++k) {
+    const ZeroBucketLayout::Bucket& bucket = s.layout->buckets()[k];
+    nlohmann::json parameters = nlohmann::json::array();
+    for (const ZeroBucketLayout::Slot& slot : bucket.members) {
+      parameters.push_back({{"name", s.params[slot.tensor].name},
+                            {"offset", slot.offset},
+                            {"shape", s.params[slot.tensor].tensor.sizes().vec()}});
+    }
+    const nlohmann::json layout{{"numel", bucket.elements}, {"padded", bucket.padded}, {"parameters", parameters}};
+    out.push_back({"bucket." + std::to_string(k), s.stepped[k], bucket.padded, s.rank * bucket.shard, layout.dump()});
+  }
+  return out;
 }
 
 void ZeroEngine::loadFullStateDict(const NamedTensors& tensors) {

@@ -78,6 +78,12 @@ Accelerator::Accelerator(AcceleratorOptions options, runtime::ProcessState state
   const DistributedType type = m_state.distributedType();
   FATHOM_CHECK(type != DistributedType::MegatronLm, ConfigError, "distributed_type ", runtime::toString(type),
                " is not supported by fathom::Accelerator (it runs NO, MULTI_CPU, MULTI_GPU, FSDP and DEEPSPEED)");
+  const checkpoint::CheckpointOptions& checkpoints = m_options.raw.checkpoint;
+  FATHOM_CHECK(!checkpoints.totalLimit || *checkpoints.totalLimit >= 1, ConfigError,
+               "checkpoint total_limit must be >= 1, got ", checkpoints.totalLimit.value_or(0));
+  FATHOM_CHECK(checkpoints.iteration >= 0, ConfigError, "checkpoint iteration must be >= 0, got ",
+               checkpoints.iteration);
+  m_saveIteration = checkpoints.iteration;
   m_device = options.cpu ? c10::Device(c10::kCPU) : torchDevice(m_state.device());
   if (m_state.useDistributed()) {
     m_group = m_state.joinProcessGroup(options.processGroup);
@@ -244,8 +250,10 @@ Accelerator::prepareScheduler(std::shared_ptr<torch::optim::LRScheduler> schedul
   stepping.stepWithOptimizer = m_options.raw.stepSchedulerWithOptimizer;
   stepping.splitBatches = m_options.raw.dataLoader.splitBatches;
   stepping.numProcesses = numProcesses();
-  return std::make_shared<AcceleratedScheduler>(std::move(scheduler), m_gradientState, stepping,
-                                                [this] { return optimizerStepWasSkipped(); });
+  auto prepared = std::make_shared<AcceleratedScheduler>(std::move(scheduler), m_gradientState, stepping,
+                                                         [this] { return optimizerStepWasSkipped(); });
+  m_schedulers.push_back(prepared);
+  return prepared;
 }
 
 ShardContext Accelerator::shardContext() {
@@ -260,7 +268,9 @@ ShardContext Accelerator::shardContext() {
 }
 
 std::shared_ptr<DataLoaderShard> Accelerator::prepareDataLoader(data::DataLoader loader) {
-  return std::make_shared<DataLoaderShard>(std::move(loader), shardContext());
+  auto prepared = std::make_shared<DataLoaderShard>(std::move(loader), shardContext());
+  m_loaders.push_back(prepared);
+  return prepared;
 }
 
 std::shared_ptr<DataLoaderShard> Accelerator::skipFirstBatches(const std::shared_ptr<DataLoaderShard>& loader,

@@ -34,6 +34,7 @@ struct DataLoaderShard::Iterator::Run {
     current = std::move(next);
     next.reset();
     if (current) {
+      ++owner->m_yielded;
       profile::RecordFunction span("fathom::data_loader", profile::Phase::DataLoader);
       next = produce();
     }
@@ -134,10 +135,15 @@ std::int64_t DataLoaderShard::size() const {
   } else {
     batches = static_cast<std::int64_t>(indexBatches(m_loader, m_epoch, m_sharding, m_context.processIndex).size());
   }
-  return std::max<std::int64_t>(0, batches - m_skip);
+  return std::max<std::int64_t>(0, batches - m_skip - m_resumeSkip);
 }
 
 void DataLoaderShard::setEpoch(std::int64_t epoch) {
+  if (epoch != m_epoch) {
+    m_resumeSkip = 0;  // a loaded position belongs to its own epoch
+    m_activeSkip = 0;
+    m_yielded = 0;
+  }
   m_epoch = epoch;
   if (m_loader.dataset())
     m_loader.dataset()->setEpoch(epoch);
@@ -159,6 +165,9 @@ void DataLoaderShard::iterationStarted() {
                "starting another over the same loader)");
   m_active = true;
   m_endOfDataloader = false;
+  m_activeSkip = m_skip + m_resumeSkip;
+  m_resumeSkip = 0;
+  m_yielded = 0;
   m_remainder = m_loader.isIterable() ? -1 : data::remainder(m_loader.dataset()->size(), m_sharding);
   m_context.state->pushLoader(this);
 }
@@ -198,9 +207,9 @@ DataLoaderShard::Producer DataLoaderShard::makeProducer() {
   }
   // Iterable and dispatched data have no indices to cut: the skipped batches are read and dropped, as
   // Accelerate's skip_batches does.
-  if (m_skip == 0)
+  if (m_activeSkip == 0)
     return produce;
-  return [produce, toSkip = m_skip]() mutable -> std::optional<data::Batch> {
+  return [produce, toSkip = m_activeSkip]() mutable -> std::optional<data::Batch> {
     for (; toSkip > 0; --toSkip) {
       if (!produce())
         return std::nullopt;
@@ -215,7 +224,7 @@ DataLoaderShard::Producer DataLoaderShard::batchSamplerProducer() {
       indexBatches(m_loader, m_epoch, m_sharding, m_context.processIndex));
   auto dataset = m_loader.dataset();
   auto position = std::make_shared<std::size_t>(
-      static_cast<std::size_t>(std::min<std::int64_t>(m_skip, static_cast<std::int64_t>(batches->size()))));
+      static_cast<std::size_t>(std::min<std::int64_t>(m_activeSkip, static_cast<std::int64_t>(batches->size()))));
   return [this, batches, dataset, position]() -> std::optional<data::Batch> {
     if (*position >= batches->size())
       return std::nullopt;
@@ -333,6 +342,53 @@ DataLoaderShard::Producer DataLoaderShard::dispatchProducer() {
     mine.target = global.target.slice(0, from, from + perRank);
     return mine;
   };
+}
+
+std::int64_t DataLoaderShard::batchesConsumed() const {
+  return m_resumeSkip > 0 ? m_skip + m_resumeSkip : m_activeSkip + m_yielded;
+}
+
+checkpoint::StateDict DataLoaderShard::stateDict() const {
+  checkpoint::StateDict out;
+  out.values["format"] = "fathom.data_loader.v1";
+  out.values["epoch"] = std::to_string(m_epoch);
+  out.values["batches"] = std::to_string(batchesConsumed());
+  out.values["seed"] = std::to_string(m_loader.options().seed);
+  out.values["shuffle"] = m_loader.options().shuffle ? "true" : "false";
+  out.values["dataset_size"] = std::to_string(m_loader.isIterable() ? -1 : m_loader.dataset()->size());
+  out.values["batch_size"] = std::to_string(m_loader.options().batchSize);
+  out.values["num_processes"] = std::to_string(m_context.numProcesses);
+  out.values["mode"] = toString(m_mode);
+  return out;
+}
+
+void DataLoaderShard::checkStateDict(const checkpoint::StateDict& state, const std::string& file) const {
+  const checkpoint::StateDict mine = stateDict();
+  for (const char* key : {"seed", "shuffle", "dataset_size", "batch_size", "num_processes", "mode"}) {
+    const std::string* saved = state.value(key);
+    FATHOM_CHECK(saved != nullptr, ConfigError, file, ": the data loader position has no '", key, "'");
+    FATHOM_CHECK(*saved == mine.values.at(key), ConfigError, file, ": the data loader was saved with ", key, " ",
+                 *saved, ", this one has ", mine.values.at(key), " (its position would not mean the same batches)");
+  }
+  const std::string* epoch = state.value("epoch");
+  const std::string* batches = state.value("batches");
+  FATHOM_CHECK(epoch && batches, ConfigError, file, ": the data loader position has no epoch or batches");
+  try {
+    FATHOM_CHECK(std::stoll(*epoch) >= 0 && std::stoll(*batches) >= 0, ConfigError, file, ": negative epoch ", *epoch,
+                 " or batches ", *batches);
+  } catch (const std::logic_error&) {
+    throw ConfigError(detail::concat(file, ": epoch '", *epoch, "' or batches '", *batches, "' is not a number"));
+  }
+}
+
+void DataLoaderShard::loadStateDict(const checkpoint::StateDict& state, const std::string& file) {
+  checkStateDict(state, file);
+  const std::int64_t e = std::stoll(*state.value("epoch"));
+  const std::int64_t b = std::stoll(*state.value("batches"));
+  setEpoch(e);
+  m_resumeSkip = std::max<std::int64_t>(0, b - m_skip);  // skipFirstBatches' own skip applies anyway
+  m_activeSkip = 0;
+  m_yielded = 0;
 }
 
 }  // namespace fathom::train

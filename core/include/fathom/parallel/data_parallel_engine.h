@@ -55,6 +55,18 @@ struct ModelStateBytes {
 /// A named tensor of a state dict, in the module's registration order.
 using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
 
+/// One tensor the optimizer steps under a sharded strategy, and its place in the unsharded flat buffer it is a
+/// slice of: what a checkpoint's shard index records, so sharded files can be read without the engine.
+struct SteppedShard {
+  std::string name;              ///< "root", "h.0", ... (FSDP / ZeRO-3 units), "bucket.<k>" (ZeRO-1/2)
+  at::Tensor tensor;             ///< what the optimizer steps: this rank's shard, or its host master copy
+  std::int64_t globalNumel = 0;  ///< elements of the padded flat buffer
+  std::int64_t offset = 0;       ///< this rank's first element in it
+  /// JSON: {"numel": n, "padded": p, "parameters": [{"name", "offset", "shape"}, ...]}: the parameters laid end to
+  /// end in the flat buffer.
+  std::string layout;
+};
+
 /// The part of a data-parallel strategy (DDP, FSDP, ZeRO 1-3) that fathom::Accelerator drives: one engine per
 /// prepared model. The engine owns the gradient synchronization and, for sharded strategies, where parameters,
 /// gradients and optimizer states live; the training loop keeps calling model->forward, accelerator.backward,
@@ -102,6 +114,10 @@ public:
   /// strategy keeps its shards of them. ConfigError naming a missing parameter or a shape mismatch; extra
   /// entries are ignored. The default copies into the module's parameters and buffers. Local.
   virtual void loadFullStateDict(const NamedTensors& tensors);
+  /// The tensors the optimizer steps for this module when they are shards of flat buffers (FSDP, ZeRO 1-3), in
+  /// the order the engine put them in the optimizer; empty when the optimizer steps the module's own parameters
+  /// (DDP, NO_SHARD-free single process). Local.
+  virtual std::vector<SteppedShard> steppedShards() const { return {}; }
 };
 
 }  // namespace fathom::parallel

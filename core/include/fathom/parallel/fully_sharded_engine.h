@@ -105,6 +105,8 @@ public:
   /// Loads a full state dict (fullStateDict's names and shapes; buffers included): each rank keeps its shards.
   /// ConfigError naming a missing parameter or a shape mismatch. Local.
   void loadFullStateDict(const NamedTensors& tensors) override;
+  /// One per unit, in layout order: its shard (or host master), padded numel, this rank's offset, the layout.
+  std::vector<SteppedShard> steppedShards() const override;
 
   /// Unit labels in layout order (root first when it has parameters) and their flat sizes, for tests and docs.
   std::vector<std::pair<std::string, std::int64_t>> unitSizes() const;

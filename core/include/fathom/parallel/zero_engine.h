@@ -84,6 +84,8 @@ public:
   NamedTensors fullStateDict(bool rank0Only) override;
   /// Copies the values into the parameters (the bucket buffers) and refreshes the offloaded host masters.
   void loadFullStateDict(const NamedTensors& tensors) override;
+  /// One per bucket ("bucket.<k>"): stepped()[k], the padded bucket, rank·S_k, its parameters in buffer order.
+  std::vector<SteppedShard> steppedShards() const override;
 
   const ZeroOptions& options() const;
   const ZeroBucketLayout& layout() const;

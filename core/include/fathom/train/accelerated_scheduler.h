@@ -29,6 +29,8 @@ public:
   void step();
   /// Times the wrapped scheduler actually stepped.
   std::int64_t innerSteps() const { return m_innerSteps; }
+  /// Restores the count (resuming a checkpoint).
+  void setInnerSteps(std::int64_t steps) { m_innerSteps = steps; }
   torch::optim::LRScheduler& scheduler() { return *m_scheduler; }
 
 private:

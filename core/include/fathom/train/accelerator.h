@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <fathom/checkpoint/state_dict.h>
 #include <fathom/common/log.h>
 #include <fathom/data/data_loader.h>
 #include <fathom/parallel/comm_record.h>
@@ -22,6 +23,7 @@
 #include <concepts>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -300,6 +302,34 @@ public:
   /// Seeds LibTorch's generators (CPU and CUDA); deviceSpecific adds the process index, as Accelerate's set_seed.
   void setSeed(std::uint64_t seed, bool deviceSpecific = false) const;
 
+  // ---- checkpoints (docs/checkpoint.md) -------------------------------------------------------------------------
+  /// Accelerate's save_state: writes every prepared model, optimizer, scheduler and data loader position, the
+  /// GradScaler, each process's RNG states and accumulation counter, and the registered objects into `outputDir`
+  /// (default, with options().checkpoint.automaticCheckpointNaming: `<projectDir>/checkpoints/checkpoint_<n>`, n =
+  /// saveIteration(), which then grows by one; rotation to totalLimit after publishing). Sharded strategies write one
+  /// file per process (in parallel) plus index.json. Atomic: all processes write into a staging folder, agree, and the
+  /// main process publishes it with one rename after manifest.json; a failure on any process publishes nothing,
+  /// leaves earlier checkpoints as they were and throws on every process (StorageError / ConfigError naming the file
+  /// and the reason). Returns the published folder. Collective.
+  std::filesystem::path saveState(std::optional<std::filesystem::path> outputDir = std::nullopt);
+  /// Accelerate's load_state: restores what saveState wrote (default folder: the highest `checkpoint_<n>` under
+  /// `<projectDir>/checkpoints`, automatic naming only). Every file read is verified against manifest.json (size,
+  /// CRC-32) and checked against this run (models' parameter names and shapes, strategy and sharding layout,
+  /// optimizer type, data setup) before anything is changed; a mismatch on any process throws on every process,
+  /// naming the file and what differs, and leaves everything as it was. Prepared loaders resume at the next batch of
+  /// the saved epoch. With automatic naming saveIteration() becomes n + 1. Returns the folder loaded. Collective.
+  std::filesystem::path loadState(std::optional<std::filesystem::path> inputDir = std::nullopt);
+  /// Accelerate's register_for_checkpointing: `object`'s stateDict() is saved (by the main process) as
+  /// custom_checkpoint_<i>.safetensors by saveState, and given back to loadStateDict() by loadState, in
+  /// registration order.
+  template <checkpoint::Checkpointable T> void registerForCheckpointing(std::shared_ptr<T> object) {
+    m_customObjects.push_back({[object] { return checkpoint::StateDict(std::as_const(*object).stateDict()); },
+                               [object](const checkpoint::StateDict& state) { object->loadStateDict(state); }});
+  }
+  /// The number the next automatic checkpoint gets (Accelerate's save_iteration).
+  int saveIteration() const { return m_saveIteration; }
+  void setSaveIteration(int iteration) { m_saveIteration = iteration; }
+
   // ---- trackers ------------------------------------------------------------------------------------------------
   /// Creates the trackers of options().logWith (on the main process, for main-process-only ones) under
   /// `projectName` and stores `config` as the run's hyper-parameters (Accelerate's init_trackers). ConfigError
@@ -389,6 +419,12 @@ public:
   }
 
 private:
+  struct SaveContext;
+  void writeStateFiles(SaveContext& context);
+  std::filesystem::path checkpointsFolder() const;
+  /// All-reduces "this process failed" and throws on every process when any did (this process's own error when it
+  /// is one of them). What save and load use to agree before publishing or applying.
+  void agreeOrThrow(std::exception_ptr failure, const char* what);
   parallel::NamedTensors stateDictOf(const torch::nn::Module& module, bool rank0Only);
   void saveModelOf(const torch::nn::Module& module, const std::filesystem::path& directory);
   void loadModelOf(const torch::nn::Module& module, const std::filesystem::path& directory);
@@ -454,6 +490,14 @@ private:
   /// Which engines step with which optimizer (set when both are prepared, in either order).
   std::vector<std::pair<const torch::optim::Optimizer*, parallel::DataParallelEngine*>> m_bindings;
   std::vector<std::weak_ptr<AcceleratedOptimizer>> m_optimizers;
+  std::vector<std::weak_ptr<AcceleratedScheduler>> m_schedulers;  ///< in preparation order
+  std::vector<std::weak_ptr<DataLoaderShard>> m_loaders;          ///< in preparation order
+  struct CustomObject {
+    std::function<checkpoint::StateDict()> save;
+    std::function<void(const checkpoint::StateDict&)> load;
+  };
+  std::vector<CustomObject> m_customObjects;  ///< registerForCheckpointing, in order
+  int m_saveIteration = 0;
   std::int64_t m_optimizerSteps = 0;
   bool m_stepOpen = false;  ///< a backward has run since the last optimizer step
   bool m_trigger = false;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <fathom/checkpoint/checkpoint_options.h>
 #include <fathom/parallel/ddp_options.h>
 #include <fathom/parallel/fsdp_options.h>
 #include <fathom/parallel/zero_options.h>
@@ -71,6 +72,9 @@ struct AcceleratorOptions {
   std::vector<std::string> logWith;
   /// Root of the trackers' output (Accelerate's project_dir): MLflow's mlruns/, DVCLive's dvclive/.
   std::filesystem::path projectDir = ".";
+  /// Checkpoint naming and rotation (ProjectConfiguration's automatic_checkpoint_naming, total_limit, iteration):
+  /// saveState() / loadState(), docs/checkpoint.md.
+  checkpoint::CheckpointOptions checkpoint;
   /// TensorBoard/CSV/JSONL output (Accelerate's logging_dir); empty = projectDir.
   std::filesystem::path loggingDir;
   /// The workspace initTrackers()'s built-in `sqlite` tracker writes when the program runs without `fathom launch`

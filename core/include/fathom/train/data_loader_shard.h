@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <fathom/checkpoint/state_dict.h>
 #include <fathom/data/data_loader.h>
 #include <fathom/data/sharding_options.h>
 #include <fathom/train/accelerator_options.h>
@@ -70,7 +71,8 @@ public:
   /// Batches this rank yields in one epoch: exact for BatchSampler mode and for map-style Dispatch (after the
   /// skip); -1 for iterable datasets, whose length is unknown.
   std::int64_t size() const;
-  /// Selects the shuffle epoch (Accelerate's set_epoch; also forwarded to the dataset).
+  /// Selects the shuffle epoch (Accelerate's set_epoch; also forwarded to the dataset). Selecting another epoch than
+  /// a loaded position's drops that position's pending skip.
   void setEpoch(std::int64_t epoch);
   std::int64_t epoch() const { return m_epoch; }
   /// True while the last batch of the current iteration is being processed.
@@ -85,6 +87,19 @@ public:
   ShardMode mode() const { return m_mode; }
   /// Leading batches skipped.
   std::int64_t skipBatches() const { return m_skip; }
+  /// Batches of the current epoch this rank has consumed: skipped ones plus those yielded by the current (or last)
+  /// iteration (after loadStateDict, before iterating: the loaded position). The batch being processed counts as
+  /// consumed.
+  std::int64_t batchesConsumed() const;
+  /// The position for a checkpoint: values "epoch", "batches" (batchesConsumed) and, to refuse another data
+  /// setup on load, "seed", "shuffle", "dataset_size", "batch_size", "num_processes", "mode".
+  checkpoint::StateDict stateDict() const;
+  /// Resumes at a saved position: selects its epoch, and the next iteration of that epoch skips its consumed
+  /// batches (Accelerate's skip_first_batches, carried by the checkpoint), once. ConfigError naming `file` and the
+  /// value when the data setup differs.
+  void loadStateDict(const checkpoint::StateDict& state, const std::string& file);
+  /// loadStateDict's checks alone (ConfigError naming `file`); changes nothing.
+  void checkStateDict(const checkpoint::StateDict& state, const std::string& file) const;
   /// The loader as the user built it.
   const data::DataLoader& base() const { return m_loader; }
   /// The context it was prepared with.
@@ -129,6 +144,9 @@ private:
   data::ShardingOptions m_sharding;
   ShardMode m_mode = ShardMode::BatchSampler;
   std::int64_t m_skip = 0;
+  std::int64_t m_resumeSkip = 0;  ///< a loaded position's skip, for the next iteration of m_epoch
+  std::int64_t m_activeSkip = 0;  ///< batches the current (or last) iteration skipped
+  std::int64_t m_yielded = 0;     ///< batches the current (or last) iteration yielded
   std::int64_t m_epoch = 0;
   bool m_endOfDataloader = false;
   std::int64_t m_remainder = -1;

@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: Apache-2.0
+// Accelerator::saveState / loadState in one process, on real files: Accelerate's checkpoint_<n> naming and
+// total_limit rotation, a full round trip of every component, folders a killed save leaves behind, and bad input
+// (corrupted, truncated and missing files, another model, a newer layout, a failing save): clear errors naming the
+// file, and nothing changed.
+#include "error_helpers.h"
+
+#include <fathom/checkpoint/checkpoint_folder.h>
+#include <fathom/checkpoint/checkpoint_staging.h>
+#include <fathom/checkpoint/training_state.h>
+#include <fathom/io/safetensors.h>
+#include <fathom/models/model.h>
+#include <fathom/models/model_factory.h>
+#include <fathom/models/regression_dataset.h>
+#include <fathom/train/accelerator.h>
+
+#include <ATen/ATen.h>
+#include <QCoreApplication>
+#include <QProcess>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+#include <QTest>
+#include <nlohmann/json.hpp>
+#include <torch/optim/adamw.h>
+#include <torch/optim/schedulers/step_lr.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sys/resource.h>
+
+using namespace Qt::StringLiterals;
+using fathom::test::contains;
+using fathom::test::messageOf;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<std::string> noEnv(const std::string&) {
+  return std::nullopt;
+}
+
+/// A registered object: any type with stateDict() / loadStateDict().
+struct Counter {
+  std::int64_t value = 0;
+  bool failOnSave = false;
+  fathom::checkpoint::StateDict stateDict() const {
+    if (failOnSave)
+      throw fathom::StorageError("Counter: refusing to save (test)");
+    return {{{"history", at::arange(value, at::kLong)}}, {{"value", std::to_string(value)}}};
+  }
+  void loadStateDict(const fathom::checkpoint::StateDict& state) { value = std::stoll(*state.value("value")); }
+};
+static_assert(fathom::checkpoint::Checkpointable<Counter>);
+
+/// One process's training setup: an MLP, AdamW, StepLR, a shuffled loader, a registered counter.
+struct Setup {
+  explicit Setup(const fs::path& project, std::int64_t hidden = 8, fathom::train::AcceleratorOptions options = {},
+                 std::int64_t batchSize = 4)
+      : accelerator(withProject(options, project), fathom::runtime::ProcessState::fromVariables(noEnv)) {
+    fathom::models::ModelRequest request;
+    request.set(fathom::models::ModelDimension::Hidden, static_cast<double>(hidden))
+        .set(fathom::models::ModelDimension::Layers, 2);
+    torch::manual_seed(1);
+    std::shared_ptr<fathom::models::Model> model0 = fathom::models::makeModel(request);
+    auto optimizer0 = std::make_shared<torch::optim::AdamW>(model0->parameters(), torch::optim::AdamWOptions(1e-2));
+    auto scheduler0 = std::make_shared<torch::optim::StepLR>(*optimizer0, 2, 0.5);
+    auto dataset = std::make_shared<fathom::models::RegressionDataset>(
+        fathom::models::RegressionDatasetOptions{.numSamples = 40, .dim = hidden, .seed = 2});
+    fathom::data::DataLoader loader0(dataset, {.batchSize = batchSize, .shuffle = true, .seed = 5});
+    std::tie(model, optimizer, scheduler, loader) = accelerator.prepare(model0, optimizer0, scheduler0, loader0);
+    accelerator.registerForCheckpointing(counter);
+  }
+  static fathom::train::AcceleratorOptions withProject(fathom::train::AcceleratorOptions options,
+                                                       const fs::path& project) {
+    options.projectDir = project;
+    options.checkpoint.automaticCheckpointNaming = true;
+    return options;
+  }
+  /// Trains `batches` batches from where the loader is.
+  void train(int batches) {
+    while (batches > 0) {
+      for (const auto& batch : *loader) {
+        auto sync = accelerator.accumulate();
+        accelerator.backward(
+            model->loss(model->forward(batch.input + 0.1 * at::randn(batch.input.sizes())), batch.target));
+        optimizer->step();
+        scheduler->step();
+        optimizer->zeroGrad();
+        ++counter->value;
+        if (--batches == 0)
+          break;
+      }
+      if (batches > 0)
+        loader->setEpoch(loader->epoch() + 1);
+    }
+  }
+  /// Everything a resume must restore, as named tensors.
+  std::vector<std::pair<std::string, at::Tensor>> snapshot() {
+    std::vector<std::pair<std::string, at::Tensor>> out;
+    for (const auto& item : model->named_parameters())
+      out.emplace_back(item.key(), item.value().detach().clone());
+    for (auto& [name, t] : fathom::checkpoint::optimizerStateDict(optimizer->optimizer()).tensors)
+      out.emplace_back(name, t);
+    out.emplace_back("lr", at::scalar_tensor(optimizer->optimizer().param_groups()[0].options().get_lr(), at::kDouble));
+    out.emplace_back("counter", at::scalar_tensor(counter->value, at::kLong));
+    out.emplace_back("epoch", at::scalar_tensor(loader->epoch(), at::kLong));
+    out.emplace_back("position", at::scalar_tensor(loader->batchesConsumed(), at::kLong));
+    out.emplace_back("step", at::scalar_tensor(accelerator.step(), at::kLong));
+    out.emplace_back("scheduler", at::scalar_tensor(static_cast<std::int64_t>(
+                                                        fathom::checkpoint::schedulerStepCount(scheduler->scheduler())),
+                                                    at::kLong));
+    return out;
+  }
+
+  fathom::train::Accelerator accelerator;
+  std::shared_ptr<fathom::models::Model> model;
+  std::shared_ptr<fathom::train::AcceleratedOptimizer> optimizer;
+  std::shared_ptr<fathom::train::AcceleratedScheduler> scheduler;
+  std::shared_ptr<fathom::train::DataLoaderShard> loader;
+  std::shared_ptr<Counter> counter = std::make_shared<Counter>();
+};
+
+[[maybe_unused]] bool same(const std::vector<std::pair<std::string, at::Tensor>>& a,
+                           const std::vector<std::pair<std::string, at::Tensor>>& b, std::string& why) {
+  if (a.size() != b.size()) {
+    why = "sizes " + std::to_string(a.size()) + " vs " + std::to_string(b.size());
+    return false;
+  }
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].first != b[i].first || !at::equal(a[i].second, b[i].second)) {
+      why = a[i].first + " differs";
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<std::string> names(const std::vector<fs::path>& paths) {
+  std::vector<std::string> out;
+  for (const auto& p : paths)
+    out.push_back(p.filename().string());
+  return out;
+}
+
+[[maybe_unused]] void flipByte(const fs::path& file, std::uintmax_t at) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(static_cast<std::streamoff>(at));
+  char c = 0;
+  f.read(&c, 1);
+  c = static_cast<char>(c ^ 0x40);
+  f.seekp(static_cast<std::streamoff>(at));
+  f.write(&c, 1);
+}
+
+/// `--saver DIR`: resumes from DIR's latest checkpoint if there is one, then trains and saves (total_limit 2) until
+/// killed. What a preempted job does, for the SIGKILL test.
+int runSaver(const fs::path& project) {
+  fathom::train::AcceleratorOptions options;
+  options.checkpoint.totalLimit = 2;
+  Setup s(project, 128, options);
+  if (!fathom::checkpoint::listCheckpoints(project / "checkpoints").empty())
+    s.accelerator.loadState();
+  for (;;) {
+    s.train(1);
+    s.accelerator.saveState();
+  }
+}
+
+/// `--saver-disk-full DIR`: one checkpoint, then a save with every file limited to 64 KiB (RLIMIT_FSIZE: writes past
+/// it fail with EFBIG, as on a full disk). Prints the error; exit 0 when the save failed with a StorageError.
+int runDiskFullSaver(const fs::path& project) {
+  Setup s(project, 128);
+  s.train(1);
+  s.accelerator.saveState();
+  std::signal(SIGXFSZ, SIG_IGN);
+  const rlimit limit{64 * 1024, 64 * 1024};
+  if (::setrlimit(RLIMIT_FSIZE, &limit) != 0)
+    return 2;
+  s.train(1);
+  try {
+    s.accelerator.saveState();
+  } catch (const fathom::StorageError& e) {
+    std::cout << e.what() << std::endl;
+    return 0;
+  }
+  return 1;
+}
+
+}  // namespace
+
+class TestCheckpoint : public QObject {
+  Q_OBJECT
+
+private slots:
+#ifndef FATHOM_CHECKPOINT_CRASH
+  void rotationKeepsTheNewestTotalLimit() {
+    // Accelerate's test_state_checkpointing: total_limit 2, 11 saves -> checkpoint_9 and checkpoint_10.
+    QTemporaryDir dir;
+    fathom::train::AcceleratorOptions options;
+    options.checkpoint.totalLimit = 2;
+    Setup s(dir.path().toStdString(), 8, options);
+    for (int i = 0; i < 11; ++i)
+      s.accelerator.saveState();
+    const fs::path checkpoints = fs::path(dir.path().toStdString()) / "checkpoints";
+    std::vector<std::string> entries;
+    for (const auto& e : fs::directory_iterator(checkpoints))
+      entries.push_back(e.path().filename().string());
+    std::sort(entries.begin(), entries.end());
+    QCOMPARE(entries, (std::vector<std::string>{"checkpoint_10", "checkpoint_9"}));
+    QCOMPARE(s.accelerator.saveIteration(), 11);
+  }
+
+  void layoutHasAccelerateNamesAndAManifest() {
+    QTemporaryDir dir;
+    Setup s(dir.path().toStdString());
+    s.train(3);
+    const fs::path folder = s.accelerator.saveState();
+    QCOMPARE(folder.filename().string(), std::string("checkpoint_0"));
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(folder))
+      files.push_back(e.path().filename().string());
+    std::sort(files.begin(), files.end());
+    QCOMPARE(files, (std::vector<std::string>{"custom_checkpoint_0.safetensors", "dl_state_dict.safetensors",
+                                              "manifest.json", "model.safetensors", "optimizer.safetensors",
+                                              "random_states_0.safetensors", "scheduler.safetensors"}));
+    const fathom::checkpoint::Manifest manifest = fathom::checkpoint::readManifest(folder);
+    QCOMPARE(manifest.files.size(), files.size() - 1);
+    for (const auto& record : manifest.files)
+      fathom::checkpoint::verifyFile(folder, record);
+    // The model file is a plain state dict: parameter names as the module has them, format "pt".
+    const auto model = fathom::io::readSafetensors(folder / "model.safetensors");
+    QCOMPARE(model.metadata.at("format"), std::string("pt"));
+    QCOMPARE(model.tensors.size(), s.model->named_parameters().size());
+    const auto optimizer = fathom::io::readSafetensors(folder / "optimizer.safetensors");
+    QCOMPARE(optimizer.metadata.at("optimizer"), std::string("AdamW"));
+    QVERIFY(contains(optimizer.metadata.at("param_groups"), "\"params\":[0,1,"));
+  }
+
+  void roundTripRestoresEveryComponent() {
+    QTemporaryDir dir;
+    Setup s(dir.path().toStdString());
+    s.train(7);  // mid-epoch (10 batches per epoch)
+    s.accelerator.saveState();
+    const auto saved = s.snapshot();
+    const at::Tensor nextNoise = at::randn({3});
+    s.train(6);  // into the next epoch: everything moves
+    std::string why;
+    QVERIFY(!same(saved, s.snapshot(), why));
+    s.accelerator.loadState();
+    QVERIFY2(same(saved, s.snapshot(), why), why.c_str());
+    QVERIFY(at::equal(at::randn({3}), nextNoise));  // the RNG continues where the checkpoint left it
+    QCOMPARE(s.accelerator.saveIteration(), 1);
+    // The loader continues with batch 8 of epoch 0: 3 batches finish the epoch.
+    std::int64_t rest = 0;
+    for (const auto& batch : *s.loader) {
+      (void)batch;
+      ++rest;
+    }
+    QCOMPARE(rest, std::int64_t{3});
+  }
+
+  void resumeInANewAcceleratorContinuesExactly() {
+    QTemporaryDir dir;
+    const fs::path project = dir.path().toStdString();
+    std::vector<std::pair<std::string, at::Tensor>> straight;
+    {
+      Setup s(project / "a");
+      s.train(13);
+      straight = s.snapshot();
+    }
+    {
+      Setup s(project / "b");
+      s.train(6);
+      s.accelerator.saveState();
+    }
+    torch::manual_seed(999);  // a new process would start from another state
+    Setup s(project / "b");
+    s.accelerator.loadState();
+    s.train(7);
+    std::string why;
+    QVERIFY2(same(straight, s.snapshot(), why), why.c_str());
+  }
+
+  void foldersOfAKilledSaveAreNeverTaken() {
+    QTemporaryDir dir;
+    Setup s(dir.path().toStdString());
+    s.train(2);
+    const fs::path good = s.accelerator.saveState();
+    const fs::path checkpoints = good.parent_path();
+    // What a save killed at various moments leaves: a staging folder, and (by hand) a numbered folder without its
+    // manifest, which a rename never produces but a copy might.
+    fs::create_directories(checkpoints / ".checkpoint_1.staging");
+    std::ofstream(checkpoints / ".checkpoint_1.staging" / "model.safetensors") << "partial";
+    fs::create_directories(checkpoints / "checkpoint_7");
+    fs::copy_file(good / "model.safetensors", checkpoints / "checkpoint_7" / "model.safetensors");
+    QCOMPARE(names(fathom::checkpoint::listCheckpoints(checkpoints)), (std::vector<std::string>{"checkpoint_0"}));
+    QCOMPARE(s.accelerator.loadState().filename().string(), std::string("checkpoint_0"));
+    const std::string partial = messageOf([&] { s.accelerator.loadState(checkpoints / "checkpoint_7"); });
+    QVERIFY2(contains(partial, "manifest.json is missing") && contains(partial, "not a complete checkpoint"),
+             partial.c_str());
+    // The next save of that number replaces the stale staging folder.
+    s.accelerator.setSaveIteration(1);
+    s.accelerator.saveState();
+    QVERIFY(!fs::exists(checkpoints / ".checkpoint_1.staging"));
+    QVERIFY(fs::exists(checkpoints / "checkpoint_1" / "manifest.json"));
+  }
+
+  void damagedFilesAreNamedAndNothingIsLoaded() {
+    QTemporaryDir dir;
+    Setup s(dir.path().toStdString());
+    s.train(3);
+    const fs::path folder = s.accelerator.saveState();
+    s.train(2);
+    const auto before = s.snapshot();
+    const auto expectUnchanged = [&] {
+      std::string why;
+      QVERIFY2(same(before, s.snapshot(), why), why.c_str());
+    };
+
+    const fs::path copy = fs::path(dir.path().toStdString()) / "copy";
+    const auto fresh = [&] {
+      fs::remove_all(copy);
+      fs::copy(folder, copy);
+    };
+    fresh();
+    flipByte(copy / "optimizer.safetensors", fs::file_size(copy / "optimizer.safetensors") - 3);
+    std::string e = messageOf([&] { s.accelerator.loadState(copy); });
+    QVERIFY2(contains(e, "optimizer.safetensors is corrupted: CRC-32"), e.c_str());
+    expectUnchanged();
+
+    fresh();
+    fs::resize_file(copy / "model.safetensors", fs::file_size(copy / "model.safetensors") - 10);
+    e = messageOf([&] { s.accelerator.loadState(copy); });
+    QVERIFY2(contains(e, "model.safetensors has") && contains(e, "truncated"), e.c_str());
+    expectUnchanged();
+
+    fresh();
+    fs::remove(copy / "random_states_0.safetensors");
+    e = messageOf([&] { s.accelerator.loadState(copy); });
+    QVERIFY2(contains(e, "random_states_0.safetensors is missing"), e.c_str());
+    expectUnchanged();
+
+    fresh();
+    {
+      std::ifstream in(copy / "manifest.json");
+      nlohmann::json manifest = nlohmann::json::parse(in);
+      manifest["version"] = 99;
+      std::ofstream(copy / "manifest.json") << manifest.dump();
+    }
+    e = messageOf([&] { s.accelerator.loadState(copy); });
+    QVERIFY2(contains(e, "layout version 99") && contains(e, "reads versions up to 1"), e.c_str());
+    expectUnchanged();
+  }
+
+  void anotherModelIsRefusedByName() {
+    QTemporaryDir dir;
+    const fs::path project = dir.path().toStdString();
+    fs::path folder;
+    {
+      Setup s(project, 8);
+      s.train(2);
+      folder = s.accelerator.saveState();
+    }
+    Setup other(project, 16);
+    const auto before = other.snapshot();
+    const std::string e = messageOf([&] { other.accelerator.loadState(folder); });
+    QVERIFY2(contains(e, "model.safetensors") && contains(e, "has shape [8") && contains(e, "the model's is [16"),
+             e.c_str());
+    std::string why;
+    QVERIFY2(same(before, other.snapshot(), why), why.c_str());
+  }
+
+  void anotherDataSetupOrComponentCountIsRefused() {
+    QTemporaryDir dir;
+    const fs::path project = dir.path().toStdString();
+    fs::path folder;
+    {
+      Setup s(project);
+      s.train(2);
+      folder = s.accelerator.saveState();
+    }
+    Setup batches(project, 8, {}, 5);
+    const auto before = batches.snapshot();
+    std::string e = messageOf([&] { batches.accelerator.loadState(folder); });
+    QVERIFY2(contains(e, "dl_state_dict.safetensors: the data loader was saved with batch_size 4, this one has 5"),
+             e.c_str());
+    std::string why;
+    QVERIFY2(same(before, batches.snapshot(), why), why.c_str());
+    Setup more(project);
+    more.accelerator.registerForCheckpointing(std::make_shared<Counter>());
+    e = messageOf([&] { more.accelerator.loadState(folder); });
+    QVERIFY2(contains(e, "manifest.json: the checkpoint has 1 registered object(s), this run prepared 2"), e.c_str());
+  }
+
+  void aFailedSaveLeavesThePreviousCheckpoints() {
+    QTemporaryDir dir;
+    Setup s(dir.path().toStdString());
+    s.train(2);
+    const fs::path first = s.accelerator.saveState();
+    const auto manifestBefore = fathom::checkpoint::readManifest(first);
+    s.counter->failOnSave = true;
+    const std::string e = messageOf([&] { s.accelerator.saveState(); });
+    QVERIFY2(contains(e, "Counter: refusing to save"), e.c_str());
+    QCOMPARE(names(fathom::checkpoint::listCheckpoints(first.parent_path())),
+             (std::vector<std::string>{"checkpoint_0"}));
+    QVERIFY(!fs::exists(first.parent_path() / ".checkpoint_1.staging"));
+    QVERIFY(!fs::exists(first.parent_path() / "checkpoint_1"));
+    for (const auto& record : manifestBefore.files)
+      fathom::checkpoint::verifyFile(first, record);
+    // An explicit folder that exists is replaced as a whole (an exchange), never mixed.
+    s.counter->failOnSave = false;
+    s.train(1);
+    const fs::path target = fs::path(dir.path().toStdString()) / "explicit";
+    s.accelerator.saveState(target);
+    std::ofstream(target / "stray.txt") << "from before";
+    s.accelerator.saveState(target);
+    QVERIFY(!fs::exists(target / "stray.txt"));
+    QVERIFY(!fs::exists(fathom::checkpoint::CheckpointStaging::stagingPath(target)));
+    for (const auto& record : fathom::checkpoint::readManifest(target).files)
+      fathom::checkpoint::verifyFile(target, record);
+    // A folder that cannot be created: the error names it.
+    std::ofstream(fs::path(dir.path().toStdString()) / "a-file") << "x";
+    const std::string blocked =
+        messageOf([&] { s.accelerator.saveState(fs::path(dir.path().toStdString()) / "a-file" / "ckpt"); });
+    QVERIFY2(contains(blocked, "a-file"), blocked.c_str());
+  }
+
+  void namingErrorsAreAccelerates() {
+    QTemporaryDir dir;
+    fathom::train::AcceleratorOptions options;
+    options.projectDir = dir.path().toStdString();
+    fathom::train::Accelerator plain(options, fathom::runtime::ProcessState::fromVariables(noEnv));
+    QVERIFY(contains(messageOf([&] { plain.saveState(); }), "automatic checkpoint naming is off"));
+    QVERIFY(contains(messageOf([&] { plain.loadState(); }), "automatic checkpoint naming is off"));
+    Setup s(dir.path().toStdString());
+    QVERIFY(contains(messageOf([&] { s.accelerator.loadState(); }), "no complete checkpoint_<n> folder"));
+    s.accelerator.saveState();
+    s.accelerator.setSaveIteration(0);
+    QVERIFY(contains(messageOf([&] { s.accelerator.saveState(); }), "checkpoint_0 already exists"));
+  }
+
+#else
+  /// A job SIGKILLed at random moments while it trains and saves: after every kill, every checkpoint_<n> that
+  /// listCheckpoints() offers is complete (each file matches manifest.json) and loadState() takes the newest.
+  void killedDuringSaveNeverLeavesAPartialCheckpoint() {
+    QTemporaryDir dir;
+    const fs::path project = dir.path().toStdString();
+    const fs::path checkpoints = project / "checkpoints";
+    int midSave = 0;
+    constexpr int kKills = 20;
+    for (int kill = 0; kill < kKills; ++kill) {
+      QProcess saver;
+      saver.start(QCoreApplication::applicationFilePath(), {u"--saver"_s, dir.path()});
+      QVERIFY(saver.waitForStarted());
+      // Until the first checkpoint exists, let it get there; afterwards kill at a random moment of its loop.
+      if (kill == 0) {
+        QTRY_VERIFY_WITH_TIMEOUT(!fathom::checkpoint::listCheckpoints(checkpoints).empty(), 30'000);
+      }
+      QTest::qWait(static_cast<int>(QRandomGenerator::global()->bounded(300, 1500)));
+      saver.kill();  // SIGKILL
+      QVERIFY(saver.waitForFinished());
+      bool staging = false;
+      for (const auto& e : fs::directory_iterator(checkpoints))
+        staging = staging || e.path().filename().string().find(".staging") != std::string::npos;
+      midSave += staging ? 1 : 0;
+      const auto all = fathom::checkpoint::listCheckpoints(checkpoints);
+      QVERIFY(!all.empty());
+      for (const auto& folder : all) {
+        for (const auto& record : fathom::checkpoint::readManifest(folder).files)
+          fathom::checkpoint::verifyFile(folder, record);
+      }
+      Setup reader(project, 128);
+      QCOMPARE(reader.accelerator.loadState(), all.back());
+    }
+    qInfo("%d of %d kills left a save half-done (a staging folder); none was taken", midSave, kKills);
+  }
+
+  void aFullDiskFailsTheSaveAndKeepsThePrevious() {
+    QTemporaryDir dir;
+    QProcess saver;
+    saver.start(QCoreApplication::applicationFilePath(), {u"--saver-disk-full"_s, dir.path()});
+    QVERIFY(saver.waitForFinished(60'000));
+    const QString out = QString::fromUtf8(saver.readAllStandardOutput());
+    QVERIFY2(saver.exitCode() == 0 && out.contains(u"File too large"_s) && out.contains(u".staging/"_s),
+             qPrintable(out + QString::fromUtf8(saver.readAllStandardError())));
+    const fs::path checkpoints = fs::path(dir.path().toStdString()) / "checkpoints";
+    QCOMPARE(names(fathom::checkpoint::listCheckpoints(checkpoints)), (std::vector<std::string>{"checkpoint_0"}));
+    QVERIFY(!fs::exists(checkpoints / ".checkpoint_1.staging"));
+    for (const auto& record : fathom::checkpoint::readManifest(checkpoints / "checkpoint_0").files)
+      fathom::checkpoint::verifyFile(checkpoints / "checkpoint_0", record);
+  }
+#endif
+};
+
+int main(int argc, char** argv) {
+  if (argc == 3 && std::string_view(argv[1]) == "--saver")
+    return runSaver(argv[2]);
+  if (argc == 3 && std::string_view(argv[1]) == "--saver-disk-full")
+    return runDiskFullSaver(argv[2]);
+  QCoreApplication app(argc, argv);
+  TestCheckpoint test;
+  return QTest::qExec(&test, argc, argv);
+}
+#include "tst_checkpoint.moc"
