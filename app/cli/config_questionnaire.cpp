@@ -3,8 +3,10 @@
 // read the same here (for the questions Fathom asks; see the class comment for those it leaves out).
 #include "config_questionnaire.h"
 
+#include <fathom/common/checked_number.h>
 #include <fathom/common/error.h>
 #include <fathom/config/config_schema.h>
+#include <fathom/config/input_limits.h>
 
 #include <istream>
 #include <ostream>
@@ -64,19 +66,19 @@ bool ConfigQuestionnaire::askYesNo(const std::string& question, bool defaultAnsw
   }
 }
 
-std::int64_t ConfigQuestionnaire::askInt(const std::string& question, std::int64_t defaultAnswer,
-                                         std::int64_t minimum) {
+std::int64_t ConfigQuestionnaire::askInt(const std::string& question, std::int64_t defaultAnswer, std::int64_t minimum,
+                                         std::int64_t maximum) {
   for (;;) {
     const std::string answer = ask(question, std::to_string(defaultAnswer));
     try {
       std::size_t used = 0;
       const long long v = std::stoll(answer, &used);
-      if (used == answer.size() && v >= minimum) {
+      if (used == answer.size() && v >= minimum && v <= maximum) {
         return v;
       }
     } catch (const std::exception&) {
     }
-    m_out << "Please enter an integer >= " << minimum << ".\n";
+    m_out << "Please enter an integer from " << minimum << " to " << maximum << ".\n";
   }
 }
 
@@ -140,8 +142,11 @@ std::optional<config::RunSpec> ConfigQuestionnaire::askKey(const std::string& qu
 }
 
 void ConfigQuestionnaire::askMultiNode() {
-  m_spec.numMachines = static_cast<int>(
-      askInt("How many different machines will you use (use more than 1 for multi-node training)?", 1, 1));
+  // Asked within the key's range, so the narrowing below cannot fail (4294967298 machines used to become 2).
+  m_spec.numMachines =
+      checkedNarrow<int>(askInt("How many different machines will you use (use more than 1 for multi-node training)?",
+                                1, 1, config::kMaxMachines),
+                         "num_machines");
   if (m_spec.numMachines > 1) {
     if (const auto a = askKey("What is the rank of this machine?", "machine_rank", "0")) {
       m_spec.machineRank = a->machineRank;

@@ -32,7 +32,8 @@ public:
 private:
   std::string ask(const std::string& question, const std::string& defaultAnswer);
   bool askYesNo(const std::string& question, bool defaultAnswer);
-  std::int64_t askInt(const std::string& question, std::int64_t defaultAnswer, std::int64_t minimum);
+  std::int64_t askInt(const std::string& question, std::int64_t defaultAnswer, std::int64_t minimum,
+                      std::int64_t maximum);
   /// Options are (name, help); the answer is a name or a number.
   std::size_t askChoice(const std::string& question, const std::vector<std::pair<std::string, std::string>>& options,
                         std::size_t defaultIndex);

@@ -2,10 +2,13 @@
 #include "launch_flags.h"
 
 #include "flag_choices.h"
+#include "number_flag.h"
 
+#include <fathom/common/checked_number.h>
 #include <fathom/common/error.h>
 #include <fathom/config/config_resolver.h>
 #include <fathom/config/config_schema.h>
+#include <fathom/config/input_limits.h>
 #include <fathom/config/run_spec.h>
 #include <fathom/launch/launch_config.h>
 
@@ -13,6 +16,8 @@
 #include <charconv>
 #include <cmath>
 #include <iostream>
+#include <limits>
+#include <type_traits>
 
 namespace fathom::cli {
 namespace {
@@ -70,7 +75,10 @@ std::pair<std::string, std::string> endpoint(const std::string& text) {
 
 std::chrono::milliseconds seconds(double s, const char* flag) {
   FATHOM_CHECK(std::isfinite(s) && s >= 0, ConfigError, "--", flag, " must be a number of seconds >= 0, got ", s);
-  return std::chrono::milliseconds(static_cast<long long>(std::llround(s * 1000.0)));
+  // Checked: --monitor_interval 1e300 must not become an undefined llround (a week is plenty for either flag).
+  constexpr long long kWeekMs = 7LL * 24 * 3600 * 1000;
+  return std::chrono::milliseconds(
+      checkedNarrow<long long>(std::round(s * 1000.0), detail::concat("--", flag, " (in milliseconds)"), 0, kWeekMs));
 }
 
 }  // namespace
@@ -78,6 +86,18 @@ std::chrono::milliseconds seconds(double s, const char* flag) {
 template <typename T>
 CLI::Option* LaunchFlags::add(CLI::App& cmd, const std::string& name, T& target, const std::string& help) {
   CLI::Option* option = cmd.add_option(spellings(name), target, help);
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // Checked as text first: the configuration key's range where the flag sets one (the schema's), else T's.
+    std::int64_t low = std::numeric_limits<T>::min();
+    std::int64_t high = std::numeric_limits<T>::max();
+    if (const auto key = config::configKeyForLaunchFlag(name); key && !key->fixedValue) {
+      if (const config::KeySpec* spec = config::findKey(key->path); spec != nullptr) {
+        low = std::max(low, spec->minimum);
+        high = std::min(high, spec->maximum);
+      }
+    }
+    option->check(wholeNumberIn(low, high));
+  }
   m_options[name] = option;
   return option;
 }
@@ -241,7 +261,11 @@ launch::LaunchOptions LaunchFlags::resolve(std::vector<std::string>* notes, conf
   config::RunSpec spec = config::runSpecFromConfig(effective);
   if (given("nproc_per_node")) {
     FATHOM_CHECK(m_nprocPerNode >= 1, ConfigError, "--nproc_per_node must be >= 1, got ", m_nprocPerNode);
-    spec.numProcesses = m_nprocPerNode * spec.numMachines;
+    // Checked: 65536 x 65536 must not wrap around to a small world size.
+    spec.numProcesses = checkedNarrow<int>(
+        std::int64_t{m_nprocPerNode} * spec.numMachines,
+        detail::concat("--nproc_per_node ", m_nprocPerNode, " x --num_machines ", spec.numMachines, " processes"), 1,
+        static_cast<int>(config::kMaxProcesses));
     spec.provenance["num_processes"] = config::ResolvedValue{
         std::int64_t{*spec.numProcesses}, config::ValueSource::CommandLine, "--nproc_per_node", {}};
   }

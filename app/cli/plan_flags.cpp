@@ -3,9 +3,12 @@
 
 #include "bool_flag.h"
 #include "flag_choices.h"
+#include "number_flag.h"
 
+#include <fathom/common/checked_number.h>
 #include <fathom/common/error.h>
 #include <fathom/config/config_resolver.h>
+#include <fathom/config/input_limits.h>
 #include <fathom/config/run_spec.h>
 #include <fathom/models/model_introspection.h>
 #include <fathom/plan/hf_config.h>
@@ -14,6 +17,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 
 namespace fathom::cli {
 namespace {
@@ -84,18 +88,25 @@ void PlanFlags::add(CLI::App* cmd) {
   // Model
   cmd->add_option(names("params"), params, "Model size as a bare parameter count (7500000000 or 7.5e9)");
   cmd->add_option(names("arch"), arch, "Transformer family for dimensions: gpt, llama, bert, t5");
-  cmd->add_option(names("layers"), layers, "Transformer blocks (t5: encoder blocks)");
-  cmd->add_option(names("decoder_layers"), decoderLayers, "t5: decoder blocks (default: layers)");
-  cmd->add_option(names("hidden"), hidden, "Hidden size h");
-  cmd->add_option(names("heads"), heads, "Attention heads a");
-  cmd->add_option(names("kv_heads"), kvHeads, "Key/value heads (GQA; default: heads)");
-  cmd->add_option(names("head_dim"), headDim, "Per-head width (default: hidden / heads)");
-  cmd->add_option(names("ffn_hidden"), ffnHidden, "MLP inner width (default: 4h; llama: 8h/3 rounded to 256)");
-  cmd->add_option(names("vocab"), vocab, "Vocabulary size");
-  cmd->add_option(names("max_positions"), maxPositions, "Learned position rows (gpt/bert)");
+  cmd->add_option(names("layers"), layers, "Transformer blocks (t5: encoder blocks)")
+      ->check(wholeNumberIn(1, plan::kMaxLayers));
+  cmd->add_option(names("decoder_layers"), decoderLayers, "t5: decoder blocks (default: layers)")
+      ->check(wholeNumberIn(0, plan::kMaxLayers));
+  cmd->add_option(names("hidden"), hidden, "Hidden size h")->check(wholeNumberIn(1, plan::kMaxWidth));
+  cmd->add_option(names("heads"), heads, "Attention heads a")->check(wholeNumberIn(1, plan::kMaxHeads));
+  cmd->add_option(names("kv_heads"), kvHeads, "Key/value heads (GQA; default: heads)")
+      ->check(wholeNumberIn(0, plan::kMaxHeads));
+  cmd->add_option(names("head_dim"), headDim, "Per-head width (default: hidden / heads)")
+      ->check(wholeNumberIn(0, plan::kMaxWidth));
+  cmd->add_option(names("ffn_hidden"), ffnHidden, "MLP inner width (default: 4h; llama: 8h/3 rounded to 256)")
+      ->check(wholeNumberIn(0, plan::kMaxWidth));
+  cmd->add_option(names("vocab"), vocab, "Vocabulary size")->check(wholeNumberIn(1, plan::kMaxWidth));
+  cmd->add_option(names("max_positions"), maxPositions, "Learned position rows (gpt/bert)")
+      ->check(wholeNumberIn(0, plan::kMaxWidth));
   cmd->add_option(names("tied_embeddings"), tiedEmbeddings, "Output layer shares the input embedding (true/false)");
-  cmd->add_option(names("num_experts"), numExperts, "MoE experts per layer (llama family)");
-  cmd->add_option(names("experts_per_token"), expertsPerToken, "MoE top-k");
+  cmd->add_option(names("num_experts"), numExperts, "MoE experts per layer (llama family)")
+      ->check(wholeNumberIn(0, plan::kMaxExperts));
+  cmd->add_option(names("experts_per_token"), expertsPerToken, "MoE top-k")->check(wholeNumberIn(0, plan::kMaxExperts));
   cmd->add_option(names("hf_config"), hfConfig, "Hugging Face config.json (file or folder holding one)");
   cmd->add_option(names("model"), model,
                   "Built-in model, introspected from its LibTorch module: " + builtinModelChoices(", ") +
@@ -103,9 +114,12 @@ void PlanFlags::add(CLI::App* cmd) {
   modelFlags.add(cmd, /*withMlp=*/false);
   cmd->add_option(names("hardware"), hardware, "Hardware preset name or YAML/JSON file (default h100-sxm-80gb)");
   // Plan: the same flags as `fathom launch` / `fathom train` where the setting is the same.
-  cmd->add_option(names("num_processes"), numProcesses, "World size: processes (GPUs) over all machines (default 1)");
-  cmd->add_option(names("num_machines"), numMachines, "Machines; GPUs per node = num_processes / num_machines");
-  cmd->add_option(names("gpus_per_node"), gpusPerNode, "GPUs per node (default: the preset's)");
+  cmd->add_option(names("num_processes"), numProcesses, "World size: processes (GPUs) over all machines (default 1)")
+      ->check(wholeNumberIn(1, config::kMaxProcesses));
+  cmd->add_option(names("num_machines"), numMachines, "Machines; GPUs per node = num_processes / num_machines")
+      ->check(wholeNumberIn(1, config::kMaxMachines));
+  cmd->add_option(names("gpus_per_node"), gpusPerNode, "GPUs per node (default: the preset's)")
+      ->check(wholeNumberIn(1, config::kMaxProcesses));
   cmd->add_option(names("strategy"), strategy,
                   choices(plan::kStrategies) + " (default: what the configuration's distributed_type selects)");
   cmd->add_option(names("fsdp_sharding_strategy"), fsdpSharding,
@@ -115,7 +129,8 @@ void PlanFlags::add(CLI::App* cmd) {
                   "FSDP / ZeRO-3 units: " + choices(config::kFsdpWrapPolicies) +
                       " (TRANSFORMER_BASED_WRAP: every block)");
   cmd->add_option(names("fsdp_min_num_params"), fsdpMinNumParams,
-                  "SIZE_BASED_WRAP: blocks with at least this many parameters become units (default 1e8)");
+                  "SIZE_BASED_WRAP: blocks with at least this many parameters become units (default 1e8)")
+      ->check(wholeNumberIn(0, std::numeric_limits<std::int64_t>::max()));
   cmd->add_option(names("fsdp_offload_params"), fsdpOffloadParams,
                   "true: FSDP keeps parameters, gradients and the optimizer on the CPU");
   cmd->add_option(names("offload_optimizer_device"), offloadOptimizerDevice,
@@ -123,13 +138,16 @@ void PlanFlags::add(CLI::App* cmd) {
   cmd->add_option(names("offload_param_device"), offloadParamDevice,
                   "ZeRO-3: " + choices(config::kOffloadDevices) + " (parameters)");
   cmd->add_option(names("zero_reduce_bucket_size"), zeroBucketSize,
-                  "ZeRO-1/2 reduce_bucket_size in elements (default 5e8, DeepSpeed's)");
-  cmd->add_option(names("tp"), tp, "Tensor-parallel degree");
-  cmd->add_option(names("pp"), pp, "Pipeline-parallel degree");
+                  "ZeRO-1/2 reduce_bucket_size in elements (default 5e8, DeepSpeed's)")
+      ->check(wholeNumberIn(0, std::numeric_limits<std::int64_t>::max()));
+  cmd->add_option(names("tp"), tp, "Tensor-parallel degree")->check(wholeNumberIn(1, config::kMaxProcesses));
+  cmd->add_option(names("pp"), pp, "Pipeline-parallel degree")->check(wholeNumberIn(1, config::kMaxProcesses));
   cmd->add_flag(names("sequence_parallel"), sequenceParallel, "Megatron sequence parallelism (with tp > 1)");
-  cmd->add_option(names("micro_batch"), microBatch, "Sequences per micro-batch per data-parallel rank");
-  cmd->add_option(names("gradient_accumulation_steps"), gradAccum, "Micro-batches per optimizer step");
-  cmd->add_option(names("seq"), seq, "Sequence length (default 2048)");
+  cmd->add_option(names("micro_batch"), microBatch, "Sequences per micro-batch per data-parallel rank")
+      ->check(wholeNumberIn(1, config::kMaxIntCount));
+  cmd->add_option(names("gradient_accumulation_steps"), gradAccum, "Micro-batches per optimizer step")
+      ->check(wholeNumberIn(1, config::kMaxIntCount));
+  cmd->add_option(names("seq"), seq, "Sequence length (default 2048)")->check(wholeNumberIn(1, plan::kMaxWidth));
   cmd->add_option(names("mixed_precision"), mixedPrecision,
                   choices(config::kMixedPrecisions, Offered::All) +
                       " (default: ACCELERATE_MIXED_PRECISION, the configuration, else no = fp32, as Accelerate)");
@@ -146,9 +164,11 @@ void PlanFlags::add(CLI::App* cmd) {
   cmd->add_flag("--json", json, "Print one JSON object");
   cmd->add_flag("--explain", explain, "Print the formula, inputs and source behind every number");
   // Deprecated spellings: read as before, with a note (kDeprecated); hidden from --help.
-  cmd->add_option(names("num_gpus"), numProcesses)->group("");
+  cmd->add_option(names("num_gpus"), numProcesses)->group("")->check(wholeNumberIn(1, config::kMaxProcesses));
   cmd->add_option(names("precision"), mixedPrecision)->group("");
-  cmd->add_option(names("zero_bucket_size"), zeroBucketSize)->group("");
+  cmd->add_option(names("zero_bucket_size"), zeroBucketSize)
+      ->group("")
+      ->check(wholeNumberIn(0, std::numeric_limits<std::int64_t>::max()));
   cmd->add_flag(names("offload_optimizer"), offloadOptimizer)->group("");
   cmd->add_flag(names("offload_params"), offloadParams)->group("");
 }
@@ -303,8 +323,8 @@ PlanFlags::Inputs PlanFlags::resolve(std::vector<std::string>* notes) const {
     d.expertsPerToken = expertsPerToken;
     out.model = plan::modelFromDims(d);
   } else if (given("params")) {
-    FATHOM_CHECK(params >= 1 && params < 9e18, ConfigError, "params must be a positive count, got ", params);
-    out.model = plan::modelFromParams(static_cast<std::int64_t>(std::llround(params)));
+    FATHOM_CHECK(params >= 1, ConfigError, "--params must be a positive count, got ", params);
+    out.model = plan::modelFromParams(checkedNarrow<std::int64_t>(std::round(params), "--params", 1));
   } else if (in.dims) {
     out.model = plan::modelFromDims(*in.dims);
   } else if (in.params > 0) {

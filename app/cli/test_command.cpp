@@ -4,6 +4,7 @@
 #include "command.h"
 #include "launch_flags.h"
 
+#include <fathom/common/checked_number.h>
 #include <fathom/common/error.h>
 #include <fathom/launch/local_launcher.h>
 #include <fathom/runtime/self_check.h>
@@ -40,7 +41,8 @@ runtime::CommBackend backendFrom(const std::string& name) {
 int runWorker(const TestFlags& flags) {
   const auto backend = backendFrom(flags.backend);
   const auto state = runtime::ProcessState::fromEnvironment({.cpu = backend == runtime::CommBackend::Gloo});
-  const auto timeout = std::chrono::milliseconds(std::llround(flags.timeoutSeconds * 1000.0));
+  const auto timeout = std::chrono::milliseconds(
+      checkedNarrow<long long>(std::round(flags.timeoutSeconds * 1000.0), "--timeout (in milliseconds)", 1));
   const auto report = runtime::runSelfCheck(state, {.backend = backend, .timeout = timeout});
   std::string steps;
   for (const auto& step : report.steps) {

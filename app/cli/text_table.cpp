@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "text_table.h"
 
+#include <fathom/common/terminal_text.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -19,7 +21,16 @@ std::string formatBinaryBytes(double bytes, int decimals) {
   return text;
 }
 
-void printTable(std::ostream& out, const std::vector<std::vector<std::string>>& rows, ColumnAlign align) {
+void printTable(std::ostream& out, const std::vector<std::vector<std::string>>& textRows, ColumnAlign align) {
+  // Cells hold names from outside (run names, metric keys, paths from a workspace): terminal-safe, one line each.
+  std::vector<std::vector<std::string>> rows;
+  rows.reserve(textRows.size());
+  for (const auto& row : textRows) {
+    std::vector<std::string>& safe = rows.emplace_back();
+    for (const std::string& cell : row) {
+      safe.push_back(terminalSafe(cell));
+    }
+  }
   std::vector<std::size_t> width;
   for (const auto& row : rows) {
     width.resize(std::max(width.size(), row.size()));

@@ -45,6 +45,32 @@ private slots:
     QVERIFY2(r.err.contains("frobnicate"), r.err.constData());
   }
 
+  // Issue 20: an argument that is not UTF-8 is refused before anything else, naming it (and the flag it is the value
+  // of), escaped: it failed deep inside with "[json.exception.type_error.316] invalid UTF-8 byte at index 9: 0xFF".
+  void argumentsMustBeUtf8() {
+    // QProcess encodes arguments as UTF-8, so the raw byte goes through a shell's printf.
+    QProcess p;
+    p.setProgram(u"/bin/sh"_s);
+    p.setArguments({u"-c"_s, u"exec \"$0\" launch --num_processes 1 /bin/echo \"$(printf 'a\\377b')\""_s,
+                    fathom::test::fathomExecutable()});
+    p.start();
+    QVERIFY(p.waitForFinished(60'000));
+    const QByteArray err = p.readAllStandardError();
+    QCOMPARE(p.exitCode(), 2);
+    QCOMPARE(err, QByteArray("fathom: error: argument 5 'a\\xffb' is not valid UTF-8 (byte 2): Fathom reads and "
+                             "records arguments as UTF-8 text; pass the name in UTF-8 (rename the file if its name is "
+                             "not)\n"));
+    p.setArguments({u"-c"_s, u"exec \"$0\" plan --params 1e9 --hardware \"$(printf '\\033[2J\\377')\""_s,
+                    fathom::test::fathomExecutable()});
+    p.start();
+    QVERIFY(p.waitForFinished(60'000));
+    QCOMPARE(p.exitCode(), 2);
+    QCOMPARE(p.readAllStandardError(),
+             QByteArray("fathom: error: argument 5 '\\x1b[2J\\xff' (the value of --hardware) is not valid UTF-8 "
+                        "(byte 5): Fathom reads and records arguments as UTF-8 text; pass the name in UTF-8 (rename "
+                        "the file if its name is not)\n"));
+  }
+
   void envJsonStatesTheMachine() {
     QTemporaryDir cache;
     auto env = QProcessEnvironment::systemEnvironment();

@@ -86,10 +86,12 @@ private slots:
     QTemporaryDir cache;
     const auto env = cleanEnv(cache.path());
     const QString file = cache.filePath(u"cpu.yaml"_s);
-    // multi-CPU by name, 2 machines, rank 1, IP, default port, debug, 8 processes, bf16 (by number), no trackers.
-    const QByteArray answers = "MULTI_CPU\n2\n1\n10.0.0.1\n\nyes\n8\n2\n\n";
+    // multi-CPU by name, 2 machines (after 4294967298, refused: it used to be narrowed to 2 and the next answer taken
+    // for the next question), rank 1, IP, default port, debug, 8 processes, bf16 (by number), no trackers.
+    const QByteArray answers = "MULTI_CPU\n4294967298\n2\n1\n10.0.0.1\n\nyes\n8\n2\n\n";
     const Run r = runFathom({u"config"_s, u"--config_file"_s, file}, env, answers);
     QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.out.contains("Please enter an integer from 1 to 65536."), r.out.constData());
     const QJsonObject o = showJson(file, env);
     QCOMPARE(o.value(u"distributed_type"_s).toString(), u"MULTI_CPU"_s);
     QCOMPARE(o.value(u"use_cpu"_s).toBool(), true);

@@ -508,6 +508,31 @@ echo $$ > pid.$RANK; while :; do sleep 0.1; done)"_s.arg(dir.path());
     QVERIFY2(r.err.contains("no program given"), r.err.constData());
   }
 
+  // Issue 20: a whole number that the flag's key or variable cannot hold is refused naming the flag, the value and
+  // the range, before anything runs (4294967298 was "Could not convert"; through a file it ran 2 ranks).
+  void outOfRangeFlagsNameTheRange() {
+    Run r = fathomRun({u"launch"_s, u"--num_processes"_s, u"4294967298"_s, u"true"_s});
+    QCOMPARE(r.exitCode, 105);  // CLI11's ValidationError
+    QVERIFY2(r.err.contains("--num_processes: 4294967298 is out of range (allowed -1..1048576)"), r.err.constData());
+    r = fathomRun({u"launch"_s, u"--num_machines"_s, u"99999999999999999999"_s, u"true"_s});
+    QCOMPARE(r.exitCode, 105);
+    QVERIFY2(r.err.contains("--num_machines: 99999999999999999999 is out of range (allowed 1..65536)"),
+             r.err.constData());
+    r = fathomRun({u"launch"_s, u"--gradient_accumulation_steps"_s, u"4294967298"_s, u"true"_s});
+    QCOMPARE(r.exitCode, 105);
+    QVERIFY2(r.err.contains("--gradient_accumulation_steps: 4294967298 is out of range (allowed 1..2147483647)"),
+             r.err.constData());
+    r = fathomRun({u"launch"_s, u"--max_restarts"_s, u"4294967296"_s, u"true"_s});  // no key: int's range
+    QCOMPARE(r.exitCode, 105);
+    QVERIFY2(r.err.contains("--max_restarts: 4294967296 is out of range (allowed -2147483648..2147483647)"),
+             r.err.constData());
+    r = fathomRun({u"launch"_s, u"--nproc_per_node"_s, u"65536"_s, u"--num_machines"_s, u"65536"_s, u"true"_s});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("fathom: error: --nproc_per_node 65536 x --num_machines 65536 processes: 4294967296 is out "
+                            "of range (allowed 1..1048576)"),
+             r.err.constData());
+  }
+
   void twoMachinesOnOneHost() {
     // Two launchers as machine 0 and 1 of a 4-process group, meeting at one free port on 127.0.0.1; every rank
     // runs the self-check, so RANK arithmetic and the cross-launcher rendezvous are both exercised.

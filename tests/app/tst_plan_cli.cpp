@@ -90,6 +90,37 @@ private slots:
     }
   }
 
+  // Issue 20: sizes that do not fit are refused naming the flag, the value and the range (2^62 layers and hidden
+  // exited 0 with 4.6e18 parameters; 2^16 layers of width 2^22 said "the model has no parameters").
+  void hugeInputsAreRefused_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("message");
+    const QStringList gpt{u"plan"_s, u"--arch"_s, u"gpt"_s, u"--heads"_s, u"1"_s, u"--vocab"_s, u"1000"_s};
+    QTest::newRow("2^62 layers and hidden")
+        << gpt + QStringList{u"--layers"_s, u"4611686018427387904"_s, u"--hidden"_s, u"4611686018427387904"_s} << 105
+        << u"--layers: 4611686018427387904 is out of range (allowed 1..16777216)"_s;
+    QTest::newRow("count beyond 2^63")
+        << gpt + QStringList{u"--layers"_s, u"65536"_s, u"--hidden"_s, u"4194304"_s} << 2
+        << u"fathom: error: the model's parameter count does not fit in 64 bits (layers 65536"_s;
+    QTest::newRow("world size") << QStringList{u"plan"_s, u"--params"_s, u"1e9"_s, u"--num_processes"_s,
+                                               u"4294967298"_s}
+                                << 105 << u"--num_processes: 4294967298 is out of range (allowed 1..1048576)"_s;
+    QTest::newRow("params 1e30")
+        << QStringList{u"plan"_s, u"--params"_s, u"1e30"_s} << 2
+        << u"fathom: error: --params: 1e+30 is out of range (allowed 1..9223372036854775807)"_s;
+  }
+  void hugeInputsAreRefused() {
+    QFETCH(QStringList, args);
+    QFETCH(int, exitCode);
+    QFETCH(QString, message);
+    QTemporaryDir cache;
+    const Run r = runFathom(args, isolated(cache));
+    QCOMPARE(r.exitCode, exitCode);
+    QVERIFY2(QString::fromUtf8(r.err).contains(message), r.err.constData());
+    QVERIFY2(r.out.isEmpty(), r.out.constData());  // no table of wrapped numbers
+  }
+
   void zeroFigureFromTheCommandLine() {
     // Dashed spellings; ZeRO Figure 1's P_os+g+p value in the JSON.
     const Run r = runFathom({u"plan"_s, u"--params"_s, u"7500000000"_s, u"--num-gpus"_s, u"64"_s, u"--strategy"_s,

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Predicted equals measured (issue 5): for built-in models trained by `fathom train` under DDP on 2 and 4 ranks,
 // `fathom plan --model NAME` predicts exactly the parameter, gradient and optimizer-state bytes per rank the run
-// holds (`memory` of the --json summary, measured from the live tensors), and exactly the gradient all_reduce
+// holds (`memory` of the --json summary, measured from the live tensors, and every rank's entry of --stats_json: DDP
+// replicates, so each rank must hold what rank 0 holds), and exactly the gradient all_reduce
 // calls and bytes per step the Comm layer recorded ("ddp.bucket.<i>" records of the last step, `ddp_last_step`).
 // docs/planner.md, "Measured against predicted".
 #include "cli_runner.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -60,7 +62,9 @@ private slots:
         QStringList{
             u"launch"_s, u"--num_processes"_s, QString::number(ranks), u"--quiet"_s, fathom::test::fathomExecutable(),
             u"train"_s} +
-        model + QStringList{u"--optimizer"_s, u"adamw"_s, u"--steps"_s, u"2"_s, u"--log_every"_s, u"0"_s, u"--json"_s};
+        model + QStringList{u"--optimizer"_s, u"adamw"_s,        u"--steps"_s,
+                            u"2"_s,           u"--log_every"_s,  u"0"_s,
+                            u"--json"_s,      u"--stats_json"_s, m_workspaceDir.filePath(u"stats.json"_s)};
     const auto run = runFathom(train, QProcessEnvironment::systemEnvironment(), {}, 240'000);
     QVERIFY2(run.exitCode == 0, (run.out + run.err).constData());
     const QJsonObject summary = fathom::test::trainSummary(run.out);
@@ -85,6 +89,23 @@ private slots:
       QCOMPARE(integer(perRank, key), integer(measured, key));
     }
     QCOMPARE(integer(perRank, "master_weights"), 0);
+    // Every rank, not rank 0 alone (the summary is rank 0's): one --stats_json entry per rank, each holding the
+    // predicted bytes.
+    QFile statsFile(m_workspaceDir.filePath(u"stats.json"_s));
+    QVERIFY(statsFile.open(QIODevice::ReadOnly));
+    const QJsonArray rankEntries = QJsonDocument::fromJson(statsFile.readAll()).object().value(u"ranks"_s).toArray();
+    const QString idProblem = fathom::test::statsRanksProblem(rankEntries, ranks);
+    QVERIFY2(idProblem.isEmpty(), qPrintable(idProblem));
+    for (const QJsonValue& entry : rankEntries) {
+      const QJsonObject held = entry.toObject().value(u"bytes"_s).toObject();
+      for (const char* key : {"parameters", "gradients", "optimizer_states", "master_weights"}) {
+        QVERIFY2(integer(held, key) == integer(perRank, key),
+                 qPrintable(u"rank %1 %2: measured %3, predicted %4"_s.arg(entry.toObject().value(u"rank"_s).toInt())
+                                .arg(QLatin1StringView(key))
+                                .arg(integer(held, key))
+                                .arg(integer(perRank, key))));
+      }
+    }
 
     qint64 bytes = 0;
     qint64 calls = 0;

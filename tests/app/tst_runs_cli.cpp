@@ -192,7 +192,8 @@ private slots:
     QVERIFY(r.out.contains("num_processes"));
     QVERIFY(r.out.contains("4.0 KiB"));
     r = runFathom({u"runs"_s, u"compare"_s, u"1"_s, u"--workspace"_s, path});
-    QVERIFY(r.exitCode != 0);
+    QCOMPARE(r.exitCode, 114);  // CLI11's ArgumentMismatch: a usage error, not a crash (any non-zero code passed)
+    QVERIFY2(r.err.contains("At least 2 required but received 1"), r.err.constData());
   }
 
   void exportCsv() {
@@ -228,7 +229,9 @@ private slots:
     QCOMPARE(sum, expected);
 
     const Run bad = runs({u"export"_s, u"baseline"_s, u"--format"_s, u"xml"_s});
-    QVERIFY(bad.exitCode != 0);
+    QCOMPARE(bad.exitCode, 105);  // CLI11's ValidationError
+    QVERIFY2(bad.err.contains("--format: xml not in {csv,jsonl}"), bad.err.constData());
+    QVERIFY(bad.out.isEmpty());
   }
 
   void deleteRuns() {
@@ -273,7 +276,24 @@ private slots:
     QVERIFY2(r.err.contains(foreign.toUtf8()), r.err.constData());
 
     r = runFathom({u"runs"_s});
-    QVERIFY(r.exitCode != 0);  // a subcommand is required
+    QCOMPARE(r.exitCode, 106);  // CLI11's RequiredError
+    QVERIFY2(r.err.contains("A subcommand is required"), r.err.constData());
+
+    // Issue 20: names from outside are quoted escaped, in errors and in tables: no escape sequence reaches the
+    // terminal (the ESC of a run name cleared the screen).
+    r = runs({u"show"_s, u"\x1b[2Jnope"_s});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("no run \"\\x1b[2Jnope\""), r.err.constData());
+    QVERIFY2(!r.err.contains('\x1b'), r.err.constData());
+    {
+      Workspace ws(m_ws.toStdString());
+      const RunId hostile = ws.createRun({"\x1b[2J\x1b[Hclear", "", "", ""});  // a name that would clear the screen
+      ws.finishRun(hostile, RunStatus::Failed, 1);
+    }
+    r = runs({u"list"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QVERIFY2(r.out.contains("\\x1b[2J\\x1b[Hclear"), r.out.constData());
+    QVERIFY2(!r.out.contains('\x1b'), r.out.constData());
   }
 };
 

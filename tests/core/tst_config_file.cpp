@@ -266,13 +266,46 @@ private slots:
                                          << "allowed values: no, fp16, bf16, fp8";
     QTest::newRow("not an integer") << "distributed_type: MULTI_GPU\nnum_processes: two\n"
                                     << 2 << 16 << "num_processes"
-                                    << "integers >= -1";
+                                    << "integers -1..1048576";
     QTest::newRow("not a boolean") << "distributed_type: 'NO'\nuse_cpu: maybe\n"
                                    << 2 << 10 << "use_cpu"
                                    << "allowed values: true, false";
     QTest::newRow("out of range") << "distributed_type: MULTI_GPU\nmain_process_port: 70000\n"
                                   << 2 << 20 << "main_process_port"
                                   << "integers 0..65535";
+    // Issue 20: a count the launcher holds as int is refused at the front door, with the allowed range (4294967298
+    // processes ran 2 ranks when it was narrowed).
+    QTest::newRow("num_processes beyond int") << "distributed_type: MULTI_CPU\nnum_processes: 4294967298\n"
+                                              << 2 << 16 << "num_processes"
+                                              << "out of range: '4294967298'; allowed values: integers -1..1048576";
+    QTest::newRow("num_machines beyond int") << "distributed_type: MULTI_CPU\nnum_machines: 4294967297\n"
+                                             << 2 << 15 << "num_machines"
+                                             << "out of range: '4294967297'; allowed values: integers 1..65536";
+    QTest::newRow("machine_rank beyond int") << "distributed_type: MULTI_CPU\nmachine_rank: 4294967296\n"
+                                             << 2 << 15 << "machine_rank"
+                                             << "out of range: '4294967296'; allowed values: integers 0..65535";
+    QTest::newRow("accumulation steps beyond int")
+        << "distributed_type: DEEPSPEED\ndeepspeed_config:\n  gradient_accumulation_steps: 4294967298\n"
+        << 3 << 32 << "deepspeed_config.gradient_accumulation_steps"
+        << "out of range: '4294967298'; allowed values: integers 1..2147483647";
+    QTest::newRow("profiler schedule beyond int")
+        << "distributed_type: 'NO'\nfathom:\n  profiler:\n    schedule_wait: 4294967296\n"
+        << 4 << 20 << "fathom.profiler.schedule_wait"
+        << "allowed values: integers 0..2147483647";
+    QTest::newRow("planner layers 2^62")
+        << "distributed_type: 'NO'\nfathom:\n  planner:\n    layers: 4611686018427387904\n"
+        << 4 << 13 << "fathom.planner.layers"
+        << "allowed values: integers 1..16777216";
+    QTest::newRow("num_processes 1e30") << "distributed_type: MULTI_CPU\nnum_processes: 1e30\n"
+                                        << 2 << 16 << "num_processes"
+                                        << "expected an integer, got '1e30'";
+    // Escape sequences and invalid UTF-8 from the file are quoted escaped (the ESC of a key cleared the screen).
+    QTest::newRow("ESC in a key") << "distributed_type: 'NO'\n\"\x1b[2J\x1b[Hkey\": 1\n"
+                                  << 2 << 1 << "unknown key '\\x1b[2J\\x1b[Hkey'"
+                                  << "allowed keys: command_file";
+    QTest::newRow("ESC in a value") << "distributed_type: \"\x1b]0;owned\x07NO\"\n"
+                                    << 1 << 19 << "invalid value '\\x1b]0;owned\\x07NO'"
+                                    << "allowed values: NO, MULTI_CPU";
     QTest::newRow("zero stage") << "distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 4\n"
                                 << 3 << 15 << "deepspeed_config.zero_stage"
                                 << "allowed values: 0, 1, 2, 3";
@@ -342,6 +375,26 @@ private slots:
       QVERIFY2(message.startsWith(where), qPrintable(message));
       QVERIFY2(message.contains(key), qPrintable(message));
       QVERIFY2(message.contains(allowed), qPrintable(message));
+      for (const char c : std::string(e.what())) {
+        QVERIFY2(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f, "a control character in the message");
+      }
+    }
+  }
+
+  // Issue 20: a value that is not UTF-8 is refused where it is read, naming file, line, key and the value escaped (it
+  // used to fail later, in a JSON library, with "invalid UTF-8 byte at index 1: 0xFF").
+  void valueNotUtf8() {
+    QTemporaryDir dir;
+    const auto file = writeFile(dir, "bad.yaml",
+                                "distributed_type: 'NO'\nfathom:\n  project_dir: \"a\xff"
+                                "b\"\n");
+    try {
+      loadConfigFile(file);
+      QFAIL("no error");
+    } catch (const fathom::ConfigError& e) {
+      QCOMPARE(QString::fromUtf8(e.what()), QString::fromStdString(file.string()) +
+                                                u":3:16: key 'fathom.project_dir': not valid UTF-8: 'a\\xffb'; "
+                                                u"allowed values: a string"_s);
     }
   }
 

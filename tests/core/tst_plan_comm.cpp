@@ -106,6 +106,7 @@ private slots:
     QVERIFY(close(predict(model, hw, p).communication.bytesPerRankPerStep, 3 * m * (w - 1) / w * e));
     p.fsdpSharding = FsdpSharding::HybridShard;
     const auto hybrid = predict(model, hw, p);
+    QVERIFY(!hybrid.communication.collectives.empty());
     double interNode = 0;
     for (const auto& c : hybrid.communication.collectives) {
       if (c.scope == Scope::InterNode) {
@@ -118,6 +119,7 @@ private slots:
     // 2M(G-1)/G, instead of FULL_SHARD's 3M(G-1)/G.
     p.fsdpSharding = FsdpSharding::HybridShardZero2;
     const auto zero2 = predict(model, hw, p);
+    QVERIFY(!zero2.communication.collectives.empty());
     double zero2InterNode = 0;
     for (const auto& c : zero2.communication.collectives) {
       zero2InterNode += c.scope == Scope::InterNode ? c.bytesSentPerRank : 0.0;
@@ -219,9 +221,15 @@ private slots:
     p.numGpus = 16;
     p.tp = 8;
     const auto r = predict(model, plantest::bigDevice(), p);
+    int intra = 0;
+    int inter = 0;
     for (const auto& c : r.communication.collectives) {
       QVERIFY(c.scope == (c.purpose == "tp activations" ? Scope::IntraNode : Scope::InterNode));
+      (c.scope == Scope::IntraNode ? intra : inter) += 1;
     }
+    // Both kinds were seen: an empty list would have passed the loop above.
+    QVERIFY(intra > 0);
+    QVERIFY(inter > 0);
   }
 
   // gpt-tiny's exact collectives by hand (fp32: 4 B per element). Units root 12,416 + 2 × 49,984 (padded sums:

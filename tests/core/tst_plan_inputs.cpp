@@ -20,6 +20,16 @@ namespace {
 void write(const QString& path, const std::string& text) {
   std::ofstream(path.toStdString()) << text;
 }
+
+/// parseHardware's error for `text` (as hw.yaml), or "accepted".
+std::string message(const std::string& text) {
+  try {
+    parseHardware(text, "hw.yaml");
+  } catch (const fathom::ConfigError& e) {
+    return std::string(e.what());
+  }
+  return std::string("accepted");
+}
 }  // namespace
 
 class TestPlanInputs : public QObject {
@@ -68,20 +78,42 @@ private slots:
   }
 
   void badHardwareNamesTheKey() {
-    const auto message = [](const std::string& text) {
-      try {
-        parseHardware(text, "hw.yaml");
-      } catch (const fathom::ConfigError& e) {
-        return std::string(e.what());
-      }
-      return std::string("accepted");
-    };
     QVERIFY(message("name: x\n").find("missing 'memory_bytes'") != std::string::npos);
     QVERIFY(message("name: x\nmemory_bytes: lots\n").find("'memory_bytes' must be a number") != std::string::npos);
     QVERIFY(message("name: x\nmemory_bytes: 10\npeak_flops: {fp32: 1}\nmemory_bandwidth: 1\ngpus_per_node: 0\n"
                     "intra_node: {bandwidth: 1, latency: 0}\ninter_node: {bandwidth: 1, latency: 0}\n")
                 .find("gpus_per_node must be >= 1, got 0") != std::string::npos);
     QVERIFY(message("name: x\ndevice: tpu\n").find("'device' must be gpu or cpu, got 'tpu'") != std::string::npos);
+  }
+
+  // Issue 20: a byte count that does not fit 64 bits is refused naming the file, line, key and value (1e30 bytes of
+  // memory became -9223372036854775808 through a cast); so is a fraction of a byte, and a plan file's huge params.
+  void hugeByteCountsAreRefused() {
+    const std::string rest = "peak_flops: {fp32: 1}\nmemory_bandwidth: 1\ngpus_per_node: 8\n"
+                             "intra_node: {bandwidth: 1, latency: 0}\ninter_node: {bandwidth: 1, latency: 0}\n";
+    QCOMPARE(message("name: x\nmemory_bytes: 1e30\n" + rest),
+             std::string("hw.yaml:2: 'memory_bytes': 1e+30 is out of range (allowed 0..9223372036854775807)"));
+    QCOMPARE(
+        message("name: x\nmemory_bytes: 9223372036854775808\n" + rest),  // 2^63: one past the end
+        std::string("hw.yaml:2: 'memory_bytes': 9223372036854775808 is out of range (allowed 0..9223372036854775807)"));
+    QCOMPARE(message("name: x\nmemory_bytes: 1000.5\n" + rest),
+             std::string("hw.yaml:2: 'memory_bytes': 1000.5 is not a whole number"));
+    QCOMPARE(message("name: x\nmemory_bytes: 1000\nhost_memory_bytes: -1e300\n" + rest),
+             std::string("hw.yaml:3: 'host_memory_bytes': -1e+300 is out of range (allowed 0..9223372036854775807)"));
+    QCOMPARE(message("name: x\nmemory_bytes: 1000\npeak_flops: {fp32: 1}\nmemory_bandwidth: 1\n"
+                     "gpus_per_node: 4294967304\nintra_node: {bandwidth: 1, latency: 0}\n"
+                     "inter_node: {bandwidth: 1, latency: 0}\n"),
+             std::string("hw.yaml:5: 'gpus_per_node': 4294967304 is out of range (allowed 0..2147483647)"));
+
+    QTemporaryDir dir;
+    const QString file = dir.filePath("plan.yaml");
+    write(file, "params: 1e30\n");
+    try {
+      loadPlanFile(file.toStdString());
+      QFAIL("params 1e30 accepted");
+    } catch (const fathom::ConfigError& e) {
+      QVERIFY2(std::string(e.what()).find(": params: 1e+30 is out of range") != std::string::npos, e.what());
+    }
   }
 
   void fathomPlanFile() {
@@ -157,12 +189,15 @@ private slots:
       }
     }
     // 7B with Adam on 16 x 40 GB: plain DDP cannot fit (18 B/param = 121 GB), so the best plan shards something.
+    QVERIFY(!out.results.empty());  // the loops below check something only when there is something to walk
     for (const auto& r : out.results) {
       QVERIFY(!(r.plan.strategy == Strategy::Ddp && r.plan.tp == 1 && r.plan.pp == 1));
     }
     // A fixed global batch pins the accumulation steps.
     opt.globalBatch = 64;
-    for (const auto& r : search(model, hw, base, opt).results) {
+    const SearchOutcome pinned = search(model, hw, base, opt);
+    QVERIFY(!pinned.results.empty());
+    for (const auto& r : pinned.results) {
       QCOMPARE(r.plan.microBatch * r.plan.gradAccum * r.prediction.dataParallel, 64);
     }
   }

@@ -5,9 +5,13 @@
 #include <fathom/plan/hf_config.h>
 #include <fathom/plan/model_spec.h>
 
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace fathom::plan;
+using namespace Qt::StringLiterals;
 
 namespace {
 std::string fixture(const char* name) {
@@ -112,6 +116,60 @@ private slots:
     QVERIFY_THROWS_EXCEPTION(fathom::ConfigError, parseArch("rnn"));
   }
 
+  // Issue 20: sizes that do not fit are errors naming the input, never a count that wrapped around (2^62 layers
+  // and hidden gave 4.6e18 parameters with exit 0; 2^16 layers of width 2^22 gave "no parameters").
+  void hugeDimensionsAreErrorsNotWrappedCounts_data() {
+    QTest::addColumn<qlonglong>("layers");
+    QTest::addColumn<qlonglong>("hidden");
+    QTest::addColumn<qlonglong>("vocab");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("2^62 layers and hidden")
+        << (1LL << 62) << (1LL << 62) << 1000LL << u"layers must be between 1 and 16777216, got 4611686018427387904"_s;
+    QTest::newRow("2^62 layers") << (1LL << 62) << 64LL << 1000LL
+                                 << u"layers must be between 1 and 16777216, got 4611686018427387904"_s;
+    QTest::newRow("2^31 hidden") << 2LL << (1LL << 31) << 1000LL
+                                 << u"hidden must be between 1 and 2147483647, got 2147483648"_s;
+    QTest::newRow("2^31 vocab") << 2LL << 64LL << (1LL << 31)
+                                << u"vocab must be between 1 and 2147483647, got 2147483648"_s;
+    QTest::newRow("in range, product beyond 2^63") << (1LL << 16) << (1LL << 22) << 1000LL
+                                                   << u"the model's parameter count does not fit in 64 bits (layers "
+                                                      u"65536, decoder_layers 0, hidden 4194304"_s;
+    QTest::newRow("widest in range") << (1LL << 24) << 2147483647LL << 2147483647LL
+                                     << u"the model's parameter count does not fit in 64 bits"_s;
+  }
+  void hugeDimensionsAreErrorsNotWrappedCounts() {
+    QFETCH(qlonglong, layers);
+    QFETCH(qlonglong, hidden);
+    QFETCH(qlonglong, vocab);
+    QFETCH(QString, message);
+    TransformerDims d;
+    d.arch = Arch::Gpt;
+    d.layers = layers;
+    d.hidden = hidden;
+    d.heads = 1;
+    d.vocab = vocab;
+    try {
+      const ModelSpec m = modelFromDims(d);
+      QFAIL(qPrintable(u"accepted with %1 parameters"_s.arg(m.totalParams)));
+    } catch (const fathom::ConfigError& e) {
+      QVERIFY2(QString::fromUtf8(e.what()).startsWith(message), e.what());
+    }
+  }
+
+  // Large but countable: the exact count, not a wrapped one. GPT-2 with h = 2^20, 2 layers, vocab 1000:
+  // per block 12h^2 + 13h, embeddings (1000 + 2048)h, ln_f 2h.
+  void largeDimensionsCountExactly() {
+    TransformerDims d;
+    d.arch = Arch::Gpt;
+    d.layers = 2;
+    d.hidden = 1LL << 20;
+    d.heads = 1;
+    d.vocab = 1000;
+    const qlonglong h = d.hidden;
+    const ModelSpec m = modelFromDims(d);
+    QCOMPARE(m.totalParams, 2 * (12 * h * h + 13 * h) + (1000 + 2048) * h + 2 * h);
+  }
+
   void badConfigsAreClearErrors() {
     const auto message = [](const std::string& json) {
       try {
@@ -128,6 +186,47 @@ private slots:
     QVERIFY(message(R"({"model_type": "llama", "num_hidden_layers": -1})").find("num_hidden_layers") !=
             std::string::npos);
     QVERIFY_THROWS_EXCEPTION(fathom::ConfigError, modelFromHfConfig("/nonexistent/config.json"));
+    // A number beyond 2^63 - 1 is refused, not wrapped to a negative or small one.
+    QVERIFY(message(R"({"model_type": "gpt2", "n_layer": 18446744073709551615, "n_embd": 8, "n_head": 2, )"
+                    R"("vocab_size": 10})")
+                .find("'n_layer' must be an integer from 0 to 9223372036854775807, got 18446744073709551615") !=
+            std::string::npos);
+  }
+
+  // Issue 20: errors name the file's path (they named its folder or stem: "gpt2: config.json has no 'n_layer'"), and
+  // what the file holds reaches the message escaped.
+  void hfConfigErrorsNameThePath() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString folder = dir.filePath(u"my-model"_s);
+    QVERIFY(QDir().mkpath(folder));
+    const QString path = folder + u"/config.json"_s;
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("{\"model_type\": \"gpt2\\u001b[2J\", \"n_layer\": 2}");  // a JSON escape: ESC
+    file.close();
+    try {
+      modelFromHfConfig(path.toStdString());
+      QFAIL("no error");
+    } catch (const fathom::ConfigError& e) {
+      QCOMPARE(QString::fromUtf8(e.what()),
+               path + u": unsupported model_type 'gpt2\\x1b[2J' (supported: gpt2, llama, mistral, mixtral, qwen2, "
+                      u"bert, roberta, t5, mt5)"_s);
+    }
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(R"({"model_type": "gpt2", "n_layer": 2, "n_embd": 8, "n_head": 2, "vocab_size": 4294967296})");
+    file.close();
+    try {
+      modelFromHfConfig(path.toStdString());
+      QFAIL("no error");
+    } catch (const fathom::ConfigError& e) {
+      QCOMPARE(QString::fromUtf8(e.what()), path + u": vocab must be between 1 and 2147483647, got 4294967296"_s);
+    }
+    // The model keeps its display name (the folder's).
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(R"({"model_type": "gpt2", "n_layer": 2, "n_embd": 8, "n_head": 2, "vocab_size": 10})");
+    file.close();
+    QCOMPARE(modelFromHfConfig(path.toStdString()).name, std::string("my-model"));
   }
 };
 

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <QByteArray>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QProcessEnvironment>
+#include <QSet>
 #include <QString>
 #include <QStringList>
 #include <QTemporaryDir>
@@ -93,6 +95,30 @@ inline QJsonObject trainSummary(const QByteArray& out) {
       summary = o;
   }
   return summary;
+}
+
+/// What is wrong with the "ranks" array of a `fathom train --stats_json` file for a run of `worldSize` ranks: not
+/// exactly one entry per rank (a count that differs, an id missing, out of range or seen twice); an empty string when
+/// nothing is. A gather that wrote rank 0's entry twice would pass a check of the count alone.
+inline QString statsRanksProblem(const QJsonArray& ranks, int worldSize) {
+  if (ranks.size() != worldSize) {
+    return QStringLiteral("%1 rank entries for %2 ranks").arg(ranks.size()).arg(worldSize);
+  }
+  QSet<int> seen;
+  for (const QJsonValue& entry : ranks) {
+    const QJsonValue id = entry.toObject().value(QStringLiteral("rank"));
+    if (!id.isDouble() || id.toDouble() != static_cast<double>(id.toInt()) || id.toInt() < 0 ||
+        id.toInt() >= worldSize) {
+      return QStringLiteral("a rank entry with id %1, not 0..%2")
+          .arg(QString::fromUtf8(QJsonDocument(QJsonArray{id}).toJson(QJsonDocument::Compact)))
+          .arg(worldSize - 1);
+    }
+    if (seen.contains(id.toInt())) {
+      return QStringLiteral("rank %1 appears twice").arg(id.toInt());
+    }
+    seen.insert(id.toInt());
+  }
+  return {};
 }
 
 }  // namespace fathom::test

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/common/log.h>
+#include <fathom/common/terminal_text.h>
 
 #include <iostream>
 #include <memory>
@@ -12,7 +13,8 @@ void defaultSink(LogLevel level, std::string_view message) {
   if (level == LogLevel::Debug) {
     return;
   }
-  std::cerr << "fathom " << toString(level) << ": " << message << '\n';
+  // Messages quote names and values from outside: escape what a terminal would act on, keep the line breaks.
+  std::cerr << "fathom " << toString(level) << ": " << terminalSafe(message, LineBreaks::Keep) << '\n';
 }
 
 std::mutex& sinkMutex() {

@@ -2,6 +2,7 @@
 #include <fathom/config/accelerate_config.h>
 
 #include <fathom/common/error.h>
+#include <fathom/common/terminal_text.h>
 #include <fathom/config/config_schema.h>
 
 namespace fathom::config {
@@ -18,7 +19,7 @@ const KeySpec& requireKey(std::string_view path, std::string_view origin) {
     for (const auto& name : allowedKeysIn(section)) {
       allowed += (allowed.empty() ? "" : ", ") + name;
     }
-    throw ConfigError(detail::concat(origin, ": unknown key '", path, "'; allowed keys",
+    throw ConfigError(detail::concat(terminalSafe(origin), ": unknown key '", terminalSafe(path), "'; allowed keys",
                                      section.empty() ? "" : " in " + section, ": ", allowed));
   }
   return *key;

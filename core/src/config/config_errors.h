@@ -17,6 +17,9 @@ std::string allowedText(const KeySpec& key);
 [[noreturn]] void throwValueError(std::string_view where, const KeySpec& key, std::string_view value,
                                   std::string_view detail);
 
+/// Throws ConfigError "<where>: key '<path>': not valid UTF-8: '<value, escaped>'; ..." unless `text` is UTF-8.
+void requireUtf8(const KeySpec& key, std::string_view text, std::string_view origin);
+
 /// The canonical spelling of `text` for an Enum/EnumList/BoolOrEnum key, or empty when it is not allowed.
 std::string matchEnum(const KeySpec& key, std::string_view text);
 

@@ -7,6 +7,7 @@
 #include "config_errors.h"
 
 #include <fathom/common/error.h>
+#include <fathom/common/terminal_text.h>
 #include <fathom/config/config_schema.h>
 
 #include <yaml-cpp/yaml.h>
@@ -66,10 +67,11 @@ public:
 
 private:
   std::string where(const YAML::Mark& mark) const {
+    // The file name quoted in every message: terminal-safe (a name may hold control characters).
     if (mark.is_null()) {
-      return m_result.source + ":1:1";  // an empty document has no mark
+      return terminalSafe(m_result.source) + ":1:1";  // an empty document has no mark
     }
-    return fathom::detail::concat(m_result.source, ":", mark.line + 1, ":", mark.column + 1);
+    return fathom::detail::concat(terminalSafe(m_result.source), ":", mark.line + 1, ":", mark.column + 1);
   }
 
   // The last "key:" at or above `line` (0-based), so that a syntax error still names a key.
@@ -92,7 +94,7 @@ private:
   [[noreturn]] void malformed(const YAML::Exception& e) const {
     const std::string near = nearestKey(e.mark.line);
     throw ConfigError(fathom::detail::concat(where(e.mark), ": malformed YAML",
-                                             near.empty() ? "" : " at key '" + near + "'", ": ", e.msg,
+                                             near.empty() ? "" : " at key '" + near + "'", ": ", terminalSafe(e.msg),
                                              "; allowed: a mapping of `key: value` lines (docs/config.md)"));
   }
 
@@ -129,9 +131,9 @@ private:
       if (key == nullptr || !key->inFile) {
         // config_args.py: "had unknown keys (...), please try upgrading your `accelerate` version or fix
         // (and potentially remove) these keys from your config file."
-        throw ConfigError(fathom::detail::concat(where(keyNode.Mark()), ": unknown key '",
-                                                 section.empty() ? name : section + "." + name, "'", inSection(section),
-                                                 "; allowed keys: ", detail::join(allowedKeysIn(section))));
+        throw ConfigError(fathom::detail::concat(
+            where(keyNode.Mark()), ": unknown key '", terminalSafe(section.empty() ? name : section + "." + name), "'",
+            inSection(section), "; allowed keys: ", detail::join(allowedKeysIn(section))));
       }
       if (key->name != name) {
         m_result.notes.push_back(
@@ -146,7 +148,7 @@ private:
 
   void checkDuplicate(std::set<std::string>& seen, const std::string& name, const YAML::Node& keyNode) const {
     if (!seen.insert(name).second) {
-      throw ConfigError(fathom::detail::concat(where(keyNode.Mark()), ": duplicate key '", name,
+      throw ConfigError(fathom::detail::concat(where(keyNode.Mark()), ": duplicate key '", terminalSafe(name),
                                                "'; each key may appear once per section"));
     }
   }

@@ -5,8 +5,10 @@
 #include <fathom/config/config_schema.h>
 
 #include <fathom/common/error.h>
+#include <fathom/config/input_limits.h>
 #include <fathom/config/monitor_spec.h>
 #include <fathom/config/vocabulary.h>
+#include <fathom/plan/model_spec.h>
 #include <fathom/plan/training_plan.h>
 
 #include <algorithm>
@@ -54,9 +56,13 @@ KeySpec floatKey(std::string section, std::string name, double minimum, std::str
   return k;
 }
 
-KeySpec intKey(std::string section, std::string name, std::int64_t minimum, std::string help) {
+/// An Int key in [minimum, maximum]. The default maximum is int's: the RunSpec holds most counts as int, and a
+/// value beyond it must be refused here, naming the key, not narrowed later (4294967298 processes became 2).
+KeySpec intKey(std::string section, std::string name, std::int64_t minimum, std::string help,
+               std::int64_t maximum = kMaxIntCount) {
   KeySpec k = key(std::move(section), std::move(name), ValueKind::Int, std::move(help));
   k.minimum = minimum;
+  k.maximum = maximum;
   return k;
 }
 
@@ -105,17 +111,17 @@ void addTopLevel(std::vector<KeySpec>& t) {
     t.push_back(env(k, {"ACCELERATE_DEBUG_MODE"}));
   }
   {
-    auto k = intKey("", "num_processes", -1, "total processes across all machines (-1: not set)");
+    auto k = intKey("", "num_processes", -1, "total processes across all machines (-1: not set)", kMaxProcesses);
     k.defaultValue = std::int64_t{-1};
     t.push_back(k);
   }
   {
-    auto k = intKey("", "machine_rank", 0, "rank of this machine, 0..num_machines-1");
+    auto k = intKey("", "machine_rank", 0, "rank of this machine, 0..num_machines-1", kMaxMachines - 1);
     k.defaultValue = std::int64_t{0};
     t.push_back(k);
   }
   {
-    auto k = intKey("", "num_machines", 1, "number of machines");
+    auto k = intKey("", "num_machines", 1, "number of machines", kMaxMachines);
     k.defaultValue = std::int64_t{1};
     t.push_back(k);
   }
@@ -253,7 +259,8 @@ void addFsdp(std::vector<KeySpec>& t) {
     t.push_back(env(k, {"FSDP_TRANSFORMER_CLS_TO_WRAP"}));
   }
   {
-    auto k = intKey(s, "fsdp_min_num_params", 0, "SIZE_BASED_WRAP threshold (default 1e8)");
+    auto k = intKey(s, "fsdp_min_num_params", 0, "SIZE_BASED_WRAP threshold (default 1e8)",
+                    std::numeric_limits<std::int64_t>::max());
     t.push_back(fsdpEnv(k));
   }
   {
@@ -410,22 +417,22 @@ void addFathom(std::vector<KeySpec>& t) {
     k.valueAliases = {{"gpt2", "gpt"}, {"mistral", "llama"}, {"mixtral", "llama"}};
     t.push_back(k);
   }
-  t.push_back(intKey(pl, "layers", 1, "transformer blocks (t5: encoder blocks)"));
-  t.push_back(intKey(pl, "decoder_layers", 0, "t5: decoder blocks (0: as layers)"));
-  t.push_back(intKey(pl, "hidden", 1, "hidden size h"));
-  t.push_back(intKey(pl, "heads", 1, "attention heads"));
-  t.push_back(intKey(pl, "kv_heads", 0, "key/value heads (0: heads)"));
-  t.push_back(intKey(pl, "head_dim", 0, "per-head width (0: hidden / heads)"));
-  t.push_back(intKey(pl, "ffn_hidden", 0, "MLP inner width (0: derived)"));
-  t.push_back(intKey(pl, "vocab", 1, "vocabulary size"));
-  t.push_back(intKey(pl, "max_positions", 0, "learned position rows, gpt/bert (0: 2048 / 512)"));
+  t.push_back(intKey(pl, "layers", 1, "transformer blocks (t5: encoder blocks)", plan::kMaxLayers));
+  t.push_back(intKey(pl, "decoder_layers", 0, "t5: decoder blocks (0: as layers)", plan::kMaxLayers));
+  t.push_back(intKey(pl, "hidden", 1, "hidden size h", plan::kMaxWidth));
+  t.push_back(intKey(pl, "heads", 1, "attention heads", plan::kMaxHeads));
+  t.push_back(intKey(pl, "kv_heads", 0, "key/value heads (0: heads)", plan::kMaxHeads));
+  t.push_back(intKey(pl, "head_dim", 0, "per-head width (0: hidden / heads)", plan::kMaxWidth));
+  t.push_back(intKey(pl, "ffn_hidden", 0, "MLP inner width (0: derived)", plan::kMaxWidth));
+  t.push_back(intKey(pl, "vocab", 1, "vocabulary size", plan::kMaxWidth));
+  t.push_back(intKey(pl, "max_positions", 0, "learned position rows, gpt/bert (0: 2048 / 512)", plan::kMaxWidth));
   t.push_back(key(pl, "tied_embeddings", ValueKind::Bool, "output layer shares the input embedding"));
-  t.push_back(intKey(pl, "num_experts", 0, "MoE experts per layer (llama family)"));
-  t.push_back(intKey(pl, "experts_per_token", 0, "MoE top-k"));
+  t.push_back(intKey(pl, "num_experts", 0, "MoE experts per layer (llama family)", plan::kMaxExperts));
+  t.push_back(intKey(pl, "experts_per_token", 0, "MoE top-k", plan::kMaxExperts));
   t.push_back(key(pl, "hardware", ValueKind::String, "hardware preset or YAML/JSON file (default h100-sxm-80gb)"));
   t.push_back(intKey(pl, "gpus_per_node", 1, "accelerators per machine (default: the preset's)"));
   t.push_back(intKey(pl, "micro_batch", 1, "sequences per micro-batch per process"));
-  t.push_back(intKey(pl, "seq", 1, "tokens per sequence (default 2048)"));
+  t.push_back(intKey(pl, "seq", 1, "tokens per sequence (default 2048)", plan::kMaxWidth));
   t.push_back(intKey(pl, "gradient_accumulation_steps", 1, "micro-batches per optimizer step"));
   t.push_back(tableKey(pl, "master_weights", plan::kMasterWeights, "where the fp32 weights live"));
   t.push_back(tableKey(pl, "optimizer", plan::kOptimizers, "optimizer whose state is planned"));

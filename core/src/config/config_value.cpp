@@ -3,6 +3,7 @@
 #include "config_errors.h"
 
 #include <fathom/common/error.h>
+#include <fathom/common/terminal_text.h>
 #include <fathom/config/config_schema.h>
 #include <fathom/config/config_value.h>
 
@@ -55,8 +56,15 @@ std::string allowedText(const KeySpec& key) {
 }
 
 void throwValueError(std::string_view where, const KeySpec& key, std::string_view value, std::string_view detail) {
-  throw ConfigError(
-      fathom::detail::concat(where, ": key '", key.path(), "': ", detail, " '", value, "'; ", allowedText(key)));
+  // The value and the origin (a file name) come from outside: quoted terminal-safe.
+  throw ConfigError(fathom::detail::concat(terminalSafe(where), ": key '", key.path(), "': ", detail, " '",
+                                           terminalSafe(value), "'; ", allowedText(key)));
+}
+
+void requireUtf8(const KeySpec& key, std::string_view text, std::string_view origin) {
+  if (!isValidUtf8(text)) {
+    throwValueError(origin, key, text, "not valid UTF-8:");
+  }
 }
 
 std::string matchEnum(const KeySpec& key, std::string_view text) {
@@ -190,6 +198,8 @@ std::string toDisplayString(const ConfigValue& value) {
 }
 
 ConfigValue parseValueText(const KeySpec& key, std::string_view rawText, std::string_view origin) {
+  // Every value is text at some point (JSON lines, the workspace, the YAML Fathom writes): UTF-8 at the front door.
+  detail::requireUtf8(key, rawText, origin);
   const std::string text = trim(rawText);
   switch (key.kind) {
   case ValueKind::Bool:
@@ -261,6 +271,9 @@ ConfigValue parseValueText(const KeySpec& key, std::string_view rawText, std::st
 }
 
 ConfigValue parseValueList(const KeySpec& key, const std::vector<std::string>& items, std::string_view origin) {
+  for (const std::string& item : items) {
+    detail::requireUtf8(key, item, origin);
+  }
   switch (key.kind) {
   case ValueKind::StringList: return items;
   case ValueKind::EnumList:

@@ -3,6 +3,7 @@
 
 #include "rank_output.h"
 #include <fathom/common/error.h>
+#include <fathom/common/terminal_text.h>
 #include <fathom/launch/process_guardian.h>
 #include <fathom/launch/process_limits.h>
 #include <fathom/launch/worker_environment.h>
@@ -439,7 +440,7 @@ LaunchResult runGroup(const LaunchOptions& o, const std::string& program, int at
       std::string text =
           "last " + std::to_string(result.failure->lastLines.size()) + " lines of rank " + std::to_string(w.rank) + ":";
       for (const auto& line : result.failure->lastLines) {
-        text += "\n    " + line;
+        text += "\n    " + terminalSafe(line);  // a rank's bytes, quoted: no escape sequence reaches the terminal
       }
       note(o, text);
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/plan/hardware.h>
 
+#include <fathom/common/checked_number.h>
 #include <fathom/common/error.h>
 
 #include <yaml-cpp/yaml.h>
@@ -27,6 +28,17 @@ double number(const YAML::Node& node, const std::string& key, const std::string&
   } catch (const YAML::Exception&) {
     throw ConfigError(detail::concat(origin, ": '", key, "' must be a number, got '", node.Scalar(), "'"));
   }
+}
+
+/// A byte count or a count: a whole number that fits `T`, or ConfigError naming the file, line, key and value
+/// (1e30 bytes of memory used to become -9223372036854775808).
+template <typename T>
+T whole(const YAML::Node& node, const std::string& key, const std::string& origin, bool required) {
+  const double value = number(node, key, origin, required);
+  const std::string where = node && !node.Mark().is_null()
+                                ? detail::concat(origin, ":", node.Mark().line + 1, ": '", key, "'")
+                                : detail::concat(origin, ": '", key, "'");
+  return checkedNarrow<T>(value, where, T{0});  // counts and sizes: never negative (validateHardware says more)
 }
 
 LinkSpec link(const YAML::Node& node, const std::string& key, const std::string& origin) {
@@ -134,7 +146,7 @@ HardwareSpec parseHardware(std::string_view text, const std::string& origin) {
     throw ConfigError(detail::concat(origin, ": 'name' and 'description' must be strings"));
   }
   hw.device = deviceKind(root["device"], origin);
-  hw.memoryBytes = static_cast<std::int64_t>(number(root["memory_bytes"], "memory_bytes", origin, true));
+  hw.memoryBytes = whole<std::int64_t>(root["memory_bytes"], "memory_bytes", origin, true);
   const YAML::Node peak = root["peak_flops"];
   FATHOM_CHECK(peak && peak.IsMap(), ConfigError, origin, ": missing 'peak_flops' (a map of dtype: FLOP/s)");
   hw.peak.fp32 = number(peak["fp32"], "peak_flops.fp32", origin, true);
@@ -144,13 +156,13 @@ HardwareSpec parseHardware(std::string_view text, const std::string& origin) {
   hw.peak.fp8 = number(peak["fp8"], "peak_flops.fp8", origin, false);
   hw.peak.int8 = number(peak["int8"], "peak_flops.int8", origin, false);
   hw.memoryBandwidth = number(root["memory_bandwidth"], "memory_bandwidth", origin, true);
-  hw.gpusPerNode = static_cast<int>(number(root["gpus_per_node"], "gpus_per_node", origin, true));
+  hw.gpusPerNode = whole<int>(root["gpus_per_node"], "gpus_per_node", origin, true);
   hw.intraNode = link(root["intra_node"], "intra_node", origin);
   hw.interNode = link(root["inter_node"], "inter_node", origin);
-  hw.hostMemoryBytes = static_cast<std::int64_t>(number(root["host_memory_bytes"], "host_memory_bytes", origin, false));
+  hw.hostMemoryBytes = whole<std::int64_t>(root["host_memory_bytes"], "host_memory_bytes", origin, false);
   hw.hostToDeviceBandwidth = number(root["host_to_device_bandwidth"], "host_to_device_bandwidth", origin, false);
   hw.frameworkOverheadBytes =
-      static_cast<std::int64_t>(number(root["framework_overhead_bytes"], "framework_overhead_bytes", origin, false));
+      whole<std::int64_t>(root["framework_overhead_bytes"], "framework_overhead_bytes", origin, false);
   validateHardware(hw);
   return hw;
 }

@@ -3,17 +3,26 @@
 // classes (GPT2Config, LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config, BertConfig, T5Config).
 #include <fathom/plan/hf_config.h>
 
+#include <fathom/common/checked_number.h>
 #include <fathom/common/error.h>
+#include <fathom/common/terminal_text.h>
 
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 namespace fathom::plan {
 namespace {
 
 using nlohmann::json;
+
+/// A JSON value as an error message quotes it: terminal-safe, and never a dump() that throws on invalid UTF-8.
+std::string shown(const json& value) {
+  return terminalSafe(value.dump(-1, ' ', false, json::error_handler_t::replace));
+}
 
 class Reader {
 public:
@@ -33,7 +42,7 @@ public:
     if (it == m_j.end() || it->is_null()) {
       return fallback;
     }
-    FATHOM_CHECK(it->is_boolean(), ConfigError, m_name, ": '", key, "' must be true or false, got ", it->dump());
+    FATHOM_CHECK(it->is_boolean(), ConfigError, m_name, ": '", key, "' must be true or false, got ", shown(*it));
     return it->get<bool>();
   }
   std::string text(const char* key, const std::string& fallback) const {
@@ -41,15 +50,20 @@ public:
     if (it == m_j.end() || it->is_null()) {
       return fallback;
     }
-    FATHOM_CHECK(it->is_string(), ConfigError, m_name, ": '", key, "' must be a string, got ", it->dump());
+    FATHOM_CHECK(it->is_string(), ConfigError, m_name, ": '", key, "' must be a string, got ", shown(*it));
     return it->get<std::string>();
   }
 
 private:
   std::int64_t number(const char* key, const json& value) const {
-    FATHOM_CHECK(value.is_number_integer() && value.get<std::int64_t>() >= 0, ConfigError, m_name, ": '", key,
-                 "' must be a non-negative integer, got ", value.dump());
-    return value.get<std::int64_t>();
+    // An unsigned number above 2^63 - 1 must not wrap around to a negative one (nor a huge one to a small one).
+    const std::optional<std::int64_t> v = !value.is_number_integer() ? std::nullopt
+                                          : value.is_number_unsigned()
+                                              ? narrowed<std::int64_t>(value.get<std::uint64_t>())
+                                              : narrowed<std::int64_t>(value.get<std::int64_t>());
+    FATHOM_CHECK(v && *v >= 0, ConfigError, m_name, ": '", key, "' must be an integer from 0 to ",
+                 std::numeric_limits<std::int64_t>::max(), ", got ", shown(value));
+    return *v;
   }
   const json& m_j;
   const std::string& m_name;
@@ -75,17 +89,19 @@ TransformerDims llamaFamily(const Reader& r, bool qkvBias) {
 
 }  // namespace
 
-ModelSpec modelFromHfConfigText(std::string_view text, const std::string& name) {
+ModelSpec modelFromHfConfigText(std::string_view text, const std::string& name, const std::string& origin) {
+  // Messages name the file (its path), the model keeps its display name; both terminal-safe.
+  const std::string where = terminalSafe(origin.empty() ? name : origin);
   json j;
   try {
     j = json::parse(text);
   } catch (const json::parse_error& e) {
-    throw ConfigError(detail::concat(name, ": not valid JSON: ", e.what()));
+    throw ConfigError(detail::concat(where, ": not valid JSON: ", e.what()));
   }
-  FATHOM_CHECK(j.is_object(), ConfigError, name, ": config.json must hold a JSON object");
-  const Reader r(j, name);
+  FATHOM_CHECK(j.is_object(), ConfigError, where, ": config.json must hold a JSON object");
+  const Reader r(j, where);
   const std::string type = r.text("model_type", "");
-  FATHOM_CHECK(!type.empty(), ConfigError, name, ": config.json has no 'model_type'");
+  FATHOM_CHECK(!type.empty(), ConfigError, where, ": config.json has no 'model_type'");
 
   TransformerDims d;
   if (type == "gpt2") {
@@ -121,27 +137,31 @@ ModelSpec modelFromHfConfigText(std::string_view text, const std::string& name) 
     d.vocab = r.required("vocab_size");
     d.relativeBuckets = r.optional("relative_attention_num_buckets", 32);
     const std::string proj = r.text("feed_forward_proj", "relu");
-    FATHOM_CHECK(proj == "relu" || proj == "gated-gelu" || proj == "gated-relu" || proj == "gelu", ConfigError, name,
-                 ": unsupported feed_forward_proj '", proj, "'");
+    FATHOM_CHECK(proj == "relu" || proj == "gated-gelu" || proj == "gated-relu" || proj == "gelu", ConfigError, where,
+                 ": unsupported feed_forward_proj '", terminalSafe(proj), "'");
     d.gatedMlp = proj.rfind("gated-", 0) == 0;
     d.tiedEmbeddings = r.flag("tie_word_embeddings", type == "t5");
   } else {
-    throw ConfigError(detail::concat(name, ": unsupported model_type '", type,
+    throw ConfigError(detail::concat(where, ": unsupported model_type '", terminalSafe(type),
                                      "' (supported: gpt2, llama, mistral, mixtral, qwen2, bert, roberta, t5, mt5)"));
   }
-  return modelFromDims(d, name);
+  try {
+    return modelFromDims(d, name);
+  } catch (const ConfigError& e) {
+    throw ConfigError(detail::concat(where, ": ", e.what()));
+  }
 }
 
 ModelSpec modelFromHfConfig(const std::filesystem::path& path) {
   std::ifstream in(path);
-  FATHOM_CHECK(in.good(), ConfigError, "cannot read Hugging Face config '", path.string(), "'");
+  FATHOM_CHECK(in.good(), ConfigError, "cannot read Hugging Face config '", terminalSafe(path.string()), "'");
   std::ostringstream text;
   text << in.rdbuf();
   std::string name = path.parent_path().filename().string();
   if (name.empty() || path.filename() != "config.json") {
     name = path.stem().string();
   }
-  return modelFromHfConfigText(text.str(), name);
+  return modelFromHfConfigText(text.str(), name, path.string());
 }
 
 }  // namespace fathom::plan

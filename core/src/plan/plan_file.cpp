@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/plan/plan_file.h>
 
+#include <fathom/common/checked_number.h>
 #include <fathom/common/error.h>
 #include <fathom/config/config_reader.h>
 #include <fathom/plan/plan_json.h>
@@ -81,8 +82,8 @@ bool isKnownKey(const std::string& key) {
 
 /// A parameter count as plan inputs hold it; ConfigError naming `origin` for anything below 1.
 std::int64_t parameterCount(double params, const std::string& origin) {
-  FATHOM_CHECK(params >= 1 && params < 9e18, ConfigError, origin, ": params must be a positive count, got ", params);
-  return static_cast<std::int64_t>(std::llround(params));
+  FATHOM_CHECK(params >= 1, ConfigError, origin, ": params must be a positive count, got ", params);
+  return checkedNarrow<std::int64_t>(std::round(params), detail::concat(origin, ": params"), 1);
 }
 
 /// hf_config made absolute against the directory of the file that named it.

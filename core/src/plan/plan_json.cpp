@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/plan/plan_json.h>
 
+#include <fathom/common/checked_number.h>
 #include <fathom/common/error.h>
 
 #include <nlohmann/json.hpp>
@@ -145,17 +146,18 @@ template <typename T> void decode(const json& value, T& out, std::string_view ke
   } else {
     static_assert(std::is_integral_v<T>);
     if (value.is_number_integer()) {
-      const auto v = value.get<long long>();
-      if (v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max()) {
-        out = static_cast<T>(v);
+      // An unsigned JSON number above 2^63 - 1 must not wrap to a negative long long.
+      const std::optional<T> v =
+          value.is_number_unsigned() ? narrowed<T>(value.get<std::uint64_t>()) : narrowed<T>(value.get<std::int64_t>());
+      if (v) {
+        out = *v;
         return;
       }
     } else if (value.is_number_float()) {
       // A JSON writer may print a whole number as a double (Qt's 8.0e+9): accept it when it is one.
-      const double d = value.get<double>();
-      if (std::isfinite(d) && d == std::floor(d) && d >= static_cast<double>(std::numeric_limits<T>::min()) &&
-          d <= static_cast<double>(std::numeric_limits<T>::max())) {
-        out = static_cast<T>(d);
+      // (max() as a double rounds up to 2^63 for int64: narrowed() compares exactly.)
+      if (const std::optional<T> v = narrowed<T>(value.get<double>())) {
+        out = *v;
         return;
       }
     } else if (value.is_string()) {

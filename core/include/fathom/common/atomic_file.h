@@ -94,6 +94,7 @@ private:
 /// reached while writing <path>" for EFBIG, "no space left on the device while writing <path>" for ENOSPC/EDQUOT,
 /// "<path>'s folder is on a read-only file system" for EROFS, else "<strerror(error)>".
 std::string writeFailureReason(int error, const std::filesystem::path& path);
+
 /// fsyncs a directory, making the creations, renames and deletions of entries in it durable (what AtomicFile::commit
 /// does for its file's directory, for callers that rename folders: checkpoint publishing). Throws StorageError
 /// naming the directory and `what` it is when it cannot be opened or synced.

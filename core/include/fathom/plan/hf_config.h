@@ -15,7 +15,8 @@ namespace fathom::plan {
 /// Throws ConfigError naming the file and the missing or bad key.
 ModelSpec modelFromHfConfig(const std::filesystem::path& path);
 
-/// Same, from the JSON text; `name` labels the model in messages and output.
-ModelSpec modelFromHfConfigText(std::string_view json, const std::string& name);
+/// Same, from the JSON text; `name` labels the model in output, `origin` (the file's path; `name` when empty) starts
+/// every error message.
+ModelSpec modelFromHfConfigText(std::string_view json, const std::string& name, const std::string& origin = {});
 
 }  // namespace fathom::plan

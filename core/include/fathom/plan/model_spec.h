@@ -22,6 +22,14 @@ Arch parseArch(std::string_view text);
 /// The canonical name ("gpt", "llama", ...).
 std::string_view archName(Arch arch);
 
+/// The largest transformer dimensions the planner accepts (validated with the input's name before any arithmetic;
+/// the parameter counts are computed with overflow checks as well, so no combination wraps around).
+inline constexpr std::int64_t kMaxLayers = std::int64_t{1} << 24;   ///< layers, decoder_layers
+inline constexpr std::int64_t kMaxHeads = std::int64_t{1} << 24;    ///< heads, kv_heads
+inline constexpr std::int64_t kMaxExperts = std::int64_t{1} << 16;  ///< num_experts, experts_per_token
+/// hidden, ffn_hidden, head_dim, vocab, max_positions, seq: int32's range, as Hugging Face configurations hold them.
+inline constexpr std::int64_t kMaxWidth = std::int64_t{2147483647};
+
 /// Transformer dimensions as a user types them (`fathom plan --arch llama --layers 32 ...`). Zero means
 /// "derive": kvHeads = heads, ffnHidden = 4·hidden (gpt/bert/t5) or the Llama rule, headDim = hidden/heads.
 struct TransformerDims {
