@@ -49,7 +49,8 @@ TXT
     ;;
   test)
     step "dependencies"
-    installer/install-deps.sh
+    # multinode: the SSH launch tests start a private sshd (installer/deps-debian.txt).
+    installer/install-deps.sh --groups core,studio,test,multinode
     step "configure + build + test (build/default)"
     start=$(date +%s)
     cmake --preset default

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli_app.h"
 
+#include "agent_command.h"
 #include "command.h"
 
 #include <fathom/common/build_info.h>
@@ -64,6 +65,7 @@ int run(int argc, char** argv) {
   addTrainCommand(app, action);
   addRunsCommand(app, action);
   addTraceCommand(app, action);
+  addAgentCommand(app, action);
 
   if (const auto bad = invalidArgument(argc, argv)) {
     printError(*bad);
