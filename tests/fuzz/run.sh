@@ -43,7 +43,7 @@ if [ "${FATHOM_FUZZ_NO_BUILD:-0}" != 1 ]; then
   if [ ! -f "$build/build.ninja" ]; then
     (cd "$root" && cmake --preset fuzz >/dev/null)
   fi
-  nice -n "${FATHOM_FUZZ_NICE:-10}" cmake --build "$build" -j "${FATHOM_FUZZ_JOBS:-2}" --target "fuzz_$target" >/dev/null
+  cmake --build "$build" -j "${FATHOM_FUZZ_JOBS:-2}" --target "fuzz_$target" >/dev/null
 fi
 
 work="$build/fuzz-corpus/$target"
