@@ -128,6 +128,11 @@ private slots:
     QVERIFY(message(R"({"model_type": "llama", "num_hidden_layers": -1})").find("num_hidden_layers") !=
             std::string::npos);
     QVERIFY_THROWS_EXCEPTION(fathom::ConfigError, modelFromHfConfig("/nonexistent/config.json"));
+    // A number JSON allows but a double cannot hold (nlohmann's out_of_range, not a parse_error) is the same clear
+    // error (found by fuzz_hf_config; tests/fuzz/regressions/hf_config/number_out_of_range).
+    const std::string huge = message(R"({"model_type": "gpt2", "n_layer": 1e400})");
+    QVERIFY2(huge.find("cfg: not valid JSON") != std::string::npos && huge.find("1e400") != std::string::npos,
+             huge.c_str());
   }
 };
 
