@@ -359,6 +359,21 @@ private slots:
     QVERIFY(errorOf([] { fathom::data::SeedableRandomSampler(-2, 0); }).find("num_samples") != std::string::npos);
   }
 
+  // `fathom shard` computes every rank's batches: a request it cannot hold is a ConfigError naming the values, not an
+  // allocation failure, a signed overflow or minutes of work (found by fuzz_shard_flags; tests/fuzz/regressions/
+  // shard_flags/huge_num_samples, total_batch_overflow).
+  void previewRefusesWhatItCannotHold() {
+    using fathom::data::planShards;
+    const std::string huge = errorOf([] { planShards(request(100'000'000'000, 1, 2, false, true, false)); });
+    QVERIFY2(huge.find("num_samples 100000000000") != std::string::npos, huge.c_str());
+    const std::string overflow = errorOf([] { planShards(request(5, std::int64_t{1} << 62, 4, false, true, false)); });
+    QVERIFY2(overflow.find("batch_size (4611686018427387904) x num_processes (4) is too large") != std::string::npos,
+             overflow.c_str());
+    // At the limit (kMaxPreviewIndices: (num_samples + 10) x 2 = 10,000,000).
+    const auto plan = planShards(request(4'999'990, 5, 2, false, true, false));
+    QCOMPARE(plan.ranks.size(), std::size_t{2});
+  }
+
 private:
   /// Invariants that hold for every configuration; see docs/data.md.
   void checkProperties(const ShardRequest& r) {

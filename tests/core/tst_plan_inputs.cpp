@@ -84,6 +84,12 @@ private slots:
                     "intra_node: {bandwidth: 1, latency: 0}\ninter_node: {bandwidth: 1, latency: 0}\n")
                 .find("gpus_per_node must be >= 1, got 0") != std::string::npos);
     QVERIFY(message("name: x\ndevice: tpu\n").find("'device' must be gpu or cpu, got 'tpu'") != std::string::npos);
+    // A description that is not UTF-8 text is refused at the door: `fathom plan --json` and the Studio write it into
+    // JSON, where nlohmann threw type_error 316 (found by fuzz_hardware; tests/fuzz/regressions/hardware/).
+    const std::string bytes = message("name: x\ndescription: \"a\xfc\"\nmemory_bytes: 10\npeak_flops: {fp32: 1}\n"
+                                      "memory_bandwidth: 1\ngpus_per_node: 1\nintra_node: {bandwidth: 1, latency: 0}\n"
+                                      "inter_node: {bandwidth: 1, latency: 0}\n");
+    QVERIFY2(bytes.find("hw.yaml: 'description' is not UTF-8 text") != std::string::npos, bytes.c_str());
   }
 
   // Issue 20: a byte count that does not fit 64 bits is refused naming the file, line, key and value (1e30 bytes of

@@ -191,6 +191,11 @@ private slots:
                     R"("vocab_size": 10})")
                 .find("'n_layer' must be an integer from 0 to 9223372036854775807, got 18446744073709551615") !=
             std::string::npos);
+    // A number JSON allows but a double cannot hold (nlohmann's out_of_range, not a parse_error) is the same clear
+    // error (found by fuzz_hf_config; tests/fuzz/regressions/hf_config/number_out_of_range).
+    const std::string huge = message(R"({"model_type": "gpt2", "n_layer": 1e400})");
+    QVERIFY2(huge.find("cfg: not valid JSON") != std::string::npos && huge.find("1e400") != std::string::npos,
+             huge.c_str());
   }
 
   // Issue 20: errors name the file's path (they named its folder or stem: "gpt2: config.json has no 'n_layer'"), and

@@ -8,6 +8,8 @@
 
 #include <QTest>
 
+#include <limits>
+
 using namespace fathom;
 using namespace fathom::profile;
 using namespace Qt::StringLiterals;
@@ -58,6 +60,7 @@ private slots:
   void scheduleMatchesTorch_data();
   void scheduleMatchesTorch();
   void scheduleParse();
+  void scheduleWithHugeCounts();
   void scheduleRejects_data();
   void scheduleRejects();
   void flops_data();
@@ -100,6 +103,28 @@ void TestProfilerUnits::scheduleMatchesTorch() {
 void TestProfilerUnits::scheduleParse() {
   QCOMPARE(ProfileSchedule::parse("1,2,3,4"), (ProfileSchedule{0, 1, 2, 3, 4}));
   QCOMPARE(ProfileSchedule::parse("5,1,2,3,4"), (ProfileSchedule{5, 1, 2, 3, 4}));
+}
+
+// Counts up to INT_MAX are valid (torch takes any int): wait + warmup must not overflow int (found by fuzz_text_values;
+// tests/fuzz/regressions/text_values/schedule_int_overflow). Step INT_MAX is the warm-up step of this cycle.
+void TestProfilerUnits::scheduleWithHugeCounts() {
+  constexpr int kMax = std::numeric_limits<int>::max();
+  const auto actionName = [](ProfilerAction a) {
+    return QString::fromUtf8(toString(a).data(), qsizetype(toString(a).size()));
+  };
+  const ProfileSchedule s = ProfileSchedule::parse("2147483647,1,1,0");
+  QCOMPARE(s, (ProfileSchedule{0, kMax, 1, 1, 0}));
+  QCOMPARE(actionName(s.action(0)), u"none"_s);
+  QCOMPARE(actionName(s.action(kMax - 1)), u"none"_s);
+  QCOMPARE(actionName(s.action(kMax)), u"warmup"_s);
+  QCOMPARE(actionName(s.action(std::int64_t{kMax} + 1)), u"record_and_save"_s);
+  QCOMPARE(actionName(s.action(std::int64_t{kMax} + 2)), u"none"_s);  // the next cycle waits again
+  const ProfileSchedule all{kMax, kMax, kMax, kMax, kMax};            // skip, wait, warm up, record: kMax steps each
+  QCOMPARE(actionName(all.action(kMax - 1)), u"none"_s);
+  QCOMPARE(actionName(all.action(kMax)), u"none"_s);
+  QCOMPARE(actionName(all.action(std::int64_t{kMax} * 2)), u"warmup"_s);
+  QCOMPARE(actionName(all.action(std::int64_t{kMax} * 3)), u"record"_s);
+  QCOMPARE(actionName(all.action(std::int64_t{kMax} * 4 - 1)), u"record_and_save"_s);
 }
 
 void TestProfilerUnits::scheduleRejects_data() {

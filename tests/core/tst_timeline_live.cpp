@@ -259,6 +259,9 @@ private slots:
     QTest::newRow("not a rank") << "window_2/profile_x.json" << false << false << -1 << "window_2/profile_x.json";
     QTest::newRow("bad window") << "window_/profile_0.json" << false << false << -1 << "window_/profile_0.json";
     QTest::newRow("other extension") << "profile_0.txt" << false << false << -1 << "profile_0.txt";
+    // No dot: the rank's digits run to the end (parsed past the name before; tests/fuzz/regressions/text_values).
+    QTest::newRow("no extension") << "profile_12" << false << false << -1 << "profile_12";
+    QTest::newRow("no rank") << "profile_.json" << false << false << -1 << "profile_.json";
   }
   void storedTraceNames() {
     QFETCH(QString, name);

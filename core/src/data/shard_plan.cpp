@@ -47,6 +47,17 @@ std::vector<IndexBatch> rankBatches(const ShardRequest& request, int processInde
 
 ShardPlan planShards(const ShardRequest& request) {
   validateShardRequest(request);
+  // Every rank's batches are computed and kept (`fathom shard` prints them all): each rank walks the samples plus up
+  // to one global batch of padding (even_batches). Beyond the limit that is minutes and gigabytes for a table nobody
+  // reads, or an allocation that fails; the pattern repeats with period batch_size x num_processes anyway.
+  const std::int64_t total = request.sharding.totalBatchSize();
+  const std::int64_t ranks = request.sharding.numProcesses;
+  FATHOM_CHECK(request.numSamples <= kMaxPreviewIndices && total <= kMaxPreviewIndices &&
+                   (request.numSamples + total) * ranks <= kMaxPreviewIndices,
+               ConfigError, "the shard preview holds at most ", kMaxPreviewIndices,
+               " sample indices ((num_samples + one global batch) x num_processes), got num_samples ",
+               request.numSamples, ", batch_size ", request.sharding.batchSize, ", num_processes ", ranks,
+               ": preview a smaller dataset (the pattern repeats every batch_size x num_processes samples)");
   ShardPlan plan;
   plan.request = request;
   plan.remainder = remainder(request.numSamples, request.sharding);

@@ -86,7 +86,7 @@ void validate(const LaunchOptions& o) {
   }
   for (const auto& [key, value] : o.fsdp) {
     const auto flag =
-        std::find_if(kFsdpFlags.begin(), kFsdpFlags.end(), [&](const FsdpFlag& f) { return key == f.key; });
+        std::find_if(kFsdpFlags.begin(), kFsdpFlags.end(), [&key = key](const FsdpFlag& f) { return key == f.key; });
     FATHOM_CHECK(flag != kFsdpFlags.end(), ConfigError, "unknown FSDP option --", key);
     if (flag->isBool) {
       FATHOM_CHECK(parseBool(value).has_value() && !value.empty(), ConfigError, "--", key,

@@ -3,6 +3,8 @@
 
 #include <fathom/common/checked_number.h>
 #include <fathom/common/error.h>
+#include <fathom/common/terminal_text.h>
+
 
 #include <yaml-cpp/yaml.h>
 
@@ -114,6 +116,9 @@ std::vector<std::string> hardwarePresetNames() {
 void validateHardware(const HardwareSpec& hw) {
   const std::string& o = hw.source.empty() ? hw.name : hw.source;
   FATHOM_CHECK(!hw.name.empty(), ConfigError, o, ": 'name' must not be empty");
+  // The name and description are printed and written into JSON (`fathom plan --json`, the Studio's saved requests).
+  FATHOM_CHECK(isValidUtf8(hw.name), ConfigError, hw.source, ": 'name' is not UTF-8 text");
+  FATHOM_CHECK(isValidUtf8(hw.description), ConfigError, o, ": 'description' is not UTF-8 text");
   FATHOM_CHECK(hw.memoryBytes > 0, ConfigError, o, ": memory_bytes must be > 0, got ", hw.memoryBytes);
   FATHOM_CHECK(hw.peak.fp32 > 0, ConfigError, o, ": peak_flops.fp32 must be > 0, got ", hw.peak.fp32);
   const double others[] = {hw.peak.tf32, hw.peak.fp16, hw.peak.bf16, hw.peak.fp8, hw.peak.int8};

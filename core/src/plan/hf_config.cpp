@@ -95,7 +95,7 @@ ModelSpec modelFromHfConfigText(std::string_view text, const std::string& name, 
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number a double cannot hold (1e400)
     throw ConfigError(detail::concat(where, ": not valid JSON: ", e.what()));
   }
   FATHOM_CHECK(j.is_object(), ConfigError, where, ": config.json must hold a JSON object");

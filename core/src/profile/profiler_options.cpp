@@ -29,7 +29,7 @@ ProfilerAction ProfileSchedule::action(std::int64_t step) const {
   const std::int64_t mod = step % cycle;
   if (mod < wait)
     return ProfilerAction::None;
-  if (mod < wait + warmup)
+  if (mod < static_cast<std::int64_t>(wait) + warmup)  // in 64 bits: wait + warmup may exceed INT_MAX
     return ProfilerAction::Warmup;
   return mod < cycle - 1 ? ProfilerAction::Record : ProfilerAction::RecordAndSave;
 }

@@ -82,8 +82,9 @@ StepAlignment alignSteps(const TimelineIndex& index) {
     for (std::size_t i = 0; i < order.size(); ++i) {
       order[i] = i;
     }
+    // An init-capture: clang before 16 cannot capture a structured binding (the fuzz preset builds with clang-14).
     std::sort(order.begin(), order.end(),
-              [&](std::size_t a, std::size_t b) { return steps.spans[a].startNs < steps.spans[b].startNs; });
+              [&spans = steps.spans](std::size_t a, std::size_t b) { return spans[a].startNs < spans[b].startNs; });
     RankSteps sorted;
     for (const std::size_t i : order) {
       sorted.spans.push_back(steps.spans[i]);

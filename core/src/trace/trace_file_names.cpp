@@ -69,10 +69,12 @@ StoredTraceName parseStoredTraceName(std::string_view name) {
     }
     const std::string_view digits = rest.substr(kProfile.size());
     const std::size_t dot = digits.find('.');
+    if (dot == 0 || dot == std::string_view::npos) {
+      return out;  // checked before from_chars: data() + npos is no pointer into the name
+    }
     int rank = -1;
     const auto [end, error] = std::from_chars(digits.data(), digits.data() + dot, rank);
-    if (dot == 0 || dot == std::string_view::npos || error != std::errc() || end != digits.data() + dot ||
-        !isExtension(digits.substr(dot))) {
+    if (error != std::errc() || end != digits.data() + dot || !isExtension(digits.substr(dot))) {
       return out;
     }
   }

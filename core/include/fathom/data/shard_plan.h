@@ -54,7 +54,11 @@ std::vector<IndexBatch> skipFirstBatches(std::vector<IndexBatch> batches, std::i
 /// The batches rank `processIndex` yields for the request.
 std::vector<IndexBatch> rankBatches(const ShardRequest& request, int processIndex);
 
-/// Every rank's batches and the remainder.
+/// The most sample indices planShards() computes: (num_samples + one global batch) x num_processes.
+inline constexpr std::int64_t kMaxPreviewIndices = 10'000'000;
+
+/// Every rank's batches and the remainder (what `fathom shard` prints). ConfigError for a request beyond
+/// kMaxPreviewIndices, besides validateShardRequest()'s.
 ShardPlan planShards(const ShardRequest& request);
 
 }  // namespace fathom::data

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+# Writes the seeds that are not copies of tests/data fixtures: binary ones (telemetry streams in the wire format of
+# core/src/telemetry/protocol.cpp, safetensors files, gzip traces) and small text ones (command lines, plan files,
+# parser inputs). Run from anywhere: `python3 tests/fuzz/make_seeds.py`; it rewrites tests/fuzz/corpus/ in place and
+# is deterministic (the files are committed; rerun it after changing a format and commit the difference).
+import gzip
+import json
+import shutil
+import struct
+from pathlib import Path
+
+here = Path(__file__).resolve().parent
+root = here.parent.parent
+data = root / "tests" / "data"
+corpus = here / "corpus"
+
+
+def seed(target, name, content):
+    d = corpus / target
+    d.mkdir(parents=True, exist_ok=True)
+    (d / name).write_bytes(content if isinstance(content, bytes) else content.encode())
+
+
+def copy(target, src, name=None):
+    seed(target, name or src.name, src.read_bytes())
+
+
+# ---- configurations (config_yaml, deepspeed_json) -------------------------------------------------------------
+import yaml  # python3-yaml, only to turn the YAML templates into JSON seeds
+
+for f in sorted((data / "accelerate_templates").glob("*.yaml")):
+    copy("config_yaml", f)
+copy("config_yaml", data / "studio" / "wizard_fsdp.yaml")
+seed("config_yaml", "env_and_flags.yaml",
+     (data / "accelerate_templates" / "multi_gpu.yaml").read_text() +
+     "\0ACCELERATE_MIXED_PRECISION=bf16\nFATHOM_TRACKERS=csv\n--num_processes=4\n--gradient_accumulation_steps=2\n")
+seed("config_yaml", "fathom_section.yaml",
+     "distributed_type: MULTI_GPU\nnum_processes: 2\nfathom:\n  workspace: runs.sqlite\n  trackers: [csv, jsonl]\n"
+     "  planner:\n    hardware: a100-80gb\n    micro_batch: 4\n    seq: 1024\n")
+ds = yaml.safe_load((data / "accelerate_templates" / "deepspeed.yaml").read_text())
+seed("deepspeed_json", "deepspeed_template.json", json.dumps(ds, indent=2))
+seed("deepspeed_json", "zero3_offload.json", json.dumps({
+    "compute_environment": "LOCAL_MACHINE", "distributed_type": "DEEPSPEED", "mixed_precision": "bf16",
+    "num_machines": 1, "num_processes": 8, "deepspeed_config": {
+        "zero_stage": 3, "offload_optimizer_device": "cpu", "offload_param_device": "cpu",
+        "gradient_accumulation_steps": 4, "gradient_clipping": 1.0, "zero3_init_flag": True,
+        "zero3_save_16bit_model": True}}))
+seed("deepspeed_json", "ds_config_file.json", json.dumps({
+    "distributed_type": "DEEPSPEED", "num_processes": 2,
+    "deepspeed_config": {"deepspeed_config_file": "ds_config.json", "zero3_init_flag": False}}) +
+    "\0ACCELERATE_DEEPSPEED_ZERO_STAGE=2\n--num_processes=2\n")
+
+# ---- Hugging Face config.json, plans, hardware -----------------------------------------------------------------
+for d in sorted((data / "hf_configs").iterdir()):
+    copy("hf_config", d / "config.json", d.name + ".json")
+seed("plan_file", "flat.yaml", "strategy: fsdp\nnum_gpus: 8\narch: llama\nlayers: 32\nhidden: 4096\nheads: 32\n"
+     "vocab: 32000\nmicro_batch: 1\nseq: 4096\nprecision: bf16\nhardware: h100\n")
+seed("plan_file", "flat.json", json.dumps({"strategy": "zero3", "num_gpus": 16, "params": 7000000000,
+                                           "micro_batch": 2, "grad_accum": 4, "offload_optimizer": True}))
+seed("plan_file", "tp_pp.yaml", "strategy: ddp\nnum_gpus: 8\ntp: 2\npp: 2\narch: gpt2\nlayers: 12\nhidden: 768\n"
+     "heads: 12\nvocab: 50257\nrecompute: full\nsequence_parallel: true\n")
+seed("plan_file", "configuration.yaml",
+     (data / "accelerate_templates" / "fsdp.yaml").read_text() +
+     "fathom:\n  planner:\n    params: 1300000000\n    micro_batch: 2\n    seq: 2048\n    hardware: a100-80gb\n")
+copy("plan_json", data / "saved_plan_v3.input.json")
+for f in sorted((root / "resources" / "hardware").glob("*.yaml")):
+    copy("hardware", f)
+
+# ---- command lines (one word a line) ---------------------------------------------------------------------------
+def words(*w):
+    return "\n".join(w)
+
+seed("plan_flags", "dims.txt", words("plan", "--arch", "llama", "--layers", "32", "--hidden", "4096", "--heads", "32",
+                                     "--vocab", "32000", "--num_processes", "8", "--strategy", "fsdp", "--json"))
+seed("plan_flags", "params.txt", words("plan", "--params", "7.5e9", "--hardware", "a100-80gb", "--num_machines", "2",
+                                       "--num_processes", "16", "--strategy", "zero3", "--offload_optimizer_device",
+                                       "cpu", "--micro_batch", "2", "--seq", "2048", "--explain"))
+seed("plan_flags", "search.txt", words("plan", "search", "--params", "1.3e9", "--num_processes", "8",
+                                       "--global_batch", "64", "--top", "3"))
+seed("plan_flags", "model.txt", words("plan", "--model", "gpt-tiny", "--num_processes", "2", "--mixed_precision",
+                                      "bf16"))
+seed("shard_flags", "basic.txt", words("--num_samples", "10", "--batch_size", "3", "--num_processes", "2"))
+seed("shard_flags", "split.txt", words("--num_samples=17", "--batch_size=4", "--num_processes=2", "--split_batches",
+                                       "--even_batches", "false", "--drop_last", "--json"))
+seed("shard_flags", "seed.txt", words("--num-samples", "9", "--batch-size", "2", "--num-processes", "3", "--seed",
+                                      "42", "--epoch", "1", "--skip_batches", "1", "--iterable"))
+
+# ---- small text parsers (first byte selects the parser) --------------------------------------------------------
+for i, text in enumerate([b"\x001,1,3,2", b"\x002,0,1,2,0", b"\x01window_3/profile_12.json.gz",
+                          b"\x01profile_merged.json", b"\x02127.0.0.1:29500",
+                          b'\x03{"event":"rank_started","rank":1,"local_rank":1,"attempt":0,"pid":4242}',
+                          b'\x03{"event":"finished","run_id":3,"status":"finished","exit_code":0,"attempts":1,'
+                          b'"failed_rank":null,"interrupted_by":null}',
+                          b'\x03{"event":"run","version":1,"run_id":3,"name":"r","workspace":"w.sqlite",'
+                          b'"world_size":2,"ranks":[0,1]}',
+                          b"\x04--model\ngpt\n--n_layer\n4\n--n_embd=64\n--lr\n0.1",
+                          b"\x05FATHOM_TRACKERS=csv,jsonl\nFATHOM_PROJECT_DIR=/tmp/p\nFATHOM_PROFILER__ACTIVITIES=cpu"]):
+    seed("text_values", f"seed_{i}.bin", text)
+
+# ---- telemetry streams ------------------------------------------------------------------------------------------
+def frame(kind, body):
+    return struct.pack("<IB", len(body) + 1, kind) + body
+
+def short(s):
+    s = s.encode()
+    return struct.pack("<H", len(s)) + s
+
+def long_(s):
+    s = s if isinstance(s, bytes) else s.encode()
+    return struct.pack("<I", len(s)) + s
+
+hello = frame(1, b"FTHM" + struct.pack("<Hiq", 4, 0, 1234) + short("ab" * 32) + short("host"))
+point = struct.pack("<qdd", 7, 1.5, 0.25) + short("train/loss")
+stream = (hello + frame(2, struct.pack("<QI", 1, 2) + point + point) +
+          frame(3, struct.pack("<Qdqqqq", 2, 2.0, 7, 1 << 20, 2 << 20, 3 << 20)) +
+          frame(4, struct.pack("<QdB", 3, 2.5, 2) + long_("a log line")) +
+          frame(5, struct.pack("<QdqB", 4, 3.0, 7, 0)) +
+          frame(5, struct.pack("<QdqB", 5, 3.5, 8, 7) + struct.pack("<QBiq", 11, 0, 2, 4096) + short("default") +
+                struct.pack("<QBiq", 10, 1, 2, 64) + short("default") + struct.pack("<qd", 8, 12.5)) +
+          frame(6, struct.pack("<Qd", 6, 4.0) + short("profile_0.json") + long_('{"traceEvents":[]}')) +
+          frame(8, struct.pack("<QdB", 7, 4.5, 0) + long_("/tmp/run/profile_0.json") + struct.pack("<q", 18)) +
+          frame(9, struct.pack("<Q", 8) + short("fsdp") + short("full_shard") + short("bf16")) +
+          frame(7, struct.pack("<Q", 9)))
+seed("telemetry", "session.bin", stream)
+seed("telemetry", "hello_only.bin", hello)
+seed("telemetry", "old_version.bin", frame(1, b"FTHM" + struct.pack("<H", 3)))
+
+# ---- safetensors ------------------------------------------------------------------------------------------------
+def safetensors(header, payload):
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    return struct.pack("<Q", len(text)) + text + payload
+
+seed("safetensors", "two_tensors.safetensors", safetensors(
+    {"__metadata__": {"format": "pt"}, "a": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]},
+     "b": {"dtype": "I64", "shape": [1], "data_offsets": [16, 24]}},
+    struct.pack("<4f", 1, 2, 3, 4) + struct.pack("<q", 5)))
+seed("safetensors", "bool_bf16_empty.safetensors", safetensors(
+    {"m": {"dtype": "BOOL", "shape": [3], "data_offsets": [0, 3]},
+     "h": {"dtype": "BF16", "shape": [2], "data_offsets": [3, 7]},
+     "e": {"dtype": "F16", "shape": [0, 4], "data_offsets": [7, 7]}},
+    b"\x01\x00\x01" + b"\x80\x3f\x00\x40"))
+seed("safetensors", "scalar_u8.safetensors", safetensors(
+    {"s": {"dtype": "U8", "shape": [], "data_offsets": [0, 1]}}, b"\x07"))
+
+# ---- traces ------------------------------------------------------------------------------------------------------
+good = (data / "traces" / "kineto_good_rank0.json").read_bytes()
+small = json.dumps({"traceEvents": [
+    {"ph": "X", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 10.5, "dur": 100},
+    {"ph": "X", "name": "aten::mm", "cat": "cpu_op", "pid": 1, "tid": 1, "ts": 20, "dur": 30.25, "args": {"a": [1]}},
+    {"ph": "s", "id": 7, "name": "flow", "cat": "ac2g", "pid": 1, "tid": 1, "ts": 21},
+    {"ph": "f", "id": 7, "name": "flow", "cat": "ac2g", "pid": 2, "tid": 5, "ts": 60, "bp": "e"},
+    {"ph": "C", "name": "mem", "pid": 1, "ts": 30, "args": {"bytes": 1024}},
+    {"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "rank 0"}}],
+    "distributedInfo": {"rank": 0, "world_size": 2, "backend": "gloo"}, "baseTimeNanoseconds": 1700000000000000000},
+    separators=(",", ":")).encode()
+array_form = b'[{"ph":"B","name":"a","pid":1,"tid":1,"ts":1},{"ph":"E","pid":1,"tid":1,"ts":2.500},'
+for target in ("trace_reader", "trace_validator"):
+    seed(target, "kineto_good_rank0.json", good)
+    seed(target, "small_object.json", small)
+    seed(target, "array_unclosed.json", array_form)
+    seed(target, "escapes.json", '{"traceEvents":[{"ph":"i","name":"\\u00e9\\ud83d\\ude00\\n","pid":1,"tid":1,'
+                                 '"ts":"5","s":"g"}],"displayTimeUnit":"ns"}')
+seed("trace_gzip", "kineto_good_rank0.json.gz", gzip.compress(good, mtime=0))
+seed("trace_gzip", "small_two_members.json.gz", gzip.compress(small[:40], mtime=0) + gzip.compress(small[40:], mtime=0))
+seed("trace_gzip", "truncated.json.gz", gzip.compress(small, mtime=0)[:-20])
+seed("trace_gzip", "plain.json", small)
