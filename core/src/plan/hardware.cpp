@@ -5,7 +5,6 @@
 #include <fathom/common/error.h>
 #include <fathom/common/terminal_text.h>
 
-
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
