@@ -483,7 +483,8 @@ private slots:
     saver.start(QCoreApplication::applicationFilePath(), {u"--saver-disk-full"_s, dir.path()});
     QVERIFY(saver.waitForFinished(60'000));
     const QString out = QString::fromUtf8(saver.readAllStandardOutput());
-    QVERIFY2(saver.exitCode() == 0 && out.contains(u"File too large"_s) && out.contains(u".staging/"_s),
+    QVERIFY2(saver.exitCode() == 0 && out.contains(u"file size limit (ulimit -f) reached while writing"_s) &&
+                 out.contains(u".staging/"_s),
              qPrintable(out + QString::fromUtf8(saver.readAllStandardError())));
     const fs::path checkpoints = fs::path(dir.path().toStdString()) / "checkpoints";
     QCOMPARE(names(fathom::checkpoint::listCheckpoints(checkpoints)), (std::vector<std::string>{"checkpoint_0"}));
