@@ -30,8 +30,8 @@ private slots:
     // pace is 16,000), and 253,000 points/s while the writer commits. Wide margins for a noisy machine: 75 % of the
     // pace (the senders' window may stretch from 30 s to 40 s); and the writer, while it commits, must outpace the
     // senders by a quarter (it keeps up with headroom). The commit rate is what a loaded machine hits hardest: under
-    // `ctest -j2` beside tst_plan_cli it measured 37,868 points/s, so a floor tied to the quiet baseline (40,000) failed
-    // there although nothing was lost.
+    // `ctest -j2` beside tst_plan_cli it measured 37,868 points/s, so a floor tied to the quiet baseline (40,000)
+    // failed there although nothing was lost.
     constexpr double kMinIngestRate = 0.75 * kSenders * kRate;
     constexpr double kMinCommitRate = 1.25 * kSenders * kRate;
     const double seconds = qEnvironmentVariableIsSet("FATHOM_TELEMETRY_LOAD_SECONDS")
