@@ -95,11 +95,8 @@ private slots:
     QVERIFY(m_root.isValid());
     fathom::test::useWorkspaceIn(m_root);
     m_script = m_root.filePath(u"worker.sh"_s);
-    QFile f(m_script);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(kWorker);
-    f.close();
-    QVERIFY(f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+    const QString written = fathom::test::writeExecutable(m_script, kWorker);
+    QVERIFY2(written.isEmpty(), qPrintable(written));
   }
 
   void nothingOutlivesTheLauncher_data() {

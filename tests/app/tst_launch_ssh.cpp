@@ -120,11 +120,8 @@ private slots:
     const QString error = m_sshd.start(dir(u"sshd"_s));
     QVERIFY2(error.isEmpty(), qPrintable(error));
     m_script = m_root.filePath(u"worker.sh"_s);
-    QFile f(m_script);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(kWorker);
-    f.close();
-    QVERIFY(f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+    const QString written = fathom::test::writeExecutable(m_script, kWorker);
+    QVERIFY2(written.isEmpty(), qPrintable(written));
   }
 
   void argumentsReachWorkersUnchanged() {

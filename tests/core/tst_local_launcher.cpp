@@ -158,13 +158,11 @@ private slots:
   void spawnFailureStopsTheWorkersAlreadyStarted() {
     QTemporaryDir dir;
     const QString program = dir.filePath(QStringLiteral("worker.sh"));
-    QFile f(program);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(QStringLiteral("#!/bin/sh\ncd '%1'\nsleep 300 &\necho $! > child.$RANK\necho $$ > pid.$RANK\nwait\n")
-                .arg(dir.path())
-                .toUtf8());
-    f.close();
-    QVERIFY(f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+    const QString written = fathom::test::writeExecutable(
+        program, QStringLiteral("#!/bin/sh\ncd '%1'\nsleep 300 &\necho $! > child.$RANK\necho $$ > pid.$RANK\nwait\n")
+                     .arg(dir.path())
+                     .toUtf8());
+    QVERIFY2(written.isEmpty(), qPrintable(written));
     LaunchOptions o;
     o.command = {program.toStdString()};
     o.numProcesses = 3;

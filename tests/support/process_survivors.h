@@ -18,6 +18,20 @@
 
 namespace fathom::test {
 
+/// Writes `contents` to `path` as an executable the owner may run (the workers' scripts of these tests). Empty when
+/// written, else what failed.
+inline QString writeExecutable(const QString& path, const QByteArray& contents) {
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly) || f.write(contents) != contents.size()) {
+    return QStringLiteral("cannot write %1: ").arg(path) + f.errorString();
+  }
+  f.close();
+  if (!f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner)) {
+    return QStringLiteral("cannot make %1 executable: ").arg(path) + f.errorString();
+  }
+  return {};
+}
+
 /// Whether `pid` still runs: kill(pid, 0) succeeds and /proc says it is not a zombie (a zombie is dead; it only
 /// waits for whoever adopted it to reap it).
 inline bool processRunning(pid_t pid) {
