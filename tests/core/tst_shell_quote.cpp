@@ -10,6 +10,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include <nlohmann/json.hpp>
 
 using namespace fathom::launch;
 
@@ -165,6 +166,21 @@ private slots:
     QVERIFY(back.environment == spec.environment);
     QVERIFY(message([] { agentSpecFromJson("{\"command\":[\"x\"]}"); }).contains(QStringLiteral("num_processes")));
     QVERIFY(message([] { agentSpecFromJson("not json"); }).startsWith(QStringLiteral("agent spec: not JSON")));
+    // Whole numbers are taken exactly or refused (found by fuzz_launch_spec: 4.9e19 processes was a float-to-int cast,
+    // undefined behaviour; 2^32 + 2 became 2).
+    nlohmann::json j = nlohmann::json::parse(toJson(spec));
+    j["num_processes"] = 4.92e19;
+    QCOMPARE(message([&] { agentSpecFromJson(j.dump()); }),
+             QStringLiteral("agent spec: key \"num_processes\" must be an integer from -2147483648 to 2147483647, "
+                            "got 4.92e+19"));
+    j["num_processes"] = 4294967298ULL;
+    QVERIFY(message([&] { agentSpecFromJson(j.dump()); }).endsWith(QStringLiteral("got 4294967298")));
+    j["num_processes"] = 2.0;  // a whole number written as a double is one
+    QCOMPARE(agentSpecFromJson(j.dump()).options.numProcesses, 2);
+    j["main_process_port"] = 65536;
+    QVERIFY(message([&] {
+              agentSpecFromJson(j.dump());
+            }).contains(QStringLiteral("\"main_process_port\" must be an integer from 0 to 65535, got 65536")));
   }
 };
 

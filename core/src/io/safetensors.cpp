@@ -7,6 +7,7 @@
 #include "fathom/common/atomic_file.h"
 #include "fathom/common/error.h"
 #include "fathom/profile/annotations.h"
+#include <fathom/common/json_input.h>
 
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
@@ -100,7 +101,7 @@ struct Entry {
 std::uint64_t unsignedField(const nlohmann::json& value, const std::filesystem::path& path, const std::string& name,
                             const char* what) {
   if (!value.is_number_unsigned()) {
-    throwBadTensor(path, name, detail::concat(what, " must be non-negative integers, got ", value.dump()));
+    throwBadTensor(path, name, detail::concat(what, " must be non-negative integers, got ", quotedJson(value)));
   }
   return value.get<std::uint64_t>();
 }
@@ -160,7 +161,7 @@ Entry parseEntry(const std::string& name, const nlohmann::json& info, const std:
   if (e.end - e.begin != bytes) {
     throwBadTensor(path, name,
                    detail::concat("data_offsets [", e.begin, ", ", e.end, "] span ", e.end - e.begin,
-                                  " bytes but dtype ", dtype->get<std::string>(), " and shape ", shape->dump(),
+                                  " bytes but dtype ", dtype->get<std::string>(), " and shape ", quotedJson(*shape),
                                   " need ", bytes));
   }
   return e;
@@ -294,7 +295,7 @@ SafetensorsFile readSafetensors(const std::filesystem::path& path) {
       }
       for (const auto& [mk, mv] : value.items()) {
         if (!mv.is_string()) {
-          throwBad(path, detail::concat("'__metadata__' value of '", mk, "' must be a string, got ", mv.dump()));
+          throwBad(path, detail::concat("'__metadata__' value of '", mk, "' must be a string, got ", quotedJson(mv)));
         }
         result.metadata[mk] = mv.get<std::string>();
       }

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/common/error.h>
+#include <fathom/common/json_input.h>
 #include <fathom/launch/agent_spec.h>
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
+#include <limits>
+#include <type_traits>
 
 extern char** environ;
 
@@ -17,6 +20,13 @@ using nlohmann::json;
 template <typename T> T field(const json& object, const char* key) {
   const auto it = object.find(key);
   FATHOM_CHECK(it != object.end(), ConfigError, "agent spec: missing key \"", key, "\"");
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    const std::optional<T> value = jsonInteger<T>(*it);
+    FATHOM_CHECK(value.has_value(), ConfigError, "agent spec: key \"", key, "\" must be an integer from ",
+                 std::to_string(std::numeric_limits<T>::min()), " to ", std::to_string(std::numeric_limits<T>::max()),
+                 ", got ", quotedJson(*it));
+    return *value;
+  }
   try {
     return it->get<T>();
   } catch (const json::exception& e) {

@@ -5,6 +5,7 @@
 
 #include <fathom/common/checked_number.h>
 #include <fathom/common/error.h>
+#include <fathom/common/json_input.h>
 #include <fathom/common/terminal_text.h>
 
 #include <nlohmann/json.hpp>
@@ -18,11 +19,6 @@ namespace fathom::plan {
 namespace {
 
 using nlohmann::json;
-
-/// A JSON value as an error message quotes it: terminal-safe, and never a dump() that throws on invalid UTF-8.
-std::string shown(const json& value) {
-  return terminalSafe(value.dump(-1, ' ', false, json::error_handler_t::replace));
-}
 
 class Reader {
 public:
@@ -42,7 +38,7 @@ public:
     if (it == m_j.end() || it->is_null()) {
       return fallback;
     }
-    FATHOM_CHECK(it->is_boolean(), ConfigError, m_name, ": '", key, "' must be true or false, got ", shown(*it));
+    FATHOM_CHECK(it->is_boolean(), ConfigError, m_name, ": '", key, "' must be true or false, got ", quotedJson(*it));
     return it->get<bool>();
   }
   std::string text(const char* key, const std::string& fallback) const {
@@ -50,7 +46,7 @@ public:
     if (it == m_j.end() || it->is_null()) {
       return fallback;
     }
-    FATHOM_CHECK(it->is_string(), ConfigError, m_name, ": '", key, "' must be a string, got ", shown(*it));
+    FATHOM_CHECK(it->is_string(), ConfigError, m_name, ": '", key, "' must be a string, got ", quotedJson(*it));
     return it->get<std::string>();
   }
 
@@ -62,7 +58,7 @@ private:
                                               ? narrowed<std::int64_t>(value.get<std::uint64_t>())
                                               : narrowed<std::int64_t>(value.get<std::int64_t>());
     FATHOM_CHECK(v && *v >= 0, ConfigError, m_name, ": '", key, "' must be an integer from 0 to ",
-                 std::numeric_limits<std::int64_t>::max(), ", got ", shown(value));
+                 std::numeric_limits<std::int64_t>::max(), ", got ", quotedJson(value));
     return *v;
   }
   const json& m_j;

@@ -3,6 +3,7 @@
 
 #include <fathom/common/checked_number.h>
 #include <fathom/common/error.h>
+#include <fathom/common/json_input.h>
 
 #include <nlohmann/json.hpp>
 
@@ -110,7 +111,8 @@ template <typename T> ordered_json encode(const T& value) {
 
 [[noreturn]] void badValue(std::string_view origin, std::string_view key, const json& value) {
   throw ConfigError(detail::concat(origin, ": bad value for '", key, "': '",
-                                   value.is_string() ? value.get<std::string>() : value.dump(), "'"));
+                                   value.is_string() ? terminalSafe(value.get<std::string>()) : quotedJson(value),
+                                   "'"));
 }
 
 std::string lower(std::string text) {
@@ -145,18 +147,10 @@ template <typename T> void decode(const json& value, T& out, std::string_view ke
     }
   } else {
     static_assert(std::is_integral_v<T>);
-    if (value.is_number_integer()) {
-      // An unsigned JSON number above 2^63 - 1 must not wrap to a negative long long.
-      const std::optional<T> v =
-          value.is_number_unsigned() ? narrowed<T>(value.get<std::uint64_t>()) : narrowed<T>(value.get<std::int64_t>());
-      if (v) {
-        out = *v;
-        return;
-      }
-    } else if (value.is_number_float()) {
-      // A JSON writer may print a whole number as a double (Qt's 8.0e+9): accept it when it is one.
-      // (max() as a double rounds up to 2^63 for int64: narrowed() compares exactly.)
-      if (const std::optional<T> v = narrowed<T>(value.get<double>())) {
+    if (value.is_number()) {
+      // Exactly, or not at all: an unsigned number above 2^63 - 1 must not wrap, and a JSON writer may print a whole
+      // number as a double (Qt's 8.0e+9).
+      if (const std::optional<T> v = jsonInteger<T>(value)) {
         out = *v;
         return;
       }
@@ -187,7 +181,7 @@ ordered_json toJson(const Plan& plan, PlanFields fields) {
 }
 
 Plan planFromJson(const json& j, const Plan& base, std::string_view origin) {
-  FATHOM_CHECK(j.is_object(), ConfigError, origin, ": a plan must be a map of keys, got '", j.dump(), "'");
+  FATHOM_CHECK(j.is_object(), ConfigError, origin, ": a plan must be a map of keys, got '", quotedJson(j), "'");
   Plan p = base;
   planFields(p, [&](const char* key, const char* alias, auto& value, bool (*)(const Plan&)) {
     for (const char* k : {alias, key}) {  // the canonical key last: it wins
@@ -220,8 +214,8 @@ ordered_json toJson(const TransformerDims& dims) {
 }
 
 TransformerDims dimsFromJson(const json& j, std::string_view origin) {
-  FATHOM_CHECK(j.is_object(), ConfigError, origin, ": transformer dimensions must be a map of keys, got '", j.dump(),
-               "'");
+  FATHOM_CHECK(j.is_object(), ConfigError, origin, ": transformer dimensions must be a map of keys, got '",
+               quotedJson(j), "'");
   TransformerDims d;
   bool tiedGiven = false;
   dimsFields(d, [&](const char* key, auto& value) {
@@ -266,7 +260,7 @@ ordered_json toJson(const HardwareSpec& h) {
 
 HardwareSpec hardwareFromJson(const json& j, const std::string& origin) {
   // JSON is YAML: the hardware file reader is the one reader of these keys.
-  return parseHardware(j.dump(), origin);
+  return parseHardware(j.dump(-1, ' ', false, json::error_handler_t::replace), origin);
 }
 
 }  // namespace fathom::plan

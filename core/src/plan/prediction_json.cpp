@@ -2,6 +2,7 @@
 #include <fathom/plan/prediction_json.h>
 
 #include <fathom/common/error.h>
+#include <fathom/common/json_input.h>
 #include <fathom/plan/plan_json.h>
 
 #include <nlohmann/json.hpp>
@@ -178,7 +179,7 @@ private:
   }
   std::string path(std::string_view key) const { return m_origin + "." + std::string(key); }
   void require(bool ok, std::string_view key, const json& value) const {
-    FATHOM_CHECK(ok, ConfigError, path(key), ": bad value '", value.dump(), "'");
+    FATHOM_CHECK(ok, ConfigError, path(key), ": bad value '", quotedJson(value), "'");
   }
 
   const json& m_in;
@@ -275,8 +276,8 @@ template <typename A, typename R> void describe(A& a, R& r) {
 
 PredictionReport predictionReport(const ModelSpec& model, const HardwareSpec& hardware, const Plan& plan,
                                   const Prediction& prediction) {
-  return {model.name,      model.arch, hardware.name, hardware.device, hardware.memoryBytes, hardware.source,
-          plan,            prediction};
+  return {model.name,           model.arch,      hardware.name, hardware.device,
+          hardware.memoryBytes, hardware.source, plan,          prediction};
 }
 
 ordered_json toJson(const PredictionReport& report) {
@@ -287,7 +288,7 @@ ordered_json toJson(const PredictionReport& report) {
 }
 
 PredictionReport predictionReportFromJson(const json& j, std::string_view origin) {
-  FATHOM_CHECK(j.is_object(), ConfigError, origin, ": a prediction must be an object, got '", j.dump(), "'");
+  FATHOM_CHECK(j.is_object(), ConfigError, origin, ": a prediction must be an object, got '", quotedJson(j), "'");
   PredictionReport report;
   Reader r(j, std::string(origin));
   describe(r, report);
@@ -314,13 +315,13 @@ ordered_json toJson(const SearchReport& report) {
 }
 
 SearchReport searchReportFromJson(const json& j, std::string_view origin) {
-  FATHOM_CHECK(j.is_object(), ConfigError, origin, ": a search must be an object, got '", j.dump(), "'");
+  FATHOM_CHECK(j.is_object(), ConfigError, origin, ": a search must be an object, got '", quotedJson(j), "'");
   SearchReport report;
   Reader r(j, std::string(origin));
   r.integer("evaluated", report.evaluated);
   r.integer("fitting", report.fitting);
   if (const auto it = j.find("results"); it != j.end()) {
-    FATHOM_CHECK(it->is_array(), ConfigError, origin, ".results: bad value '", it->dump(), "'");
+    FATHOM_CHECK(it->is_array(), ConfigError, origin, ".results: bad value '", quotedJson(*it), "'");
     for (std::size_t i = 0; i < it->size(); ++i) {
       report.results.push_back(
           predictionReportFromJson((*it)[i], std::string(origin) + ".results[" + std::to_string(i) + "]"));
