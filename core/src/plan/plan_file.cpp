@@ -3,6 +3,7 @@
 
 #include <fathom/common/checked_number.h>
 #include <fathom/common/error.h>
+#include <fathom/common/terminal_text.h>
 #include <fathom/config/config_reader.h>
 #include <fathom/plan/plan_json.h>
 
@@ -51,20 +52,27 @@ private:
 /// the model and the device come from.
 constexpr std::string_view kSourceKeys[] = {"params", "hf_config", "model", "hardware"};
 
+/// The text of a map's key; ConfigError naming `origin` for a key that is a list or a map (YAML's `? [a, b]: 1`).
+std::string keyText(const YAML::Node& key, const std::string& origin) {
+  FATHOM_CHECK(key.IsScalar(), ConfigError, origin, ":", key.Mark().line + 1,
+               ": a key must be a name, not a list or a map");
+  return key.Scalar();
+}
+
 /// A YAML map as JSON, every scalar as text (plan_json.h reads numbers and booleans from text as from JSON).
-nlohmann::json yamlToJson(const YAML::Node& node) {
+nlohmann::json yamlToJson(const YAML::Node& node, const std::string& origin) {
   switch (node.Type()) {
   case YAML::NodeType::Map: {
     nlohmann::json out = nlohmann::json::object();
     for (const auto& kv : node) {
-      out[kv.first.as<std::string>()] = yamlToJson(kv.second);
+      out[keyText(kv.first, origin)] = yamlToJson(kv.second, origin);
     }
     return out;
   }
   case YAML::NodeType::Sequence: {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& item : node) {
-      out.push_back(yamlToJson(item));
+      out.push_back(yamlToJson(item, origin));
     }
     return out;
   }
@@ -104,14 +112,14 @@ void readFathomKeys(const YAML::Node& node, const std::string& origin, const std
                     PlanInputs& in) {
   FATHOM_CHECK(node.IsMap(), ConfigError, origin, ": a plan file must be a YAML map");
   for (const auto& kv : node) {
-    const std::string key = kv.first.as<std::string>();
-    FATHOM_CHECK(isKnownKey(key), ConfigError, origin, ": unknown key '", key, "'");
+    const std::string key = keyText(kv.first, origin);
+    FATHOM_CHECK(isKnownKey(key), ConfigError, origin, ": unknown key '", terminalSafe(key), "'");
   }
   const Fields f(node, origin);
   if (double params = 0; f.get("params", params)) {
     in.params = parameterCount(params, origin);
   }
-  const nlohmann::json keys = yamlToJson(node);
+  const nlohmann::json keys = yamlToJson(node, origin);
   if (!f.text("arch").empty()) {
     in.dims = dimsFromJson(keys, origin);
   }
