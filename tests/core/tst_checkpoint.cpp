@@ -27,6 +27,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <sys/resource.h>
 
@@ -352,6 +353,84 @@ private slots:
     e = messageOf([&] { s.accelerator.loadState(copy); });
     QVERIFY2(contains(e, "layout version 99") && contains(e, "reads versions up to 1"), e.c_str());
     expectUnchanged();
+  }
+
+  /// What manifest.json and index.json say is believed only as far as it is checked (issue 20; found by fuzzing
+  /// fuzz_checkpoint): file names stay inside the folder, numbers are whole and in range, and a shard index's sizes
+  /// must be backed by the files' tensors. Before: "../x" was read and checksummed, world_size 1e300 was undefined
+  /// behaviour, a global shape of 10^15 elements was allocated (LibTorch's c10::Error escaped), a parameter past its
+  /// unit's end reached narrow().
+  void manifestAndIndexValuesAreChecked() {
+    QTemporaryDir dir;
+    const fs::path folder = fs::path(dir.path().toStdString()) / "checkpoint_1";
+    fs::create_directories(folder);
+    fathom::checkpoint::Manifest manifest;
+    manifest.worldSize = 2;
+    manifest.strategy = "fsdp";
+    for (int rank = 0; rank < 2; ++rank) {
+      const std::string name = "model_rank" + std::to_string(rank) + ".safetensors";
+      fathom::io::writeSafetensors(folder / name, {{ "h.0", at::arange(4 * rank, 4 * rank + 4, at::kFloat) }}, {});
+      manifest.files.push_back(fathom::checkpoint::recordFile(folder / name, rank));
+    }
+    const nlohmann::json good = nlohmann::json::parse(R"({"format": "fathom.shard_index.v1", "world_size": 2,
+      "tensors": {"model/h.0": {"global_shape": [8],
+        "layout": {"numel": 7, "padded": 8, "parameters": [{"name": "w", "offset": 0, "shape": [2, 3]},
+                                                          {"name": "b", "offset": 6, "shape": [1]}]},
+        "shards": [{"rank": 0, "file": "model_rank0.safetensors", "key": "h.0", "offset": 0, "numel": 4},
+                   {"rank": 1, "file": "model_rank1.safetensors", "key": "h.0", "offset": 4, "numel": 4}]}}})");
+    // Writes `index` and a manifest listing it (with `edit` applied to the manifest's JSON), then merges.
+    const auto merge = [&](const nlohmann::json& index, const std::function<void(nlohmann::json&)>& edit = {}) {
+      std::ofstream(folder / "index.json") << index.dump();
+      fathom::checkpoint::Manifest listed = manifest;
+      listed.files.push_back(fathom::checkpoint::recordFile(folder / "index.json", 0));
+      fathom::checkpoint::writeManifest(folder, listed);
+      if (edit) {
+        std::ifstream in(folder / "manifest.json");
+        nlohmann::json j = nlohmann::json::parse(in);
+        in.close();
+        edit(j);
+        std::ofstream(folder / "manifest.json") << j.dump();
+      }
+      return messageOf([&] { fathom::checkpoint::mergeShardedModel(folder); });
+    };
+    QCOMPARE(merge(good), std::string("<no exception>"));
+    const auto merged = fathom::checkpoint::mergeShardedModel(folder);
+    QCOMPARE(merged.size(), std::size_t{2});
+    QVERIFY(at::equal(merged[0].second, at::arange(0, 6, at::kFloat).view({2, 3})));
+
+    std::string e =
+        merge(good, [](nlohmann::json& j) { j["files"]["../outside.safetensors"] = j["files"]["index.json"]; });
+    QVERIFY2(contains(e, "file '../outside.safetensors' is not a plain file name in the checkpoint folder"), e.c_str());
+    e = merge(good, [](nlohmann::json& j) { j["world_size"] = 1e300; });
+    QVERIFY2(contains(e, "\"world_size\" must be an integer from 1 to 2147483647, got 1e+300"), e.c_str());
+    e = merge(good, [](nlohmann::json& j) { j["files"]["index.json"]["rank"] = 4294967296ULL; });
+    QVERIFY2(contains(e, "\"rank\" must be an integer from 0 to 2147483647, got 4294967296"), e.c_str());
+
+    nlohmann::json bad = good;
+    bad["tensors"]["model/h.0"]["global_shape"] = {1000000000000000LL};
+    bad["tensors"]["model/h.0"]["shards"][1]["offset"] = 999999999999996LL;
+    e = merge(bad);
+    QVERIFY2(contains(e, "unit 'h.0' has no slice for elements [4, 999999999999996)"), e.c_str());
+    bad = good;
+    bad["tensors"]["model/h.0"]["global_shape"] = {1000000000000000LL};
+    e = merge(bad);
+    QVERIFY2(contains(e, "unit 'h.0' has slices up to element 8 of a global shape of 1000000000000000"), e.c_str());
+    bad = good;
+    bad["tensors"]["model/h.0"]["shards"][1]["offset"] = 9223372036854775807LL;
+    e = merge(bad);
+    QVERIFY2(contains(e, "model_rank1.safetensors: the slice of unit 'h.0' does not fit its index entry"), e.c_str());
+    bad = good;
+    bad["tensors"]["model/h.0"]["layout"]["parameters"][1]["offset"] = 7;
+    e = merge(bad);
+    QVERIFY2(contains(e, "parameter 'b' of unit 'h.0' does not lie within the unit's 7 elements"), e.c_str());
+    bad = good;
+    bad["tensors"]["model/h.0"]["layout"]["parameters"][0]["shape"] = {4294967296LL, 4294967296LL};
+    e = merge(bad);
+    QVERIFY2(contains(e, "parameter 'w' of unit 'h.0' does not lie within the unit's 7 elements"), e.c_str());
+    bad = good;
+    bad["tensors"]["model/h.0"]["layout"]["numel"] = 2.5;
+    e = merge(bad);
+    QVERIFY2(contains(e, "\"numel\" must be an integer from 0 to 9223372036854775807, got 2.5"), e.c_str());
   }
 
   void anotherModelIsRefusedByName() {

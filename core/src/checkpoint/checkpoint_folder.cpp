@@ -2,7 +2,10 @@
 // Checkpoint folders: numbering, listing, rotation, manifest.json and verified reads.
 #include <fathom/checkpoint/checkpoint_folder.h>
 #include <fathom/common/atomic_file.h>
+#include <fathom/common/checked_number.h>
 #include <fathom/common/error.h>
+#include <fathom/common/json_input.h>
+#include <fathom/common/terminal_text.h>
 #include <fathom/io/safetensors.h>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +17,8 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <sstream>
 #include <system_error>
 
@@ -32,6 +37,32 @@ std::uint32_t parseHex32(const std::string& text, const std::filesystem::path& m
                manifest.string(), ": file '", file, "' has crc32 '", text, "', expected 8 lowercase hex digits");
   return static_cast<std::uint32_t>(std::stoul(text, nullptr, 16));
 }
+
+/// The integer `object[key]` of a manifest or index `file`, in [low, T's maximum]; StorageError naming the file and the
+/// key otherwise (a missing key throws nlohmann's out_of_range, which the callers report as a malformed file).
+template <std::integral T>
+T integerAt(const nlohmann::json& object, const char* key, const std::filesystem::path& file,
+            T low = std::numeric_limits<T>::min()) {
+  const nlohmann::json& value = object.at(key);
+  const std::optional<T> v = jsonInteger<T>(value);
+  FATHOM_CHECK(v.has_value() && *v >= low, StorageError, file.string(), ": \"", key, "\" must be an integer from ",
+               std::to_string(low), " to ", std::to_string(std::numeric_limits<T>::max()), ", got ", quotedJson(value));
+  return *v;
+}
+
+/// A name the manifest or index may give a file of the checkpoint: a plain name inside the folder. Anything else
+/// ("../x", "/etc/passwd", "a/b") would make loading read, and verification checksum, files outside the checkpoint.
+bool isPlainFileName(const std::string& name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
+         name.find('\0') == std::string::npos;
+}
+
+/// One process's slice of a sharded unit, as index.json lists it, checked against the unit and its file.
+struct Slice {
+  const at::Tensor* tensor = nullptr;
+  std::int64_t offset = 0;
+  std::int64_t numel = 0;
+};
 
 }  // namespace
 
@@ -128,21 +159,23 @@ Manifest readManifest(const std::filesystem::path& folder) {
   try {
     FATHOM_CHECK(json.value("format", std::string()) == "fathom.checkpoint", StorageError, path.string(),
                  ": \"format\" is not \"fathom.checkpoint\"");
-    manifest.version = json.at("version").get<int>();
+    manifest.version = integerAt<int>(json, "version", path);
     manifest.fathomVersion = json.value("fathom_version", std::string());
     FATHOM_CHECK(manifest.version <= kFormatVersion, ConfigError, path.string(), ": the checkpoint has layout version ",
                  manifest.version, " (written by Fathom ", manifest.fathomVersion,
                  "); this Fathom reads versions up to ", kFormatVersion);
-    manifest.worldSize = json.at("world_size").get<int>();
+    manifest.worldSize = integerAt<int>(json, "world_size", path, 1);
     manifest.strategy = json.at("strategy").get<std::string>();
     for (const auto& [key, value] : json.at("info").items())
       manifest.info[key] = value.get<std::string>();
     for (const auto& [name, record] : json.at("files").items()) {
+      FATHOM_CHECK(isPlainFileName(name), StorageError, path.string(), ": file '", terminalSafe(name),
+                   "' is not a plain file name in the checkpoint folder");
       FileRecord file;
       file.name = name;
-      file.bytes = record.at("bytes").get<std::int64_t>();
+      file.bytes = integerAt<std::int64_t>(record, "bytes", path, 0);
       file.crc32 = parseHex32(record.at("crc32").get<std::string>(), path, name);
-      file.rank = record.at("rank").get<int>();
+      file.rank = integerAt<int>(record, "rank", path, 0);
       manifest.files.push_back(std::move(file));
     }
   } catch (const nlohmann::json::exception& e) {
@@ -217,51 +250,77 @@ std::vector<std::pair<std::string, at::Tensor>> mergeShardedModel(const std::fil
   };
   std::vector<std::pair<std::string, at::Tensor>> out;
   const std::string prefix = component + "/";
+  const std::filesystem::path indexPath = folder / indexName;
   std::string rank0File;
   try {
     for (const auto& [key, entry] : index.at("tensors").items()) {
       if (key.rfind(prefix, 0) != 0)
         continue;
-      const std::string unit = key.substr(prefix.size());
+      const std::string unit = terminalSafe(key.substr(prefix.size()));
       const nlohmann::json& layout = entry.at("layout");
-      const std::int64_t numel = layout.at("numel").get<std::int64_t>();
-      at::Tensor full = at::zeros({entry.at("global_shape").at(0).get<std::int64_t>()}, at::kFloat);
-      // Which of [0, numel) the slices cover (hybrid strategies save the same slice on several processes).
-      std::vector<std::pair<std::int64_t, std::int64_t>> covered;
+      const std::int64_t numel = integerAt<std::int64_t>(layout, "numel", indexPath, 0);
+      const nlohmann::json& shape = entry.at("global_shape");
+      FATHOM_CHECK(shape.is_array() && shape.size() == 1, StorageError, indexPath.string(), ": unit '", unit,
+                   "' has global_shape ", quotedJson(shape), ", expected [elements]");
+      const std::optional<std::int64_t> global = jsonInteger<std::int64_t>(shape[0]);
+      FATHOM_CHECK(global && numel <= *global, StorageError, indexPath.string(), ": unit '", unit, "' has ", numel,
+                   " elements in a global shape of ", quotedJson(shape[0]));
+      // Every slice checked against its file and the unit before anything is allocated: the sizes in the index are
+      // only believed as far as the files' tensors back them.
+      std::vector<Slice> slices;
       for (const auto& shard : entry.at("shards")) {
         const std::string file = shard.at("file").get<std::string>();
-        if (shard.at("rank").get<int>() == 0)
+        const std::string sliceKey = shard.at("key").get<std::string>();
+        if (integerAt<int>(shard, "rank", indexPath, 0) == 0)
           rank0File = file;
-        const at::Tensor* slice = fileNamed(file).tensor(shard.at("key").get<std::string>());
-        FATHOM_CHECK(slice != nullptr, ConfigError, (folder / file).string(), ": has no tensor '",
-                     shard.at("key").get<std::string>(), "' (", indexName, " says it does)");
-        const std::int64_t offset = shard.at("offset").get<std::int64_t>();
-        const std::int64_t n = shard.at("numel").get<std::int64_t>();
-        FATHOM_CHECK(slice->numel() == n && offset >= 0 && offset + n <= full.numel(), ConfigError,
-                     (folder / file).string(), ": the slice of unit '", unit, "' does not fit its index entry");
-        full.narrow(0, offset, n).copy_(slice->reshape({-1}));
-        covered.emplace_back(offset, offset + n);
+        Slice slice;
+        slice.tensor = fileNamed(file).tensor(sliceKey);
+        FATHOM_CHECK(slice.tensor != nullptr, ConfigError, (folder / file).string(), ": has no tensor '",
+                     terminalSafe(sliceKey), "' (", indexName, " says it does)");
+        slice.offset = integerAt<std::int64_t>(shard, "offset", indexPath, 0);
+        slice.numel = integerAt<std::int64_t>(shard, "numel", indexPath, 0);
+        FATHOM_CHECK(
+            slice.tensor->numel() == slice.numel && slice.numel <= *global && slice.offset <= *global - slice.numel,
+            ConfigError, (folder / file).string(), ": the slice of unit '", unit, "' does not fit its index entry");
+        slices.push_back(slice);
       }
-      std::sort(covered.begin(), covered.end());
+      // Which of [0, numel) the slices cover (hybrid strategies save the same slice on several processes).
+      std::sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) { return a.offset < b.offset; });
       std::int64_t reached = 0;
-      for (const auto& [begin, end] : covered) {
-        FATHOM_CHECK(begin <= reached, ConfigError, (folder / indexName).string(), ": unit '", unit,
-                     "' has no slice for ", "elements [", reached, ", ", begin, ")");
-        reached = std::max(reached, end);
+      for (const Slice& slice : slices) {
+        FATHOM_CHECK(slice.offset <= reached, ConfigError, indexPath.string(), ": unit '", unit,
+                     "' has no slice for elements [", reached, ", ", slice.offset, ")");
+        reached = std::max(reached, slice.offset + slice.numel);
       }
-      FATHOM_CHECK(reached >= numel, ConfigError, (folder / indexName).string(), ": unit '", unit,
-                   "' has no slice for elements [", reached, ", ", numel, ")");
+      FATHOM_CHECK(reached >= numel, ConfigError, indexPath.string(), ": unit '", unit, "' has no slice for elements [",
+                   reached, ", ", numel, ")");
+      // The processes' slices partition the whole padded buffer, so they reach its end.
+      FATHOM_CHECK(reached == *global, ConfigError, indexPath.string(), ": unit '", unit, "' has slices up to element ",
+                   reached, " of a global shape of ", *global);
+      // [0, reached) is covered by slices read from the files, so this allocation is backed by their bytes.
+      at::Tensor full = at::zeros({reached}, at::kFloat);
+      for (const Slice& slice : slices)
+        full.narrow(0, slice.offset, slice.numel).copy_(slice.tensor->reshape({-1}));
       for (const auto& parameter : layout.at("parameters")) {
-        const auto shape = parameter.at("shape").get<std::vector<std::int64_t>>();
-        std::int64_t n = 1;
-        for (std::int64_t d : shape)
-          n *= d;
-        out.emplace_back(parameter.at("name").get<std::string>(),
-                         full.narrow(0, parameter.at("offset").get<std::int64_t>(), n).view(shape).clone());
+        const std::string name = parameter.at("name").get<std::string>();
+        std::vector<std::int64_t> sizes;
+        CheckedInt64 elements{1};
+        for (const auto& d : parameter.at("shape")) {
+          const std::optional<std::int64_t> size = jsonInteger<std::int64_t>(d);
+          FATHOM_CHECK(size && *size >= 0, StorageError, indexPath.string(), ": parameter '", terminalSafe(name),
+                       "' of unit '", unit, "' has a bad shape ", quotedJson(parameter.at("shape")));
+          sizes.push_back(*size);
+          elements *= CheckedInt64{*size};
+        }
+        const std::int64_t offset = integerAt<std::int64_t>(parameter, "offset", indexPath, 0);
+        const std::optional<std::int64_t> n = elements.value();
+        FATHOM_CHECK(n && *n <= numel && offset <= numel - *n, ConfigError, indexPath.string(), ": parameter '",
+                     terminalSafe(name), "' of unit '", unit, "' does not lie within the unit's ", numel, " elements");
+        out.emplace_back(name, full.narrow(0, offset, *n).view(sizes).clone());
       }
     }
   } catch (const nlohmann::json::exception& e) {
-    throw StorageError(detail::concat((folder / indexName).string(), ": malformed shard index: ", e.what()));
+    throw StorageError(detail::concat(indexPath.string(), ": malformed shard index: ", e.what()));
   }
   FATHOM_CHECK(!out.empty(), ConfigError, (folder / indexName).string(), ": the checkpoint has no sharded '", component,
                "'");
