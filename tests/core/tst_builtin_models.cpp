@@ -93,6 +93,27 @@ private slots:
     QVERIFY2(m == "m: bad value for 'n_layer': '\"x\"'", m.c_str());
   }
 
+  /// Values from outside (a saved JSON object, a command line, a C++ caller) are checked where they enter the request:
+  /// before, 1e300 layers reached std::llround (undefined behaviour; on x86 -9223372036854775808 layers) and a
+  /// dropout of 7 reached the model.
+  void valuesOutOfRangeAreRefusedWhereTheyEnter() {
+    std::string m = messageOf([] { ModelRequest{.name = "mlp"}.set(ModelDimension::Layers, 1e300); });
+    QVERIFY2(m == "--layers: 1e+300 is out of range (allowed 1..9223372036854775807)", m.c_str());
+    m = messageOf([] { ModelRequest{.name = "gpt"}.set(ModelDimension::NLayer, 2.5); });
+    QVERIFY2(m == "--n_layer: 2.5 is not a whole number", m.c_str());
+    m = messageOf([] { ModelRequest{.name = "gpt"}.set(ModelDimension::Dropout, 7); });
+    QVERIFY2(m == "--dropout: 7 is out of range (allowed 0..1)", m.c_str());
+    m = messageOf([] { modelRequestFromJson(nlohmann::json::parse(R"({"name":"gpt","n_embd":-64})"), "run.json"); });
+    QVERIFY2(m == "run.json: key 'n_embd': -64 is out of range (allowed 1..9223372036854775807)", m.c_str());
+    m = messageOf([] { modelRequestFromArguments(std::vector<std::string>{"--model", "mlp", "--hidden", "1e30"}); });
+    QVERIFY2(m == "--hidden: 1e+30 is out of range (allowed 1..9223372036854775807)", m.c_str());
+    ModelRequest direct{.name = "mlp"};
+    direct.dimensions[ModelDimension::Hidden] = -1;
+    m = messageOf([&] { direct.shape(); });
+    QVERIFY2(m == "--hidden: -1 is out of range (allowed 1..9223372036854775807)", m.c_str());
+    QCOMPARE(ModelRequest{.name = "gpt"}.set(ModelDimension::Dropout, 1).value(ModelDimension::Dropout), 1.0);
+  }
+
   void commandLinesReadAsTheyAreWritten() {
     ModelRequest r{.name = "gpt-small"};
     r.set(ModelDimension::NHead, 12).set(ModelDimension::Dropout, 0.1);

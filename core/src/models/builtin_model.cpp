@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "fathom/models/builtin_model.h"
 
+#include "fathom/common/checked_number.h"
 #include "fathom/common/error.h"
+#include "fathom/common/json_input.h"
 
 #include <nlohmann/json.hpp>
 
@@ -26,8 +28,10 @@ constexpr std::array<BuiltinModelInfo, 4> kModels{{
 double count(std::int64_t v) {
   return static_cast<double>(v);
 }
+/// A count's value, already checked by checkValue() where it entered the request (never undefined behaviour, even
+/// for a value put into ModelRequest::dimensions directly: that is checked by shape(), and written out as 0 here).
 std::int64_t whole(double v) {
-  return static_cast<std::int64_t>(std::llround(v));
+  return narrowed<std::int64_t>(std::round(v)).value_or(0);
 }
 
 const std::array<ModelDimensionInfo, 8> kDimensions{{
@@ -82,6 +86,21 @@ std::string normalised(std::string_view flag) {
   std::string out(flag);
   std::replace(out.begin(), out.end(), '-', '_');
   return out;
+}
+
+/// ConfigError unless `value` is valid for `d`: a count (whole, at least its minimum, an int64) or a fraction in
+/// [minimum, maximum]. `origin` says where the value came from ("plan.json: key 'n_layer'"); empty: the flag
+/// ("--n_layer").
+void checkValue(const ModelDimensionInfo& d, double value, std::string_view origin = {}) {
+  const std::string what =
+      origin.empty() ? detail::concat("--", d.flag) : detail::concat(origin, ": key '", d.flag, "'");
+  if (d.integral) {
+    checkedNarrow<std::int64_t>(value, what, static_cast<std::int64_t>(d.minimum));
+  } else {
+    FATHOM_CHECK(std::isfinite(value) && value >= d.minimum && value <= d.maximum, ConfigError, what, ": ",
+                 detail::numberText(value), " is out of range (allowed ", detail::numberText(d.minimum), "..",
+                 detail::numberText(d.maximum), ")");
+  }
 }
 
 /// A number given as text, or ConfigError naming the flag.
@@ -153,6 +172,7 @@ std::string dimensionHelp(ModelDimension dimension) {
 }
 
 ModelRequest& ModelRequest::set(ModelDimension dimension, double value) {
+  checkValue(dimensionInfo(dimension), value);
   dimensions[dimension] = value;
   return *this;
 }
@@ -186,7 +206,9 @@ ModelShape ModelRequest::shape() const {
   checkDimensions();
   ModelShape shape = presetShape(info());
   for (const auto& [dimension, value] : dimensions) {
-    dimensionInfo(dimension).write(shape, value);
+    const ModelDimensionInfo& d = dimensionInfo(dimension);
+    checkValue(d, value);  // `dimensions` is a public member: a value may not have come through set()
+    d.write(shape, value);
   }
   if (bias) {
     shape.gpt.bias = *bias;
@@ -236,10 +258,11 @@ nlohmann::ordered_json toJson(const ModelRequest& request) {
 }
 
 ModelRequest modelRequestFromJson(const nlohmann::json& j, std::string_view origin) {
-  FATHOM_CHECK(j.is_object(), ConfigError, origin, ": a built-in model must be a map of keys, got '", j.dump(), "'");
+  FATHOM_CHECK(j.is_object(), ConfigError, origin, ": a built-in model must be a map of keys, got '", quotedJson(j),
+               "'");
   ModelRequest r;
   if (const auto it = j.find("name"); it != j.end()) {
-    FATHOM_CHECK(it->is_string(), ConfigError, origin, ": bad value for 'name': '", it->dump(), "'");
+    FATHOM_CHECK(it->is_string(), ConfigError, origin, ": bad value for 'name': '", quotedJson(*it), "'");
     r.name = it->get<std::string>();
   }
   for (const ModelDimensionInfo& d : kDimensions) {
@@ -247,11 +270,12 @@ ModelRequest modelRequestFromJson(const nlohmann::json& j, std::string_view orig
     if (it == j.end() || it->is_null()) {
       continue;
     }
-    FATHOM_CHECK(it->is_number(), ConfigError, origin, ": bad value for '", d.flag, "': '", it->dump(), "'");
+    FATHOM_CHECK(it->is_number(), ConfigError, origin, ": bad value for '", d.flag, "': '", quotedJson(*it), "'");
     const double v = it->get<double>();
     if (d.integral && v == 0) {
       continue;  // earlier releases saved 0 for "the preset's"
     }
+    checkValue(d, v, origin);
     r.dimensions[d.dimension] = v;
   }
   if (const auto it = j.find("bias"); it != j.end() && it->is_boolean()) {
@@ -282,7 +306,9 @@ std::optional<ModelRequest> modelRequestFromArguments(std::span<const std::strin
     if (normalised(flag) == "model") {
       out = ModelRequest{*value, {}, std::nullopt};
     } else if (const ModelDimensionInfo* d = findDimension(flag)) {
-      dimensions[d->dimension] = number(d->flag, *value);
+      const double v = number(d->flag, *value);
+      checkValue(*d, v);
+      dimensions[d->dimension] = v;
     }
   }
   if (out) {

@@ -50,7 +50,7 @@ struct ModelDimensionInfo {
   ModelFamily family;     ///< the models it applies to
   std::string_view help;  ///< what it sets, one line
   double minimum;         ///< smallest valid value
-  double maximum;         ///< largest value the Studio's editors offer (validation knows no upper bound)
+  double maximum;         ///< largest value the Studio's editors offer (and of a fraction; counts have no upper bound)
   bool integral;          ///< a count; otherwise a fraction in [minimum, 1)
   double (*read)(const ModelShape& shape);         ///< its value in a shape
   void (*write)(ModelShape& shape, double value);  ///< sets it in a shape
@@ -80,7 +80,8 @@ struct ModelRequest {
   /// nanoGPT's bias=False (no Linear/LayerNorm biases). For C++ callers only: not a flag of any command.
   std::optional<bool> bias;
 
-  /// Gives `dimension` the value `value`; returns *this.
+  /// Gives `dimension` the value `value`; returns *this. ConfigError naming the flag unless the value is valid: a
+  /// count whole and at least the dimension's minimum, a fraction within [minimum, maximum].
   ModelRequest& set(ModelDimension dimension, double value);
   /// The model's row (ConfigError for an unknown name).
   const BuiltinModelInfo& info() const { return builtinModel(name); }
@@ -89,8 +90,8 @@ struct ModelRequest {
   /// ConfigError when a dimension of the other family is given ("--n_layer, --n_head apply to the gpt models, not
   /// mlp").
   void checkDimensions() const;
-  /// The preset with the given dimensions (ConfigError for an unknown name or a dimension of the other family;
-  /// values are validated where the model is built).
+  /// The preset with the given dimensions (ConfigError for an unknown name, a dimension of the other family, or a
+  /// value set() would refuse; the model's own rules, such as n_head dividing n_embd, are checked where it is built).
   ModelShape shape() const;
   /// A dimension's value: given, else the preset's.
   double value(ModelDimension dimension) const;
@@ -107,13 +108,15 @@ struct ModelRequest {
 /// {"name": "gpt-tiny", "n_layer": 4, ...}: the name and the given dimensions under their flags.
 nlohmann::ordered_json toJson(const ModelRequest& request);
 /// Reads what toJson wrote (unknown keys ignored; a dimension of 0 means "not given", as earlier releases saved
-/// it). ConfigError "<origin>: bad value for 'n_layer': ..." for a value that is not a number.
+/// it). ConfigError "<origin>: bad value for 'n_layer': ..." for a value that is not a number, and "<origin>: key
+/// 'n_layer': 1e+300 is out of range ..." for one set() would refuse.
 ModelRequest modelRequestFromJson(const nlohmann::json& json, std::string_view origin = "model");
 
 /// The built-in model a `fathom train` command line asks for: `--model NAME` and the dimension flags among
 /// `arguments` (the words after `fathom train`; `--flag value` or `--flag=value`, dashes or underscores); other
-/// words are skipped. std::nullopt without `--model`. ConfigError for a dimension value that is not a number. The one
-/// reader of these words: what reads a run's model from its command (the wizard's `fathom.command`) uses it.
+/// words are skipped. std::nullopt without `--model`. ConfigError for a dimension value that is not a number or that
+/// set() would refuse. The one reader of these words: what reads a run's model from its command (the wizard's
+/// `fathom.command`) uses it.
 std::optional<ModelRequest> modelRequestFromArguments(std::span<const std::string> arguments);
 
 }  // namespace fathom::models
