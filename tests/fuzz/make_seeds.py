@@ -166,3 +166,38 @@ seed("trace_gzip", "kineto_good_rank0.json.gz", gzip.compress(good, mtime=0))
 seed("trace_gzip", "small_two_members.json.gz", gzip.compress(small[:40], mtime=0) + gzip.compress(small[40:], mtime=0))
 seed("trace_gzip", "truncated.json.gz", gzip.compress(small, mtime=0)[:-20])
 seed("trace_gzip", "plain.json", small)
+
+# ---- checkpoints (index.json, then NUL and a manifest.json) -------------------------------------------------------
+# The index fits the checkpoint fuzz_checkpoint.cpp builds: one FSDP unit "h.0" of 8 elements, half in each rank file.
+index = {"format": "fathom.shard_index.v1", "world_size": 2, "tensors": {"model/h.0": {
+    "global_shape": [8],
+    "layout": {"numel": 7, "padded": 8, "parameters": [{"name": "h.0.weight", "offset": 0, "shape": [2, 3]},
+                                                       {"name": "h.0.bias", "offset": 6, "shape": [1]}]},
+    "shards": [{"rank": 0, "file": "model_rank0.safetensors", "key": "h.0", "offset": 0, "numel": 4},
+               {"rank": 1, "file": "model_rank1.safetensors", "key": "h.0", "offset": 4, "numel": 4}]}}}
+manifest = {"format": "fathom.checkpoint", "version": 1, "fathom_version": "0.3.0", "world_size": 2,
+            "strategy": "fsdp", "info": {"fsdp_sharding": "FULL_SHARD", "optimizer_steps": "12"},
+            "files": {"model_rank0.safetensors": {"bytes": 160, "crc32": "0badf00d", "rank": 0},
+                      "index.json": {"bytes": 512, "crc32": "00c0ffee", "rank": 0}}}
+seed("checkpoint", "index.json", json.dumps(index, indent=1))
+seed("checkpoint", "index_and_manifest.bin", json.dumps(index) + "\0" + json.dumps(manifest, indent=2))
+hybrid = json.loads(json.dumps(index))
+hybrid["tensors"]["model/h.0"]["shards"].append(dict(index["tensors"]["model/h.0"]["shards"][0], rank=2))
+seed("checkpoint", "hybrid_repeat.json", json.dumps(hybrid))
+
+# ---- multi-node launch (agent spec JSON, then NUL and a hostfile) -------------------------------------------------
+spec = {"command": ["python3", "train.py", "--lr", "1e-3"], "num_processes": 4, "num_machines": 2, "machine_rank": 1,
+        "main_process_ip": "10.0.0.1", "main_process_port": 29500, "mixed_precision": "bf16",
+        "gradient_accumulation_steps": 2, "cpu": False, "use_fsdp": True, "use_deepspeed": False,
+        "use_megatron_lm": False, "fsdp": {"fsdp_sharding_strategy": "FULL_SHARD", "fsdp_offload_params": "false"},
+        "zero_stage": None, "offload_optimizer_device": None, "offload_param_device": None,
+        "num_cpu_threads_per_process": 2, "monitor_interval_ms": 100, "tee": 3, "log_dir": "/tmp/logs",
+        "quiet": False, "debug": False, "gpu_ids": "all", "fathom_variables": [["FATHOM_WORKSPACE", "w.sqlite"]],
+        "terminate_grace_period_ms": 5000, "tail_lines": 20, "working_directory": "/home/u/project",
+        "environment": [["NCCL_DEBUG", "INFO"], ["OMP_NUM_THREADS", "4"]]}
+seed("launch_spec", "spec.json", json.dumps(spec))
+seed("launch_spec", "spec_and_hostfile.bin",
+     json.dumps(dict(spec, num_machines=1, machine_rank=0, zero_stage=3, use_fsdp=False, use_deepspeed=True,
+                     fsdp={})) +
+     "\0# two workers\nworker-1 slots=4\nuser@worker-2.example.com slots=2\n\n[fe80::1] slots=1 # v6\n")
+seed("launch_spec", "hosts_list.bin", "{}\0node1,node2,admin@10.0.0.3")
