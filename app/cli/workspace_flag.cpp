@@ -24,9 +24,9 @@ store::Workspace openExistingWorkspace(const std::string& flag, bool reconcile) 
                " (pass --workspace PATH to read another file)");
   // A workspace this process cannot write (a read-only folder or file) is still read: read-only, without
   // reconcile(); a command that then writes fails naming the workspace and why.
-  const bool readOnly = store::Workspace::whyNotWritable(setting.path).has_value();
-  return store::Workspace(setting.path,
-                          store::Workspace::Options{.create = false, .reconcile = reconcile, .readOnly = readOnly});
+  store::Workspace::Options options = store::Workspace::readerOptions(setting.path);
+  options.reconcile = reconcile;
+  return store::Workspace(setting.path, options);
 }
 
 }  // namespace fathom::cli

@@ -97,7 +97,7 @@ bool DemoBuilder::isComplete(const QString& path) {
     return false;
   }
   try {
-    const store::Workspace ws(path.toStdString(), store::Workspace::Options{.create = false, .reconcile = false});
+    const store::Workspace ws(path.toStdString(), store::Workspace::readerOptions(path.toStdString()));
     const auto runs = ws.listRuns();
     const bool succeeded = std::any_of(runs.begin(), runs.end(),
                                        [](const store::RunInfo& r) { return r.status == store::RunStatus::Succeeded; });
@@ -195,8 +195,7 @@ void DemoBuilder::pollProgress() {
   });
   watcher->setFuture(QtConcurrent::run([workspace, run = m_run]() -> int {
     try {
-      const store::Workspace ws(workspace.toStdString(),
-                                store::Workspace::Options{.create = false, .reconcile = false});
+      const store::Workspace ws(workspace.toStdString(), store::Workspace::readerOptions(workspace.toStdString()));
       const auto loss = ws.metricSeries(store::RunId{run}, "loss", 0);
       return loss.empty() ? 0 : static_cast<int>(loss.back().point.step);
     } catch (const Error&) {

@@ -66,8 +66,8 @@ void RunFeed::refreshPlan() {
   }
   auto worker = QtConcurrent::run([path = m_path, run = m_run] {
     try {
-      const store::Workspace ws(std::filesystem::path(path.toStdString()),
-                                store::Workspace::Options{.create = false, .reconcile = false});
+      const std::filesystem::path file(path.toStdString());
+      const store::Workspace ws(file, store::Workspace::readerOptions(file));
       return readPlan(ws, run);
     } catch (const Error& e) {
       views::RunPlanComparison failed;
@@ -96,8 +96,8 @@ void RunFeed::stop() {
 
 views::RunDelta RunFeed::read(const QString& workspacePath, qint64 runId, qint64 metricsAfter, qint64 eventsAfter,
                               bool first, bool* more) {
-  const store::Workspace ws(std::filesystem::path(workspacePath.toStdString()),
-                            store::Workspace::Options{.create = false, .reconcile = false});
+  const std::filesystem::path file(workspacePath.toStdString());
+  const store::Workspace ws(file, store::Workspace::readerOptions(file));
   views::RunDelta d;
   d.readAt = double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
   d.first = first;

@@ -93,8 +93,8 @@ struct BuildResult {
 };
 
 store::Workspace openReadOnly(const QString& path) {
-  return store::Workspace(std::filesystem::path(path.toStdString()),
-                          store::Workspace::Options{.create = false, .reconcile = false});
+  const std::filesystem::path file(path.toStdString());
+  return store::Workspace(file, store::Workspace::readerOptions(file));
 }
 
 }  // namespace

@@ -203,7 +203,7 @@ void WorkspaceController::loadRun(qint64 runId) {
   auto worker = QtConcurrent::run([path, runId] {
     Outcome<views::RunDetails> out;
     try {
-      const store::Workspace ws(fsPath(path), store::Workspace::Options{.create = false, .reconcile = false});
+      const store::Workspace ws(fsPath(path), store::Workspace::readerOptions(fsPath(path)));
       const auto info = ws.run(store::RunId{runId});
       FATHOM_CHECK(info.has_value(), ConfigError, "run ", runId, " is not in the workspace (deleted?)");
       views::RunDetails d;
@@ -239,7 +239,7 @@ void WorkspaceController::loadComparison(const QList<qint64>& runIds) {
   auto worker = QtConcurrent::run([path, runIds] {
     Outcome<views::RunComparisonData> out;
     try {
-      const store::Workspace ws(fsPath(path), store::Workspace::Options{.create = false, .reconcile = false});
+      const store::Workspace ws(fsPath(path), store::Workspace::readerOptions(fsPath(path)));
       views::RunComparisonData data;
       std::vector<store::RunId> ids;
       for (const qint64 id : runIds) {

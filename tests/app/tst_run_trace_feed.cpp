@@ -1,10 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // RunTraceFeed's entries for a run's stored traces (issue 19): the whole run first whenever the profiler stored traces,
 // each window with its ranks, the profiler's merged files left out where their per-rank traces are, other names as
-// groups of their own; and which stored traces each entry shows. Printed as one line per entry and compared.
+// groups of their own; and which stored traces each entry shows. Printed as one line per entry and compared. And the
+// Studio's workspace readers on a workspace in a read-only folder (issue 20).
+#include "fault_injection.h"
+#include "run_feed.h"
 #include "run_trace_feed.h"
 
+#include <fathom/store/workspace.h>
+
+#include <QTemporaryDir>
 #include <QTest>
+
+#include <array>
 
 using namespace Qt::StringLiterals;
 using fathom::store::TraceSummary;
@@ -40,6 +48,37 @@ class TestRunTraceFeed : public QObject {
   Q_OBJECT
 
 private slots:
+  /// The live feed reads a workspace in a folder this process cannot write (read in a child that obeys file
+  /// permissions, as any user). Before Workspace::readerOptions it, and the timeline feed and the browser, opened it
+  /// for writing and failed ("the folder ... is not writable"); they now share readerOptions.
+  void readsAWorkspaceInAReadOnlyFolder() {
+    QTemporaryDir dir;
+    const std::filesystem::path folder = dir.path().toStdString();
+    const std::filesystem::path file = folder / "fathom.sqlite";
+    qint64 run = 0;
+    {
+      fathom::store::Workspace ws(file);
+      run = ws.createRun({"read-only", "tst_run_trace_feed", "", ""}).value;
+      const std::array<fathom::store::MetricPoint, 2> points{{{0, 1, 1.0, "loss", 2.5}, {0, 2, 2.0, "loss", 2.25}}};
+      ws.appendMetrics(fathom::store::RunId{run}, points);
+    }
+    const fathom::test::ReadOnlyFolder readOnly(folder);
+    const fathom::test::ChildOutcome outcome = fathom::test::runInChild(0, [&] {
+      fathom::test::obeyFilePermissions();
+      try {
+        bool more = false;
+        const fathom::views::RunDelta d =
+            fathom::studio::RunFeed::read(QString::fromStdString(file.string()), run, 0, 0, true, &more);
+        return "metrics " + std::to_string(d.metrics.size()) + " ranks " + std::to_string(d.ranks.size());
+      } catch (const std::exception& e) {
+        return std::string("error: ") + e.what();
+      }
+    });
+    QVERIFY2(outcome.exitedWith(0), outcome.text.c_str());
+    QCOMPARE(QString::fromStdString(outcome.text), u"metrics 2 ranks 0"_s);
+    QCOMPARE(fathom::test::namesIn(folder), std::vector<std::string>{"fathom.sqlite"});
+  }
+
   void windowsOfTwoRanks() {
     const std::vector<TraceSummary> traces = {
         {"window_1/profile_0.json", 0, 1, 100}, {"window_0/profile_1.json", 1, 2, 200},

@@ -368,6 +368,10 @@ std::optional<std::string> Workspace::whyNotWritable(const std::filesystem::path
   return access::whyNotWritable(path);
 }
 
+Workspace::Options Workspace::readerOptions(const std::filesystem::path& path) {
+  return Options{.create = false, .reconcile = false, .readOnly = whyNotWritable(path).has_value()};
+}
+
 Workspace::~Workspace() = default;
 Workspace::Workspace(Workspace&&) noexcept = default;
 Workspace& Workspace::operator=(Workspace&&) noexcept = default;

@@ -57,6 +57,11 @@ public:
   /// files exists but is not writable. Readers open the workspace readOnly then (the CLI's `fathom runs ...`); a
   /// writer's constructor throws StorageError with this reason instead of SQLite's "unable to open database file".
   static std::optional<std::string> whyNotWritable(const std::filesystem::path& path);
+  /// How a reader opens the existing workspace at `path` (the CLI's `fathom runs ...`, the Studio's browser, live
+  /// feeds and timelines): never created, no reconcile(), and readOnly when this process cannot write it
+  /// (whyNotWritable), so a workspace in a read-only folder is read instead of failing with "unable to open database
+  /// file". A writable one is opened normally, so an older schema is migrated before it is read.
+  static Options readerOptions(const std::filesystem::path& path);
 
   const std::filesystem::path& path() const;
   /// `PRAGMA user_version` of the open file (kSchemaVersion after opening).
