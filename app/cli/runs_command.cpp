@@ -7,6 +7,7 @@
 #include "text_table.h"
 #include "workspace_flag.h"
 
+#include <fathom/common/atomic_file.h>
 #include <fathom/common/error.h>
 #include <fathom/config/config_resolver.h>
 #include <fathom/store/run_comparison.h>
@@ -19,11 +20,11 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -504,25 +505,38 @@ int exportRun(const RunsFlags& flags) {
                flags.format, "\"");
   const Workspace ws = openWorkspace(flags);
   const RunInfo r = ws.resolveRun(flags.run);
-  // To a file: write a sibling temporary and rename it, so an interrupted export never leaves half a file.
-  std::ofstream file;
-  std::filesystem::path temporary;
+  // To a file: through AtomicFile (a temporary next to it, fsynced and renamed over it once whole), so an export that
+  // fails or is interrupted leaves the previous file as it was and no half file under either name.
+  std::optional<AtomicFile> file;
   if (!flags.output.empty()) {
-    temporary = flags.output + ".partial";
-    file.open(temporary, std::ios::binary | std::ios::trunc);
-    FATHOM_CHECK(file.is_open(), ConfigError, "cannot write ", flags.output);
+    file.emplace(flags.output, AtomicFileOptions{.what = "metrics export"});
   }
-  std::ostream& out = flags.output.empty() ? std::cout : file;
+  std::string pending;  // rows not yet handed to the file or standard output
+  const auto flush = [&] {
+    if (file) {
+      file->write(pending);
+    } else {
+      std::cout << pending;
+    }
+    pending.clear();
+  };
+  const auto emit = [&](const std::string& row) {
+    pending += row;
+    if (pending.size() >= (std::size_t{1} << 20)) {
+      flush();
+    }
+  };
   std::int64_t count = 0;
   const auto selected = [&](const store::MetricRow& m) { return m.point.key.rfind(flags.keyPrefix, 0) == 0; };
   if (flags.format == "csv") {
-    out << "run_id,rank,step,wall_time,key,value\n";
+    emit("run_id,rank,step,wall_time,key,value\n");
     ws.forEachMetric(r.id, [&](const store::MetricRow& m) {
       if (!selected(m)) {
         return;
       }
-      out << m.run.value << ',' << m.point.rank << ',' << m.point.step << ',' << exactNumber(m.point.wallTime) << ','
-          << csvField(m.point.key) << ',' << (std::isnan(m.point.value) ? "" : exactNumber(m.point.value)) << '\n';
+      emit(detail::concat(m.run.value, ',', m.point.rank, ',', m.point.step, ',', exactNumber(m.point.wallTime), ',',
+                          csvField(m.point.key), ',', std::isnan(m.point.value) ? "" : exactNumber(m.point.value),
+                          '\n'));
       ++count;
     });
   } else {
@@ -530,19 +544,23 @@ int exportRun(const RunsFlags& flags) {
       if (!selected(m)) {
         return;
       }
-      out << json{{"run_id", m.run.value},         {"rank", m.point.rank}, {"step", m.point.step},
-                  {"wall_time", m.point.wallTime}, {"key", m.point.key},   {"value", number(m.point.value)}}
-                 .dump()
-          << '\n';
+      emit(json{{"run_id", m.run.value},
+                {"rank", m.point.rank},
+                {"step", m.point.step},
+                {"wall_time", m.point.wallTime},
+                {"key", m.point.key},
+                {"value", number(m.point.value)}}
+               .dump() +
+           '\n');
       ++count;
     });
   }
-  out.flush();
-  if (!flags.output.empty()) {
-    file.close();
-    FATHOM_CHECK(!file.fail(), StorageError, "writing ", temporary.string(), " failed");
-    std::filesystem::rename(temporary, flags.output);
+  flush();
+  if (file) {
+    file->commit();
     std::cerr << "Exported " << count << " metric points of run " << r.id.value << " to " << flags.output << '\n';
+  } else {
+    std::cout.flush();
   }
   return 0;
 }

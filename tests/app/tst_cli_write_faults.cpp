@@ -68,6 +68,13 @@ class TestCliWriteFaults : public QObject {
     return args + more;
   }
 
+  /// `fathom train` of the mlp for `steps` steps into the workspace `ws` (its folder created first).
+  static CliRun trainInto(const fs::path& ws, int steps) {
+    fs::create_directories(ws.parent_path());
+    return runFaulty({u"train"_s, u"--model"_s, u"mlp"_s, u"--cpu"_s, u"--steps"_s, QString::number(steps),
+                      u"--workspace"_s, q(ws)});
+  }
+
 private slots:
   void initTestCase() { fathom::test::useWorkspaceIn(m_dir); }
 
@@ -207,14 +214,53 @@ private slots:
     QCOMPARE(readAll(file), printed.out);
   }
 
+  /// `fathom runs export --output FILE` writes through AtomicFile: under the file size limit or into a read-only folder
+  /// it fails naming the file, keeps the previous export and leaves no temporary (before: "writing FILE.partial
+  /// failed", the .partial left behind).
+  void runsExport() {
+    const fs::path wsDir = root() / "export_ws";
+    const fs::path ws = wsDir / "ws.sqlite";
+    CliRun r = trainInto(ws, 40);
+    QVERIFY2(r.exitCode == 0, qPrintable(fathom::test::describe(r)));
+    // The workspace is read from a read-only folder (opened read-only, so SQLite writes nothing of its own under the
+    // file size limit below): what the limit hits is the export.
+    const fathom::test::ReadOnlyFolder readOnlyWorkspace(wsDir);
+    const fs::path dir = root() / "export";
+    fs::create_directories(dir);
+    const fs::path file = dir / "metrics.csv";
+    const QStringList csv{u"runs"_s, u"export"_s, u"1"_s, u"--workspace"_s, q(ws), u"--format"_s, u"csv"_s};
+    const CliRun printed = runFaulty(csv);
+    QVERIFY2(printed.exitCode == 0, qPrintable(fathom::test::describe(printed)));
+    QVERIFY2(printed.out.count('\n') > 40, printed.out.constData());
+    r = runFaulty(csv + QStringList{u"--output"_s, q(file)});
+    QVERIFY2(r.exitCode == 0, qPrintable(fathom::test::describe(r)));
+    QCOMPARE(readAll(file), printed.out);
+    const QStringList jsonl{u"runs"_s,     u"export"_s, u"1"_s,        u"--workspace"_s, q(ws),
+                            u"--format"_s, u"jsonl"_s,  u"--output"_s, q(file)};
+    r = runFaulty(jsonl, static_cast<std::uint64_t>(printed.out.size()) / 2);
+    QVERIFY2(r.exitCode == 1, qPrintable(fathom::test::describe(r)));
+    QVERIFY2(r.err.contains(QByteArray::fromStdString("cannot write metrics export " + file.string() +
+                                                      ": file size limit (ulimit -f) reached")),
+             r.err.constData());
+    QCOMPARE(readAll(file), printed.out);
+    QCOMPARE(fathom::test::namesIn(dir), std::vector<std::string>{"metrics.csv"});
+    {
+      const fathom::test::ReadOnlyFolder readOnly(dir);
+      r = runFaulty(jsonl);
+    }
+    QVERIFY2(r.exitCode == 1, qPrintable(fathom::test::describe(r)));
+    QVERIFY2(r.err.contains(QByteArray::fromStdString("the folder " + dir.string() + " is not writable")),
+             r.err.constData());
+    QCOMPARE(readAll(file), printed.out);
+    QCOMPARE(fathom::test::namesIn(dir), std::vector<std::string>{"metrics.csv"});
+  }
+
   /// A workspace in a read-only folder: `fathom runs list --json` reads it (before the fix: "unable to open database
   /// file"); `fathom train` into it fails before training, naming the folder.
   void runsReadOnlyWorkspace() {
     const fs::path dir = root() / "rows";
-    fs::create_directories(dir);
     const fs::path ws = dir / "fathom.sqlite";
-    CliRun r =
-        runFaulty({u"train"_s, u"--model"_s, u"mlp"_s, u"--cpu"_s, u"--steps"_s, u"2"_s, u"--workspace"_s, q(ws)});
+    CliRun r = trainInto(ws, 2);
     QVERIFY2(r.exitCode == 0, qPrintable(fathom::test::describe(r)));
     const fathom::test::ReadOnlyFolder readOnly(dir);
     r = runFaulty({u"runs"_s, u"list"_s, u"--json"_s, u"--workspace"_s, q(ws)});
