@@ -754,6 +754,14 @@ vorhergesagt %2, bei ProfilerStep#%3 + %4</translation>
         <source>%1 is not a plan: give the output of fathom plan --json.</source>
         <translation>%1 ist kein Plan: Geben Sie die Ausgabe von fathom plan --json an.</translation>
     </message>
+    <message>
+        <source>Resume</source>
+        <translation>Fortsetzen</translation>
+    </message>
+    <message>
+        <source>Run %1 cannot be resumed from %2.</source>
+        <translation>Lauf %1 kann nicht von %2 fortgesetzt werden.</translation>
+    </message>
 </context>
 <context>
     <name>fathom::studio::SettingsDialog</name>
@@ -950,6 +958,25 @@ Umschalt+Ziehen über die Zeitleiste wählt einen aus</translation>
     <message>
         <source>step %1</source>
         <translation>Schritt %1</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::CheckpointsModel</name>
+    <message>
+        <source>Checkpoint</source>
+        <translation>Checkpoint</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>Größe</translation>
+    </message>
+    <message>
+        <source>Saved</source>
+        <translation>Gespeichert</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>Ordner</translation>
     </message>
 </context>
 <context>
@@ -2127,6 +2154,22 @@ Umschalt+Ziehen über die Zeitleiste wählt einen aus</translation>
     <message>
         <source>Timeline</source>
         <translation>Zeitleiste</translation>
+    </message>
+    <message>
+        <source>Resume from this checkpoint</source>
+        <translation>Von diesem Checkpoint fortsetzen</translation>
+    </message>
+    <message>
+        <source>Checkpoints</source>
+        <translation>Checkpoints</translation>
+    </message>
+    <message>
+        <source>This run was not started from a configuration (fathom launch records one), so the Studio cannot start it again.</source>
+        <translation>Dieser Lauf wurde nicht aus einer Konfiguration gestartet (fathom launch speichert eine), daher kann das Studio ihn nicht erneut starten.</translation>
+    </message>
+    <message>
+        <source>Starts the run&apos;s configuration again with --resume_from_checkpoint and the selected checkpoint: training continues from its step.</source>
+        <translation>Startet die Konfiguration des Laufs erneut mit --resume_from_checkpoint und dem ausgewählten Checkpoint: Das Training wird ab dessen Schritt fortgesetzt.</translation>
     </message>
 </context>
 <context>

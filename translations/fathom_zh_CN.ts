@@ -751,6 +751,14 @@ predicted %2, at ProfilerStep#%3 + %4</source>
         <source>%1 is not a plan: give the output of fathom plan --json.</source>
         <translation>%1 不是计划：请提供 fathom plan --json 的输出。</translation>
     </message>
+    <message>
+        <source>Resume</source>
+        <translation>恢复</translation>
+    </message>
+    <message>
+        <source>Run %1 cannot be resumed from %2.</source>
+        <translation>无法从 %2 恢复运行 %1。</translation>
+    </message>
 </context>
 <context>
     <name>fathom::studio::SettingsDialog</name>
@@ -947,6 +955,25 @@ Shift+drag over the timeline to select one</source>
     <message>
         <source>step %1</source>
         <translation>第 %1 步</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::CheckpointsModel</name>
+    <message>
+        <source>Checkpoint</source>
+        <translation>检查点</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Saved</source>
+        <translation>保存时间</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
     </message>
 </context>
 <context>
@@ -2122,6 +2149,22 @@ Shift+drag over the timeline to select one</source>
     <message>
         <source>Timeline</source>
         <translation>时间线</translation>
+    </message>
+    <message>
+        <source>Resume from this checkpoint</source>
+        <translation>从此检查点恢复</translation>
+    </message>
+    <message>
+        <source>Checkpoints</source>
+        <translation>检查点</translation>
+    </message>
+    <message>
+        <source>This run was not started from a configuration (fathom launch records one), so the Studio cannot start it again.</source>
+        <translation>此运行不是从配置启动的（fathom launch 会记录配置），因此 Studio 无法再次启动它。</translation>
+    </message>
+    <message>
+        <source>Starts the run&apos;s configuration again with --resume_from_checkpoint and the selected checkpoint: training continues from its step.</source>
+        <translation>使用 --resume_from_checkpoint 和所选检查点再次启动该运行的配置：训练从该检查点的步数继续。</translation>
     </message>
 </context>
 <context>

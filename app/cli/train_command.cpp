@@ -5,6 +5,7 @@
 #include "command.h"
 #include "flag_choices.h"
 #include "model_flags.h"
+#include "train_checkpoint_flags.h"
 #include "train_loop.h"
 #include "train_profile_flags.h"
 #include "train_sharding_flags.h"
@@ -39,6 +40,7 @@ struct TrainFlags {
   std::string statsJson;
   TrainShardingFlags sharding;
   TrainProfileFlags profiling;
+  TrainCheckpointFlags checkpoints;
 };
 
 /// What a parse that selected `fathom train` leaves: the options it trains with under the launcher's variables
@@ -59,6 +61,8 @@ void registerTrain(CLI::App& root, std::function<void(TrainResolver)> onParsed) 
       "  fathom train --model mlp --gradient_accumulation_steps 4 --batch_size 4 --save_final w.safetensors\n"
       "  fathom launch --num_processes 4 fathom train --model gpt-tiny --strategy fsdp --stats_json s.json\n"
       "  fathom launch --num_processes 2 fathom train --model gpt-tiny --steps 20 --profile --profile_dir traces\n"
+      "  fathom train --model mlp --steps 100 --checkpointing_steps 10 --save_total_limit 3 --project_dir run1\n"
+      "  fathom train --model mlp --steps 200 --resume_from_checkpoint latest --project_dir run1\n"
       "See docs/train.md.");
   cmd->add_option("--model", o.model.name, builtinModelChoices(" | "))->capture_default_str();
   flags->model.add(cmd, /*withMlp=*/true);
@@ -105,8 +109,9 @@ void registerTrain(CLI::App& root, std::function<void(TrainResolver)> onParsed) 
                                              " (docs/trackers.md; default: the configuration's fathom.trackers, "
                                              "which `fathom launch --config_file` passes as FATHOM_TRACKERS)");
   CLI::Option* projectDir = cmd->add_option("--project_dir,--project-dir", flags->projectDir,
-                                            "Where the trackers write (mlruns/, dvclive/, TensorBoard event files; "
-                                            "default: the configuration's fathom.project_dir, else .)")
+                                            "Where the trackers write (mlruns/, dvclive/, TensorBoard event files) "
+                                            "and checkpoints go (checkpoints/checkpoint_<n>); default: the "
+                                            "configuration's fathom.project_dir, else .)")
                                 ->capture_default_str();
   CLI::Option* workspace =
       cmd->add_option("--workspace", flags->workspace,
@@ -119,6 +124,7 @@ void registerTrain(CLI::App& root, std::function<void(TrainResolver)> onParsed) 
       ->capture_default_str();
   flags->sharding.add(cmd);
   flags->profiling.add(cmd);
+  flags->checkpoints.add(cmd);
   cmd->add_option("--stats_json,--stats-json", flags->statsJson,
                   "Write per-rank model-state bytes and per-step losses and collectives to PATH (JSON, rank 0)");
   cmd->add_flag("--json", o.json, "Print JSON lines: {\"event\":\"log\",...} and a final {\"event\":\"summary\",...}");
@@ -190,6 +196,7 @@ void registerTrain(CLI::App& root, std::function<void(TrainResolver)> onParsed) 
       }
       flags->sharding.apply(accelerator, env);
       options.profile = flags->profiling.options(launched.profiler);
+      flags->checkpoints.apply(options);
       return options;
     });
   });

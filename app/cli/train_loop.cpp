@@ -5,6 +5,7 @@
 #include "train_loop.h"
 #include "train_cuda_memory.h"
 #include "train_outputs.h"
+#include "train_resume.h"
 #include "train_stats.h"
 
 #include <fathom/common/error.h>
@@ -114,7 +115,9 @@ int runTraining(const TrainOptions& options) {
   FATHOM_CHECK(options.logEvery >= 0, ConfigError, "--log_every must be >= 0 (got ", options.logEvery, ")");
   FATHOM_CHECK(!options.saveFinal || options.saveFinal->extension() == ".safetensors", ConfigError, "--save_final '",
                options.saveFinal ? options.saveFinal->string() : "", "' must name a .safetensors file");
-  // Every folder it will write is checked now (a probe file each): a read-only one fails here, not after training.
+  // The checkpoint to resume from, and every folder it will write (a probe file each): a missing checkpoint or a
+  // read-only folder fails here, not after training.
+  const std::optional<ResumePoint> resume = checkTrainCheckpoints(options);
   checkTrainOutputs(options);
 
   Accelerator accelerator(options.accelerator);
@@ -156,6 +159,24 @@ int runTraining(const TrainOptions& options) {
 
   std::int64_t step = 0;
   std::int64_t epoch = 0;
+  if (resume) {
+    // Accelerate's load_state after prepare(): weights, optimizer, RNG and the loader's position (the next batch of
+    // the saved epoch); --steps counts from the start of training.
+    step = resumeTraining(accelerator, options, *resume);
+    epoch = dloader->epoch();
+    const std::int64_t batch = dloader->batchesConsumed();
+    emitLine(accelerator,
+             options.json ? nlohmann::json{{"event", "resume"},
+                                           {"path", resume->folder.string()},
+                                           {"step", step},
+                                           {"epoch", epoch},
+                                           {"batches_consumed", batch}}
+                                .dump()
+                          : "resumed from checkpoint " + resume->folder.string() + " at step " + std::to_string(step) +
+                                ", epoch " + std::to_string(epoch) + ", batch " + std::to_string(batch),
+             true);
+  }
+  const std::int64_t firstStep = step;
   at::Tensor lastLoss;
   TrainStats stats;  // --stats_json
   Clock::time_point loopStart;
@@ -164,7 +185,7 @@ int runTraining(const TrainOptions& options) {
   while (step < options.steps) {
     dloader->setEpoch(epoch++);
     for (const data::Batch& batch : *dloader) {
-      if (step == 0 && !lastLoss.defined())
+      if (!lastLoss.defined())
         loopStart = lastLog = Clock::now();
       auto sync = accelerator.accumulate();
       at::Tensor output;
@@ -226,6 +247,14 @@ int runTraining(const TrainOptions& options) {
         accelerator.logMemory(step);
         accelerator.logCollectives(step);
       }
+      if (checkpointDue(options, step, dloader->endOfDataloader())) {
+        // Collective; the main process records the published folder as an artifact of the run.
+        const std::string saved = std::filesystem::absolute(accelerator.saveState()).lexically_normal().string();
+        emitLine(accelerator,
+                 options.json ? nlohmann::json{{"event", "checkpoint"}, {"path", saved}, {"step", step}}.dump()
+                              : "saved checkpoint " + saved + " at step " + std::to_string(step),
+                 true);
+      }
       if (step == options.steps)
         break;
     }
@@ -263,7 +292,7 @@ int runTraining(const TrainOptions& options) {
   // The summary, built on every process: each sends it to the workspace before endTraining() closes the trackers;
   // the main process prints it after.
   std::vector<std::string> summary;
-  const double stepsPerSecond = static_cast<double>(step) / loopSeconds;
+  const double stepsPerSecond = static_cast<double>(step - firstStep) / loopSeconds;
   if (options.json) {
     // A GPT sample is block_size tokens (CharTextDataset's windows); an MLP's regression rows are no tokens.
     nlohmann::json tokensPerSecond = nullptr;

@@ -14,6 +14,12 @@
 
 namespace fathom::cli {
 
+/// --checkpointing_steps: when `fathom train` saves the training state (Accelerator::saveState()).
+struct CheckpointingSteps {
+  std::int64_t everySteps = 0;  ///< after every N-th optimizer step (N >= 1); 0: not by steps
+  bool everyEpoch = false;      ///< after the optimizer step that ends an epoch
+};
+
 /// Everything `fathom train` is asked to do (flags in train_command.cpp).
 struct TrainOptions {
   models::ModelRequest model;
@@ -33,6 +39,11 @@ struct TrainOptions {
   std::optional<std::filesystem::path> statsJson;  ///< write bytes and per-step collectives (train_stats.h)
   /// --profile: record with fathom::profile::Profiler (Accelerator::profile), one step() per optimizer step.
   std::optional<profile::ProfilerOptions> profile;
+  /// --checkpointing_steps: save into <accelerator.projectDir>/checkpoints/checkpoint_<n> (automatic naming,
+  /// accelerator.checkpoint.totalLimit for --save_total_limit).
+  std::optional<CheckpointingSteps> checkpointing;
+  /// --resume_from_checkpoint: "latest" or a checkpoint folder, loaded after prepare() (train_resume.h).
+  std::optional<std::string> resumeFromCheckpoint;
   train::AcceleratorOptions accelerator;
 };
 

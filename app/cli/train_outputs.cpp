@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "train_outputs.h"
+#include "train_resume.h"
 
 #include <fathom/telemetry/telemetry_sender.h>
 #include <fathom/train/accelerator_options.h>
@@ -33,6 +34,10 @@ std::vector<OutputLocation> trainOutputLocations(const TrainOptions& options) {
   }
   if (options.profile && !options.profile->outputTraceDir.empty()) {
     out.push_back({options.profile->outputTraceDir, "trace folder (--profile_dir)", Kind::Folder});
+  }
+  if (options.checkpointing) {
+    // Every process writes its own files into the checkpoint's staging folder there (docs/checkpoint.md).
+    out.push_back({trainCheckpointsFolder(options), "checkpoints folder (--project_dir)", Kind::Folder});
   }
   if (!telemetry::TelemetryEndpoint::fromEnvironment()) {
     // Alone, the run's own `sqlite` tracker writes the workspace (and SQLite its -wal and -shm files beside it).

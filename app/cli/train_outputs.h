@@ -10,7 +10,8 @@
 namespace fathom::cli {
 
 /// Every place `fathom train` with `options` will write, for this process: --save_final and --stats_json (the main
-/// process writes them), the trace folder of --profile (every rank writes its own trace), the workspace when the
+/// process writes them), the trace folder of --profile (every rank writes its own trace), the checkpoints folder of
+/// --checkpointing_steps (<project_dir>/checkpoints; every rank writes its own files), the workspace when the
 /// program runs without `fathom launch` (under it, the launcher writes), and the trackers' project and logging folders
 /// (main process, with --log_with).
 std::vector<OutputLocation> trainOutputLocations(const TrainOptions& options);

@@ -7,6 +7,7 @@
 #include "home_page.h"
 #include "launch_controller.h"
 #include "planner_controller.h"
+#include "resume_launch.h"
 #include "run_feed.h"
 #include "run_trace_feed.h"
 #include "settings_dialog.h"
@@ -692,6 +693,7 @@ views::RunDetailsPage* MainWindow::createRunPage(qint64 id) {
   connect(feed, &RunFeed::planRead, page, &views::RunDetailsPage::applyPlan);
   connect(page, &views::RunDetailsPage::computePlanRequested, this,
           [this, feed](qint64 run) { computeRunPlan(run, feed); });
+  connect(page, &views::RunDetailsPage::resumeRequested, this, &MainWindow::resumeRun);
   feed->start();
   // The Timeline tab follows the run's stored traces; a timeline is built only for the entry the tab chose, which it
   // does once it is first shown.
@@ -805,6 +807,21 @@ void MainWindow::launch(const QString& configPath, const views::WizardRun& run) 
   QString error;
   if (!m_launch->start(configPath, run.command(), workspace, &error)) {
     showError(tr("Launch"), tr("The run could not be started."), error);
+  }
+}
+
+void MainWindow::resumeRun(qint64 run, const QString& runSpec, const QString& checkpoint) {
+  const QString workspace = m_workspace->path();
+  try {
+    // The configuration goes next to the workspace: the resumed run records it again, and it stays for a rerun.
+    const ResumeLaunch resume = prepareResume(run, runSpec, checkpoint, QFileInfo(workspace).absolutePath());
+    QString error;
+    if (!m_launch->start(resume.configPath, resume.command, workspace, &error)) {
+      showError(tr("Resume"), tr("The run could not be started."), error);
+    }
+  } catch (const fathom::Error& e) {
+    showError(tr("Resume"), tr("Run %1 cannot be resumed from %2.").arg(run).arg(checkpoint),
+              QString::fromUtf8(e.what()));
   }
 }
 

@@ -118,6 +118,9 @@ private:
   /// Creates run `id`'s page and the feed that fills it.
   /// Runs `fathom runs plan-vs-actual RUN --compute` and has `feed` read the stored plan back.
   void computeRunPlan(qint64 run, RunFeed* feed);
+  /// "Resume from this checkpoint" on run `run`'s page: launches its specification `runSpec` again with
+  /// --resume_from_checkpoint `checkpoint` (resume_launch.h), into the open workspace.
+  void resumeRun(qint64 run, const QString& runSpec, const QString& checkpoint);
   views::RunDetailsPage* createRunPage(qint64 id);
   /// Remembers the open run pages of the workspace (reopened with it).
   void saveOpenRuns();

@@ -2,6 +2,7 @@
 // `fathom train` end to end, in separate processes over real Gloo groups: the data-parallel equivalences the
 // training core promises (docs/train.md), checked on the final parameters each run writes with --save_final.
 #include "cli_runner.h"
+#include "saved_params.h"
 
 #include <fathom/io/safetensors.h>
 
@@ -20,7 +21,8 @@ using fathom::test::runFathom;
 
 namespace {
 
-using Params = std::map<std::string, at::Tensor>;
+using fathom::test::maxAbsDiff;
+using fathom::test::Params;
 
 /// Runs `fathom train ARGS --save_final FILE` on `processes` ranks (through `fathom launch` when > 1) and
 /// returns the saved parameters. Fails the test with the run's output when it does not succeed.
@@ -41,24 +43,7 @@ Params train(const QTemporaryDir& dir, const QString& name, int processes, const
     qWarning().noquote() << "fathom" << command.join(u' ') << "\n" << run.out << "\n" << run.err;
     return {};
   }
-  Params params;
-  for (auto& [key, value] : fathom::io::readSafetensors(file.toStdString()).tensors)
-    params[key] = value;
-  return params;
-}
-
-/// Largest absolute difference over every parameter; +inf when the names differ.
-double maxAbsDiff(const Params& a, const Params& b) {
-  if (a.size() != b.size() || a.empty())
-    return std::numeric_limits<double>::infinity();
-  double worst = 0;
-  for (const auto& [key, value] : a) {
-    auto it = b.find(key);
-    if (it == b.end() || it->second.sizes() != value.sizes())
-      return std::numeric_limits<double>::infinity();
-    worst = std::max(worst, (value - it->second).abs().max().item<double>());
-  }
-  return worst;
+  return fathom::test::readParams(file);
 }
 
 /// Largest absolute change from `before` to `after` (to show the runs actually trained).

@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QList>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QSet>
@@ -82,19 +83,26 @@ inline QJsonDocument stdoutJson(const CliRun& r) {
   return doc;
 }
 
-/// The last `{"event":"summary",...}` object in the output of `fathom train --json` (alone, or under `fathom launch`,
-/// whose "[rankN]: " prefix is skipped); an empty object when there is none.
-inline QJsonObject trainSummary(const QByteArray& out) {
-  QJsonObject summary;
+/// The `{"event":EVENT,...}` objects in the output of `fathom train --json` (alone, or under `fathom launch`, whose
+/// "[rankN]: " prefix is skipped), in order.
+inline QList<QJsonObject> trainEvents(const QByteArray& out, const QString& event) {
+  QList<QJsonObject> found;
   for (const QByteArray& line : out.split('\n')) {
     const qsizetype brace = line.indexOf('{');
     if (brace < 0)
       continue;
     const QJsonObject o = QJsonDocument::fromJson(line.mid(brace)).object();
-    if (o.value(QStringLiteral("event")).toString() == QStringLiteral("summary"))
-      summary = o;
+    if (o.value(QStringLiteral("event")).toString() == event)
+      found << o;
   }
-  return summary;
+  return found;
+}
+
+/// The last `{"event":"summary",...}` object in the output of `fathom train --json`; an empty object when there is
+/// none.
+inline QJsonObject trainSummary(const QByteArray& out) {
+  const QList<QJsonObject> summaries = trainEvents(out, QStringLiteral("summary"));
+  return summaries.isEmpty() ? QJsonObject() : summaries.back();
 }
 
 /// What is wrong with the "ranks" array of a `fathom train --stats_json` file for a run of `worldSize` ranks: not

@@ -7,6 +7,7 @@
 #include "common/table_view.h"
 #include "planner/plan_vs_actual_model.h"
 #include "runs/alerts_model.h"
+#include "runs/checkpoints_model.h"
 #include "runs/event_log_model.h"
 #include "runs/live_ranks_model.h"
 #include "runs/metric_summary_model.h"
@@ -16,6 +17,7 @@
 #include <QDateTime>
 #include <QFontDatabase>
 #include <QHBoxLayout>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QLocale>
 #include <QPlainTextEdit>
@@ -122,6 +124,29 @@ RunDetailsPage::RunDetailsPage(QWidget* parent) : QWidget(parent) {
   planLayout->addLayout(planRow);
   planLayout->addWidget(planSplitter, 1);
   tabs->addTab(planTab, tr("Plan vs actual"));
+  auto* checkpointsTab = new QWidget(tabs);
+  m_checkpoints = new CheckpointsModel(this);
+  m_checkpointsView = sortableTable(m_checkpoints, Qt::DisplayRole, checkpointsTab, u"checkpointsTable"_s);
+  m_checkpointsView->setSortingEnabled(false);
+  m_checkpointsView->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_checkpointsView->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_resume = new QPushButton(tr("Resume from this checkpoint"), checkpointsTab);
+  m_resume->setObjectName(u"resumeFromCheckpoint"_s);
+  connect(m_checkpointsView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+          &RunDetailsPage::updateResumeButton);
+  connect(m_resume, &QPushButton::clicked, this, [this] {
+    const QModelIndexList rows = m_checkpointsView->selectionModel()->selectedRows();
+    if (!rows.isEmpty() && !m_runSpec.isEmpty())
+      emit resumeRequested(m_runId, m_runSpec, rows.front().data(CheckpointsModel::PathRole).toString());
+  });
+  auto* resumeRow = new QHBoxLayout;
+  resumeRow->addStretch(1);
+  resumeRow->addWidget(m_resume);
+  auto* checkpointsLayout = new QVBoxLayout(checkpointsTab);
+  checkpointsLayout->addWidget(m_checkpointsView, 1);
+  checkpointsLayout->addLayout(resumeRow);
+  tabs->addTab(checkpointsTab, tr("Checkpoints"));
+  updateResumeButton();
   m_tabs = tabs;
   m_config = new QPlainTextEdit(tabs);
   m_config->setObjectName(u"runConfig"_s);
@@ -153,6 +178,20 @@ void RunDetailsPage::setDetails(const RunDetails& d) {
   m_runId = d.row.info.id.value;
   showHeader(d.row);
   m_config->setPlainText(QString::fromStdString(d.row.info.configText));
+  m_runSpec = QString::fromStdString(d.row.info.runSpec);
+  m_checkpoints->setArtifacts(d.artifacts);
+  m_checkpointsView->resizeColumnsToContents();
+  updateResumeButton();
+}
+
+void RunDetailsPage::updateResumeButton() {
+  const bool selected = m_checkpointsView->selectionModel()->hasSelection();
+  m_resume->setEnabled(selected && !m_runSpec.isEmpty());
+  m_resume->setToolTip(m_runSpec.isEmpty()
+                           ? tr("This run was not started from a configuration (fathom launch records one), so "
+                                "the Studio cannot start it again.")
+                           : tr("Starts the run's configuration again with --resume_from_checkpoint and the "
+                                "selected checkpoint: training continues from its step."));
 }
 
 void RunDetailsPage::setRow(const RunRow& row) {

@@ -18,6 +18,7 @@ class QTableView;
 namespace fathom::views {
 
 class AlertsModel;
+class CheckpointsModel;
 class EventLogModel;
 class LiveRanksModel;
 class MemoryTimeline;
@@ -30,7 +31,8 @@ class RunTimelinePage;
 /// (any key, per rank or mean with a band), and tabs with one row per rank (state, step, steps/s, loss, memory,
 /// heartbeat age, last collective entered and finished), the run monitor's hang and straggler alerts, plan vs actual
 /// (per rank and category, predicted and measured; under it a rank's memory over time against its plan), the metrics
-/// (last, min, max per key and rank), the log, the launch configuration and the trace timeline (RunTimelinePage).
+/// (last, min, max per key and rank), the log, the run's checkpoints (with "Resume from this checkpoint"), the launch
+/// configuration and the trace timeline (RunTimelinePage).
 /// setDetails() / setRow() set the header; applyDelta() appends what a RunFeed read to the models and the plot (nothing
 /// is reloaded while the run is live).
 class RunDetailsPage : public QWidget {
@@ -54,6 +56,8 @@ public:
   MetricSummaryModel* metricsModel() const { return m_metrics; }
   EventLogModel* eventsModel() const { return m_events; }
   AlertsModel* alertsModel() const { return m_alerts; }
+  /// The Checkpoints tab: the checkpoint artifacts setDetails() was given.
+  CheckpointsModel* checkpointsModel() const { return m_checkpoints; }
   PlanVsActualModel* planModel() const { return m_plan; }
   MemoryTimeline* memoryTimeline() const { return m_memory; }
   /// The memory timeline's rank selector (the ranks that measured memory or have a plan).
@@ -70,11 +74,16 @@ public:
 signals:
   /// The user asked to compute the plan of a run launched without one (`fathom runs plan-vs-actual --compute`).
   void computePlanRequested(qint64 runId);
+  /// "Resume from this checkpoint": launch the run's configuration `runSpec` (its stored run specification, YAML)
+  /// again, resuming from the checkpoint folder `checkpoint`.
+  void resumeRequested(qint64 runId, const QString& runSpec, const QString& checkpoint);
 
 private:
   void showHeader(const RunRow& row);
   /// Offers the memory timeline's ranks in the selector, keeping the rank shown.
   void updateMemoryRanks();
+  /// Enables "Resume from this checkpoint" for a selected checkpoint of a run with a stored specification.
+  void updateResumeButton();
 
   qint64 m_runId = 0;
   bool m_live = false;
@@ -92,6 +101,10 @@ private:
   MemoryTimeline* m_memory = nullptr;
   QComboBox* m_memoryRank = nullptr;
   int m_alertsTab = -1;
+  CheckpointsModel* m_checkpoints = nullptr;
+  QTableView* m_checkpointsView = nullptr;
+  QPushButton* m_resume = nullptr;
+  QString m_runSpec;  ///< the run's stored specification (YAML); empty for runs not made from one
   QTableView* m_metricsView = nullptr;
   QTableView* m_ranksView = nullptr;
   QTableView* m_eventsView = nullptr;

@@ -4,6 +4,7 @@
 # models).
 target_sources(fathom_views PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/alerts_model.h ${CMAKE_CURRENT_LIST_DIR}/alerts_model.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/checkpoints_model.h ${CMAKE_CURRENT_LIST_DIR}/checkpoints_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/config_diff_model.h ${CMAKE_CURRENT_LIST_DIR}/config_diff_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/event_log_model.h ${CMAKE_CURRENT_LIST_DIR}/event_log_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/live_ranks_model.h ${CMAKE_CURRENT_LIST_DIR}/live_ranks_model.cpp

@@ -5,12 +5,14 @@
 #include <fathom/checkpoint/checkpoint_staging.h>
 #include <fathom/checkpoint/training_state.h>
 #include <fathom/common/build_info.h>
+#include <fathom/common/clock.h>
 #include <fathom/common/error.h>
 #include <fathom/common/log.h>
 #include <fathom/parallel/comm.h>
 #include <fathom/parallel/fully_sharded_engine.h>
 #include <fathom/precision/grad_scaler.h>
 #include <fathom/profile/annotations.h>
+#include <fathom/telemetry/sqlite_tracker.h>
 #include <fathom/train/accelerator.h>
 
 #include <ATen/ATen.h>
@@ -58,6 +60,19 @@ bool savesShardedModel(const ResolvedAcceleratorOptions& options, const parallel
   if (options.zero && options.zero->stage == 3)
     return true;
   return options.fsdp && options.fsdp->stateDictType == parallel::FsdpStateDictType::ShardedStateDict;
+}
+
+/// Bytes of every file under `folder` (a published checkpoint: its files and manifest.json).
+std::int64_t folderBytes(const std::filesystem::path& folder) {
+  std::int64_t bytes = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(folder, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    std::error_code sizeError;
+    if (it->is_regular_file(sizeError))
+      bytes += static_cast<std::int64_t>(it->file_size(sizeError));
+  }
+  return bytes;
 }
 
 /// Checks a full state dict against the module's parameters (names and shapes) before anything is copied.
@@ -297,6 +312,19 @@ std::filesystem::path Accelerator::saveState(std::optional<std::filesystem::path
     } catch (const Error& e) {
       // The new checkpoint is published; failing to delete an old one loses nothing.
       fathom::log(LogLevel::Warning, detail::concat("save_state: ", e.what()));
+    }
+  }
+  if (telemetry::SqliteTracker* workspace = isMainProcess() ? workspaceTracker() : nullptr) {
+    // Only now, published: the run's artifact names a complete checkpoint (docs/checkpoint.md, "In the workspace").
+    try {
+      workspace->artifact({store::ArtifactKind::Checkpoint,
+                           std::filesystem::absolute(folder).lexically_normal().string(), folderBytes(folder)},
+                          unixNowSeconds());
+    } catch (const Error& e) {
+      fathom::log(LogLevel::Warning, detail::concat("save_state: ", folder.string(),
+                                                    " is published, but the "
+                                                    "workspace did not record it: ",
+                                                    e.what()));
     }
   }
   waitForEveryone();
