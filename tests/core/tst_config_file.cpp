@@ -108,6 +108,20 @@ private slots:
     QCOMPARE(parseConfig(emitConfig(cfg), "again").config, cfg);
   }
 
+  /// Values holding control characters are written double-quoted, with escapes, so the file reads back to the same
+  /// configuration (found by fuzz_config_yaml: "a10\r" was written plain and read back as "a10", and a tab or a
+  /// newline inside single quotes is folded).
+  void controlCharactersSurviveTheRoundTrip() {
+    for (const std::string value : {"a10\r", "tab\there", "two\nlines", "bell\x07", "del\x7f"}) {
+      AccelerateConfig cfg;
+      cfg.set("fathom.planner.hardware", std::string(value));
+      cfg.set("fathom.command", std::vector<std::string>{"train", value});
+      const std::string text = emitConfig(cfg);
+      QVERIFY2(text.find("hardware: \"") != std::string::npos, text.c_str());
+      QCOMPARE(parseConfig(text, "again.yaml").config, cfg);
+    }
+  }
+
   void legacySpellingsAreNormalised() {
     const std::string text = "distributed_type: FSDP\nfp16: true\ndynamo_backend: INDUCTOR\nfsdp_config:\n"
                              "  sharding_strategy: 2\n  fsdp_state_dict_type: 3\nfp8_config:\n"

@@ -57,8 +57,19 @@ bool needsQuotes(const std::string& s) {
          s.front() == '-' || s.front() == '?';
 }
 
+/// Control characters (a lone carriage return, a tab, ...) survive only in a double-quoted scalar, where the emitter
+/// writes them as escapes: plain or single-quoted, YAML folds or drops them, and the file reads back differently.
+bool hasControlCharacters(const std::string& s) {
+  return std::any_of(s.begin(), s.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u < 0x20 || u == 0x7f;
+  });
+}
+
 void emitString(YAML::Emitter& out, const std::string& s) {
-  if (needsQuotes(s)) {
+  if (hasControlCharacters(s)) {
+    out << YAML::DoubleQuoted << s;
+  } else if (needsQuotes(s)) {
     out << YAML::SingleQuoted << s;
   } else {
     out << s;
