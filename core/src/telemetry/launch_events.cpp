@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <fathom/common/json_input.h>
 #include <fathom/telemetry/launch_events.h>
 
 #include <nlohmann/json.hpp>
@@ -12,9 +13,33 @@ template <typename T> json optional(const std::optional<T>& value) {
   return value ? json(*value) : json(nullptr);
 }
 
+/// Thrown when a field of a known kind is not a whole number T can hold exactly: the line is then no event, as for a
+/// missing field (nlohmann's get<int>() would cast 1.4e28 to int, undefined behaviour).
+struct NotAnEvent {};
+
+template <typename T> T integer(const json& value) {
+  const std::optional<T> v = jsonInteger<T>(value);
+  if (!v) {
+    throw NotAnEvent{};
+  }
+  return *v;
+}
+
+template <typename T> T integerAt(const json& j, const char* key) {
+  return integer<T>(j.at(key));
+}
+
 template <typename T> std::optional<T> optionalField(const json& j, const char* key) {
   const auto found = j.find(key);
-  return found == j.end() || found->is_null() ? std::nullopt : std::optional<T>(found->get<T>());
+  return found == j.end() || found->is_null() ? std::nullopt : std::optional<T>(integer<T>(*found));
+}
+
+std::vector<int> integers(const json& list) {
+  std::vector<int> out;
+  for (const json& item : list.get_ref<const json::array_t&>()) {
+    out.push_back(integer<int>(item));
+  }
+  return out;
 }
 
 json toJson(const RunCreated& e) {
@@ -48,23 +73,23 @@ json toJson(const LaunchError& e) {
 
 LaunchEvent fromJson(const json& j, const std::string& kind) {
   if (kind == "run") {
-    return RunCreated{j.at("run_id").get<std::int64_t>(), j.at("name").get<std::string>(),
-                      j.at("workspace").get<std::string>(), j.at("world_size").get<int>(),
-                      j.at("ranks").get<std::vector<int>>()};
+    return RunCreated{integerAt<std::int64_t>(j, "run_id"), j.at("name").get<std::string>(),
+                      j.at("workspace").get<std::string>(), integerAt<int>(j, "world_size"), integers(j.at("ranks"))};
   }
   if (kind == "rank_started") {
-    return RankStarted{j.at("rank").get<int>(), j.at("local_rank").get<int>(), j.at("attempt").get<int>(),
-                       j.at("pid").get<std::int64_t>()};
+    return RankStarted{integerAt<int>(j, "rank"), integerAt<int>(j, "local_rank"), integerAt<int>(j, "attempt"),
+                       integerAt<std::int64_t>(j, "pid")};
   }
   if (kind == "rank_ended") {
-    return RankEnded{j.at("rank").get<int>(),         j.at("local_rank").get<int>(), j.at("attempt").get<int>(),
-                     j.at("pid").get<std::int64_t>(), j.at("exit_code").get<int>(),  optionalField<int>(j, "signal")};
+    return RankEnded{integerAt<int>(j, "rank"),      integerAt<int>(j, "local_rank"),
+                     integerAt<int>(j, "attempt"),   integerAt<std::int64_t>(j, "pid"),
+                     integerAt<int>(j, "exit_code"), optionalField<int>(j, "signal")};
   }
   if (kind == "finished") {
-    return LaunchFinished{j.at("run_id").get<std::int64_t>(),
+    return LaunchFinished{integerAt<std::int64_t>(j, "run_id"),
                           store::parseRunStatus(j.at("status").get<std::string>()).value_or(store::RunStatus::Failed),
-                          j.at("exit_code").get<int>(),
-                          j.at("attempts").get<int>(),
+                          integerAt<int>(j, "exit_code"),
+                          integerAt<int>(j, "attempts"),
                           optionalField<int>(j, "failed_rank"),
                           optionalField<int>(j, "interrupted_by")};
   }
@@ -100,6 +125,8 @@ std::optional<LaunchEvent> parseLaunchEvent(std::string_view line) {
     return fromJson(j, name);
   } catch (const json::exception&) {
     return std::nullopt;  // a known kind with a field missing or of the wrong type
+  } catch (const NotAnEvent&) {
+    return std::nullopt;  // a number that is not a whole number in range
   }
 }
 
