@@ -114,7 +114,7 @@ std::string objectMembersText(std::string_view objectJson, std::span<const std::
   nlohmann::json parsed;
   try {
     parsed = nlohmann::json::parse(objectJson);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for a number such as 1e400
     throw ConfigError(std::string(what) + " is not valid JSON: " + e.what());
   }
   FATHOM_CHECK(parsed.is_object(), ConfigError, what, " must be a JSON object, got ", parsed.type_name());

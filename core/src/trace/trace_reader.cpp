@@ -2,6 +2,7 @@
 #include "fathom/trace/trace_reader.h"
 
 #include "fathom/common/error.h"
+#include "fathom/common/terminal_text.h"
 #include "fathom/trace/trace_event_view.h"
 #include "json_scan.h"
 
@@ -213,6 +214,10 @@ struct TraceReader::Impl {
       if (!unescapeJsonString(rawKey.substr(1, rawKey.size() - 2), key)) {
         fail(indexOf(rawKey), "malformed member name");
       }
+      // JSON text is UTF-8 (RFC 8259); the metadata keeps the name as a JSON key, which nlohmann cannot write otherwise.
+      if (!isValidUtf8(key)) {
+        fail(indexOf(rawKey), "member name is not valid UTF-8");
+      }
       if (const int c = peek(); c != ':') {
         if (c == kEof) {
           truncated("after a top-level key");
@@ -244,6 +249,9 @@ struct TraceReader::Impl {
       } catch (const nlohmann::json::parse_error& e) {
         fail(indexOf(value) + (e.byte > 0 ? e.byte - 1 : 0),
              "malformed value of \"" + key + "\": " + parseErrorText(e));
+      } catch (const nlohmann::json::out_of_range&) {
+        // nlohmann reads a number beyond a double's range (1e400) as an error of its own, not a parse_error.
+        fail(indexOf(value), "malformed value of \"" + key + "\": a number out of range");
       }
       if (!afterMember()) {
         return;
@@ -396,6 +404,9 @@ nlohmann::json TraceReader::parseEvent() const {
   } catch (const nlohmann::json::parse_error& e) {
     throw StorageError(describeInEvent(e.byte > 0 ? e.byte - 1 : 0, "malformed event #" + std::to_string(eventIndex()) +
                                                                         " (" + parseErrorText(e) + ")"));
+  } catch (const nlohmann::json::out_of_range&) {
+    throw StorageError(
+        describeInEvent(0, "malformed event #" + std::to_string(eventIndex()) + " (a number out of range)"));
   }
 }
 
