@@ -176,8 +176,9 @@ class TestCheckpointReshard : public QObject {
     QVERIFY2(failure.isEmpty(), qPrintable(failure));
   }
 
-  /// Saves on `from` processes, resumes on each of `to`, and compares against mergeShardedModel and the `from` run.
-  static void reshardAndCompare(const QString& strategy, int from, const QList<int>& to) {
+  /// Saves on `from` processes, resumes on each of `to` (a number of processes, and the strategy to resume with when
+  /// not `strategy`), and compares against mergeShardedModel and the `from` run.
+  static void reshardAndCompare(const QString& strategy, int from, const QList<std::pair<int, QString>>& to) {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const std::string s = strategy.toStdString();
@@ -194,13 +195,15 @@ class TestCheckpointReshard : public QObject {
     const at::Tensor reference = globalLosses(dir.path(), "save", s, from);
     QCOMPARE(reference.numel(), 2 * (kSteps - kSaveAt));
     const auto referenceFinal = readResult(dir.path(), "final_save_" + s + "_x" + std::to_string(from) + "_rank0");
-    for (int world : to) {
-      runPhase(u"resume"_s, strategy, world, dir.path());
+    for (const auto& [world, resumeWith] : to) {
+      const QString resumeStrategy = resumeWith.isEmpty() ? strategy : resumeWith;
+      const std::string rs = resumeStrategy.toStdString();
+      runPhase(u"resume"_s, resumeStrategy, world, dir.path());
       if (QTest::currentTestFailed())
         return;
       // Right after loadState, every process holds exactly the merged full model.
       for (int rank = 0; rank < world; ++rank) {
-        const auto loaded = readResult(dir.path(), "loaded_resume_" + s + "_x" + std::to_string(world) + "_rank" +
+        const auto loaded = readResult(dir.path(), "loaded_resume_" + rs + "_x" + std::to_string(world) + "_rank" +
                                                        std::to_string(rank));
         QCOMPARE(loaded.tensors.size(), merged.size());
         for (const auto& [name, t] : loaded.tensors) {
@@ -211,34 +214,36 @@ class TestCheckpointReshard : public QObject {
                                                                                   .arg(QString::fromStdString(name))));
         }
       }
-      const at::Tensor losses = globalLosses(dir.path(), "resume", s, world);
+      const at::Tensor losses = globalLosses(dir.path(), "resume", rs, world);
       QCOMPARE(losses.numel(), reference.numel());
       const double lossDiff = maxAbsDifference(losses, reference);
-      qInfo("%s %d -> %d processes: max abs loss difference %.3g over %lld micro-steps", qPrintable(strategy), from,
-            world, lossDiff, static_cast<long long>(losses.numel()));
+      qInfo("%s %d -> %s %d processes: max abs loss difference %.3g over %lld micro-steps", qPrintable(strategy), from,
+            qPrintable(resumeStrategy), world, lossDiff, static_cast<long long>(losses.numel()));
       for (std::int64_t k = 0; lossDiff > 1e-5 && k < losses.numel(); ++k)
         qInfo("  micro-step %lld: %.9f (x%d) %.9f (x%d)", static_cast<long long>(k), losses[k].item<double>(), world,
               reference[k].item<double>(), from);
       QVERIFY2(lossDiff <= 1e-5, qPrintable(u"x%1: losses differ by %2"_s.arg(world).arg(lossDiff)));
-      const auto final = readResult(dir.path(), "final_resume_" + s + "_x" + std::to_string(world) + "_rank0");
+      const auto final = readResult(dir.path(), "final_resume_" + rs + "_x" + std::to_string(world) + "_rank0");
       double paramDiff = 0;
       for (std::size_t i = 0; i < referenceFinal.tensors.size(); ++i) {
         QCOMPARE(final.tensors[i].first, referenceFinal.tensors[i].first);
         paramDiff = std::max(paramDiff, maxAbsDifference(final.tensors[i].second, referenceFinal.tensors[i].second));
       }
-      qInfo("%s %d -> %d processes: max abs final parameter difference %.3g", qPrintable(strategy), from, world,
-            paramDiff);
+      qInfo("%s %d -> %s %d processes: max abs final parameter difference %.3g", qPrintable(strategy), from,
+            qPrintable(resumeStrategy), world, paramDiff);
       QVERIFY2(paramDiff <= 1e-5, qPrintable(u"x%1: final parameters differ by %2"_s.arg(world).arg(paramDiff)));
     }
   }
 
 private slots:
 #ifndef FATHOM_RESHARD_ZERO3
+  /// 4 -> 2, 4 -> 1 (FSDP unsharded), and 4 -> 1 process of DDP (the model merged, the optimizer state cut into
+  /// the parameters).
   void fsdpFourToTwoAndOne() {
-    reshardAndCompare(u"fsdp-sharded"_s, 4, {2, 1});
+    reshardAndCompare(u"fsdp-sharded"_s, 4, {{2, {}}, {1, {}}, { 1, u"ddp"_s }});
   }
   void fsdpTwoToFour() {
-    reshardAndCompare(u"fsdp-sharded"_s, 2, {4});
+    reshardAndCompare(u"fsdp-sharded"_s, 2, {{ 4, {} }});
   }
 
   /// Another strategy family, and a missing rank file: every process fails naming the file; the model is unchanged.
@@ -253,10 +258,6 @@ private slots:
       QVERIFY2(results[rank].exitCode == 3 && results[rank].err.contains(expected),
                qPrintable(results[rank].out + results[rank].err));
     }
-    results = fathom::test::runScenarioPhase(u"refuse"_s, u"ddp"_s, 1, dir.path());
-    QVERIFY2(results[0].exitCode == 3 && results[0].err.contains(u"with strategy fsdp; this run has 1 with strategy "
-                                                                 u"ddp"_s),
-             qPrintable(results[0].out + results[0].err));
     results = fathom::test::runScenarioPhase(u"refuse"_s, u"fsdp-sharded-2layers"_s, 2, dir.path());
     for (int rank = 0; rank < 2; ++rank) {
       QVERIFY2(results[rank].exitCode == 3 && results[rank].err.contains(u"index.json: the checkpoint's unit"_s) &&
@@ -273,11 +274,12 @@ private slots:
   }
 #else
   void zero3FourToTwoAndOne() {
-    reshardAndCompare(u"zero3"_s, 4, {2, 1});
+    reshardAndCompare(u"zero3"_s, 4, {{2, {}}, {1, {}}});
   }
-  /// ZeRO-2: the model file is whole; the optimizer's bucket shards are re-cut.
-  void zero2FourToTwo() {
-    reshardAndCompare(u"zero2"_s, 4, {2});
+  /// ZeRO-2: the model file is whole; the optimizer's bucket shards are re-cut (4 -> 2), or cut into the parameters
+  /// (4 -> 1: ZeRO-2 on one process runs as DDP).
+  void zero2FourToTwoAndOne() {
+    reshardAndCompare(u"zero2"_s, 4, {{2, {}}, {1, {}}});
   }
 #endif
 };

@@ -15,6 +15,7 @@
 
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace fathom::train::resharding {
 
@@ -83,52 +84,121 @@ std::function<void()> stageReshardedModel(checkpoint::ShardIndex& index, const s
   };
 }
 
-checkpoint::StateDict
-reshardOptimizer(checkpoint::ShardIndex& index, const std::string& component, const checkpoint::StateDict& saved,
-                 const std::string& savedFile, const torch::optim::Optimizer& optimizer,
-                 const std::unordered_map<const c10::TensorImpl*, parallel::SteppedShard>& shards) {
+checkpoint::StateDict reshardOptimizer(checkpoint::ShardIndex& index, const std::string& component,
+                                       const checkpoint::StateDict& saved, const std::string& savedFile,
+                                       const torch::optim::Optimizer& optimizer,
+                                       const std::unordered_map<const c10::TensorImpl*, parallel::SteppedShard>& shards,
+                                       const std::unordered_map<const c10::TensorImpl*, std::string>& wholeNames) {
   checkpoint::StateDict out;
   out.values = saved.values;
   std::vector<std::vector<std::int64_t>> shapes;
   std::map<long long, const parallel::SteppedShard*> shardOf;  // parameter index → its shard
+  std::map<std::string, long long> wholeIndex;                 // module parameter name → parameter index
+  nlohmann::json groupSizes = nlohmann::json::array();
   for (const auto& group : optimizer.param_groups()) {
+    groupSizes.push_back(group.params().size());
     for (const at::Tensor& param : group.params()) {
       const auto it = shards.find(param.unsafeGetTensorImpl());
       if (it != shards.end())
         shardOf[static_cast<long long>(shapes.size())] = &it->second;
+      if (const auto named = wholeNames.find(param.unsafeGetTensorImpl()); named != wholeNames.end())
+        wholeIndex[named->second] = static_cast<long long>(shapes.size());
       shapes.push_back(param.sizes().vec());
     }
   }
   out.values["shapes"] = nlohmann::json(shapes).dump();
+  // The saved buffers: parameter index in the saved optimizer → the layout of its flat buffer.
+  const std::string prefix = component + "/";
+  std::map<long long, std::string> savedLayout;
+  for (const std::string& key : index.keysWithPrefix(prefix))
+    savedLayout[stateIndex(key.substr(prefix.size()))] = index.find(key)->layout;
+  // A saved buffer this run does not step as a shard is cut into the parameters of its layout, stepped whole here
+  // (ZeRO-1/2 on one process, a sharded checkpoint in a DDP run). The saved parameter numbering then no longer
+  // applies: every saved state must belong to a buffer, and the groups are renumbered for this optimizer.
+  bool unflatten = false;
+  for (const auto& [i, layout] : savedLayout)
+    unflatten = unflatten || shardOf.count(i) == 0;
+  const auto layoutParameters = [&](long long i) {
+    std::vector<std::tuple<long long, std::int64_t, std::vector<std::int64_t>>> out;  // (index here, offset, shape)
+    try {
+      const nlohmann::json layout = nlohmann::json::parse(savedLayout.at(i));  // kept alive for the loop
+      for (const auto& p : layout.at("parameters")) {
+        const std::string name = p.at("name").get<std::string>();
+        const auto it = wholeIndex.find(name);
+        FATHOM_CHECK(it != wholeIndex.end(), ConfigError, index.path(), ": parameter '", terminalSafe(name),
+                     "' of a saved buffer is not a parameter this run's optimizer steps (another model)");
+        out.emplace_back(it->second, p.at("offset").get<std::int64_t>(),
+                         p.at("shape").get<std::vector<std::int64_t>>());
+      }
+    } catch (const nlohmann::json::exception& e) {
+      throw ConfigError(detail::concat(index.path(), ": malformed buffer layout: ", e.what()));
+    }
+    return out;
+  };
+  if (unflatten) {
+    nlohmann::json groups = nlohmann::json::parse(saved.values.at("param_groups"));
+    FATHOM_CHECK(groups.is_array() && groups.size() == groupSizes.size(), ConfigError, savedFile, ": ", groups.size(),
+                 " parameter group(s) saved, the optimizer has ", groupSizes.size());
+    std::int64_t next = 0;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      nlohmann::json params = nlohmann::json::array();
+      for (std::size_t k = 0; k < groupSizes[g].get<std::size_t>(); ++k)
+        params.push_back(next++);
+      groups[g]["params"] = std::move(params);
+    }
+    out.values["param_groups"] = groups.dump();
+  }
   for (const auto& [name, t] : saved.tensors) {
     const long long i = stateIndex(name);
     FATHOM_CHECK(i >= 0, ConfigError, savedFile, ": unexpected tensor '", terminalSafe(name),
                  "' (state.<i>.<key> expected)");
-    // A shard's per-element state is re-cut below; its 0-dim state (AdamW's step) is the same on every process.
-    if (shardOf.count(i) == 0 || t.dim() == 0)
-      out.tensors.emplace_back(name, t);
+    const bool buffer = savedLayout.count(i) > 0;
+    FATHOM_CHECK(buffer || !unflatten, ConfigError, savedFile, ": holds the state of parameter ", i,
+                 ", which is not part of a sharded buffer; it cannot be matched to this run's parameters");
+    if (!buffer) {
+      out.tensors.emplace_back(name, t);  // replicated state of a parameter that is not a shard
+    } else if (t.dim() == 0 && shardOf.count(i) > 0) {
+      out.tensors.emplace_back(name, t);  // a shard's 0-dim state (AdamW's step), the same on every process
+    } else if (t.dim() == 0) {
+      const std::string key = name.substr(name.find('.', 6) + 1);
+      for (const auto& [j, offset, shape] : layoutParameters(i))
+        out.tensors.emplace_back("state." + std::to_string(j) + "." + key, t.clone());
+    }
   }
-  const std::string prefix = component + "/";
   std::set<long long> cut;
   for (const std::string& key : index.keysWithPrefix(prefix)) {
     const std::string name = key.substr(prefix.size());
     const long long i = stateIndex(name);
-    const auto it = shardOf.find(i);
-    FATHOM_CHECK(it != shardOf.end(), ConfigError, index.path(), ": '", terminalSafe(key),
-                 "' is the state of a sharded buffer, but parameter ", i,
-                 " of this run's optimizer is not one (another strategy or optimizer)");
     const checkpoint::ShardedTensor* entry = index.find(key);
+    cut.insert(i);
+    const auto it = shardOf.find(i);
+    if (it == shardOf.end()) {
+      const std::string stateKey = name.substr(name.find('.', 6) + 1);
+      for (const auto& [j, offset, shape] : layoutParameters(i)) {
+        std::int64_t numel = 1;
+        for (const std::int64_t d : shape) {
+          FATHOM_CHECK(d >= 0 && (d == 0 || numel <= entry->numel / d), ConfigError, index.path(), ": '",
+                       terminalSafe(key), "' has a parameter of shape ", at::IntArrayRef(shape),
+                       " larger than its buffer");
+          numel *= d;
+        }
+        FATHOM_CHECK(offset >= 0 && offset <= entry->numel - numel, ConfigError, index.path(), ": '", terminalSafe(key),
+                     "' has a parameter at ", offset, " beyond its ", entry->numel, " elements");
+        out.tensors.emplace_back("state." + std::to_string(j) + "." + stateKey,
+                                 index.readRange(key, offset, numel).view(shape));
+      }
+      continue;
+    }
     const std::string difference = checkpoint::layoutDifference(entry->layout, it->second->layout);
     FATHOM_CHECK(difference.empty(), ConfigError, index.path(), ": '", terminalSafe(key), "' belongs to buffer '",
                  it->second->name, "', which differs: ", difference, " (another model or wrapping)");
     out.tensors.emplace_back(
         name,
         index.readRange(key, it->second->offset, it->second->tensor.numel()).to(it->second->tensor.scalar_type()));
-    cut.insert(i);
   }
   for (const auto& [name, t] : saved.tensors) {
     const long long i = stateIndex(name);
-    FATHOM_CHECK(shardOf.count(i) == 0 || t.dim() == 0 || cut.count(i) > 0, ConfigError, index.path(),
+    FATHOM_CHECK(savedLayout.count(i) == 0 || t.dim() == 0 || cut.count(i) > 0, ConfigError, index.path(),
                  ": has no entry for ", component, "/", terminalSafe(name), " (", savedFile, " holds it)");
   }
   return out;

@@ -387,14 +387,25 @@ std::filesystem::path Accelerator::loadState(std::optional<std::filesystem::path
         index.emplace(folder, manifest);
       return *index;
     };
-    // Per-process (sharded) files are resharded only within their strategy: the flat buffers of FSDP / ZeRO-3
-    // units and of ZeRO-1/2 buckets are laid out differently, and DDP keeps none.
+    // A run that shards nothing (DDP, one process) takes a sharded checkpoint whole: the model merged, the
+    // optimizer state cut into the parameters it steps, named through each buffer's layout.
+    bool wholeRun = true;
+    std::unordered_map<const c10::TensorImpl*, std::string> wholeNames;
+    for (const auto& engine : m_engines) {
+      wholeRun = wholeRun && engine->steppedShards().empty();
+      if (engine->steppedShards().empty()) {
+        for (const auto& item : engine->module()->named_parameters(/*recurse=*/true))
+          wholeNames.emplace(item.value().unsafeGetTensorImpl(), item.key());
+      }
+    }
+    // Otherwise per-process (sharded) files are resharded only within their strategy: the flat buffers of FSDP /
+    // ZeRO-3 units and of ZeRO-1/2 buckets are laid out differently.
     const auto requireSameStrategy = [&](const std::string& file) {
-      FATHOM_CHECK(manifest.strategy == strategy(), ConfigError, (folder / file).string(), ": a sharded file saved by ",
-                   manifest.worldSize, " process(es) with strategy ", manifest.strategy, "; this run has ",
-                   numProcesses(), " with strategy ", strategy(),
-                   " (a sharded checkpoint reshards onto another number of processes of the same strategy only; "
-                   "checkpoint::mergeShardedModel puts its model together for any strategy)");
+      FATHOM_CHECK(manifest.strategy == strategy() || wholeRun, ConfigError, (folder / file).string(),
+                   ": a sharded file saved by ", manifest.worldSize, " process(es) with strategy ", manifest.strategy,
+                   "; this run has ", numProcesses(), " with strategy ", strategy(),
+                   " (a sharded checkpoint reshards onto the same strategy, or loads whole into a run that shards "
+                   "nothing; checkpoint::mergeShardedModel puts its model together for any strategy)");
     };
     for (std::size_t i = 0; i < m_engines.size(); ++i) {
       parallel::DataParallelEngine& engine = *m_engines[i];
@@ -411,6 +422,15 @@ std::filesystem::path Accelerator::loadState(std::optional<std::filesystem::path
       FATHOM_CHECK(checkpoint::lists(manifest, rankFile("model", i, 0)), StorageError, manifestPath, ": lists neither ",
                    full, " nor ", rankFile("model", i, 0), " (model ", i, " was not saved)");
       requireSameStrategy(rankFile("model", i, savedRank));
+      if (wholeRun) {
+        // The full model from every process's file (Accelerate's merge-weights), checked like model.safetensors.
+        StateDict state{checkpoint::mergeShardedModel(folder, component("model", i)), {}};
+        checkFullModel(*engine.module(), state, (folder / rankFile("model", i, 0)).string() + " (merged)");
+        for (auto& [name, t] : state.tensors)
+          t = t.to(m_device);
+        apply.push_back([&engine, state = std::move(state)] { engine.loadFullStateDict(state.tensors); });
+        continue;
+      }
       auto* sharded = dynamic_cast<parallel::FullyShardedEngine*>(&engine);
       FATHOM_CHECK(sharded != nullptr && savesShardedModel(m_options, engine), ConfigError,
                    (folder / rankFile("model", i, savedRank)).string(),
@@ -445,14 +465,14 @@ std::filesystem::path Accelerator::loadState(std::optional<std::filesystem::path
         file = rankFile("optimizer", j, rank);
         if (checkpoint::lists(manifest, rankFile("optimizer", j, 0))) {
           requireSameStrategy(rankFile("optimizer", j, savedRank));
-          if (resharding) {
+          if (resharding || wholeRun) {
             // Values and 0-dim state (step) from old rank 0's file; the per-element state re-cut through the index.
             const std::string first = rankFile("optimizer", j, 0);
             const std::string firstPath = (folder / first).string();
             torch::optim::Optimizer& inner = optimizer->optimizer();
             const StateDict state =
                 resharding::reshardOptimizer(shardIndex(), component("optimizer", j), shardIndex().file(first),
-                                             firstPath, inner, steppedShardsOf(m_bindings, inner));
+                                             firstPath, inner, steppedShardsOf(m_bindings, inner), wholeNames);
             apply.push_back(checkpoint::stageOptimizerStateDict(inner, state, firstPath + " (resharded)"));
             continue;
           }

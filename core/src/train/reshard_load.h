@@ -36,12 +36,16 @@ std::function<void()> stageReshardedModel(checkpoint::ShardIndex& index, const s
 /// (optimizer type, param_groups) and 0-dim tensors ("step") of `saved` (the old rank 0's file, every process
 /// steps every shard the same number of times) and the state of parameters that are not shards, with `shapes` this
 /// optimizer's; for each parameter that is a shard (`shards`, by TensorImpl), every "<component>/state.<i>.<key>"
-/// entry re-cut to this process's range. ConfigError naming index.json when the layout of parameter i's buffer
-/// differs from the checkpoint's. `savedFile` names the file in messages.
-checkpoint::StateDict
-reshardOptimizer(checkpoint::ShardIndex& index, const std::string& component, const checkpoint::StateDict& saved,
-                 const std::string& savedFile, const torch::optim::Optimizer& optimizer,
-                 const std::unordered_map<const c10::TensorImpl*, parallel::SteppedShard>& shards);
+/// entry re-cut to this process's range. A saved buffer whose parameter index is not a shard here is cut into the
+/// parameters of its layout, found by name in `wholeNames` (the module parameters this optimizer steps whole, by
+/// TensorImpl: ZeRO-1/2 on one process, DDP), and the groups' "params" renumbered for this optimizer. ConfigError
+/// naming index.json when the layout of a buffer differs from the checkpoint's or names a parameter not stepped
+/// here. `savedFile` names the file in messages.
+checkpoint::StateDict reshardOptimizer(checkpoint::ShardIndex& index, const std::string& component,
+                                       const checkpoint::StateDict& saved, const std::string& savedFile,
+                                       const torch::optim::Optimizer& optimizer,
+                                       const std::unordered_map<const c10::TensorImpl*, parallel::SteppedShard>& shards,
+                                       const std::unordered_map<const c10::TensorImpl*, std::string>& wholeNames);
 
 /// The deterministic seed of the CPU (and CUDA) generators of a process that has no random_states_<rank> file in a
 /// resharded load (rank >= the saving world size): a fixed mix of the rank and the checkpoint's optimizer steps.
