@@ -39,8 +39,8 @@ constexpr int kSaveAt = 3;  ///< optimizer steps before the checkpoint (mid-epoc
 constexpr int kSteps = 6;   ///< optimizer steps of a whole run
 constexpr std::int64_t kGlobalBatch = 12;  ///< samples per micro-step on any number of processes
 
-/// "fsdp-sharded" (FULL_SHARD, SHARDED_STATE_DICT), "zero3", "zero2" (full model, sharded optimizer), or "ddp" (for
-/// the strategy-family refusal).
+/// "fsdp-sharded" (FULL_SHARD, SHARDED_STATE_DICT), "shard_grad_op" (SHARD_GRAD_OP, SHARDED_STATE_DICT), "zero3",
+/// "zero2" (full model, sharded optimizer), or "ddp" (for the strategy-family refusal).
 fathom::train::AcceleratorOptions optionsFor(const std::string& strategy, int timeoutMs, const std::string& dir) {
   fathom::train::AcceleratorOptions options;
   options.cpu = true;
@@ -53,9 +53,10 @@ fathom::train::AcceleratorOptions optionsFor(const std::string& strategy, int ti
   // once per optimizer step. Without it Accelerate steps the scheduler num_processes times per optimizer step, so a
   // run on 2 processes follows another schedule than one on 4 from the checkpoint on (docs/checkpoint.md).
   options.dataLoader.splitBatches = true;
-  if (strategy == "fsdp-sharded") {
+  if (strategy == "fsdp-sharded" || strategy == "shard_grad_op") {
     fathom::parallel::FsdpOptions fsdp;
-    fsdp.shardingStrategy = fathom::parallel::FsdpShardingStrategy::FullShard;
+    fsdp.shardingStrategy = strategy == "shard_grad_op" ? fathom::parallel::FsdpShardingStrategy::ShardGradOp
+                                                        : fathom::parallel::FsdpShardingStrategy::FullShard;
     fsdp.stateDictType = fathom::parallel::FsdpStateDictType::ShardedStateDict;
     options.fsdp = fsdp;
   } else if (strategy == "zero3" || strategy == "zero2") {
@@ -275,6 +276,9 @@ private slots:
 #else
   void zero3FourToTwoAndOne() {
     reshardAndCompare(u"zero3"_s, 4, {{2, {}}, {1, {}}});
+  }
+  void shardGradOpFourToTwo() {
+    reshardAndCompare(u"shard_grad_op"_s, 4, {{2, {}}});
   }
   /// ZeRO-2: the model file is whole; the optimizer's bucket shards are re-cut (4 -> 2), or cut into the parameters
   /// (4 -> 1: ZeRO-2 on one process runs as DDP).
