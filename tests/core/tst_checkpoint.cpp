@@ -473,6 +473,61 @@ private slots:
     QVERIFY2(contains(e, "manifest.json: the checkpoint has 1 registered object(s), this run prepared 2"), e.c_str());
   }
 
+  /// A loader position saved on N processes continues at the same sample of the epoch on M (docs/checkpoint.md,
+  /// "Resharding"): k steps of T samples become k·T / T' steps of T'; refused when T' does not divide k·T; a finished
+  /// epoch stays finished.
+  void loaderPositionReshardsToTheSameSample() {
+    auto dataset = std::make_shared<fathom::models::RegressionDataset>(
+        fathom::models::RegressionDatasetOptions{.numSamples = 48, .dim = 4, .seed = 3});
+    fathom::train::GradientState gradients;
+    const auto shard = [&](int processes, std::int64_t batch) {
+      fathom::data::DataLoader base(dataset, {.batchSize = batch, .shuffle = true, .seed = 11});
+      return std::make_unique<fathom::train::DataLoaderShard>(
+          base, fathom::train::ShardContext{.processIndex = 0, .numProcesses = processes, .state = &gradients});
+    };
+    const auto consume = [](fathom::train::DataLoaderShard& loader, std::int64_t n) {
+      loader.setEpoch(1);
+      std::int64_t taken = 0;
+      for (const auto& batch : loader) {
+        (void)batch;
+        if (++taken == n)
+          break;
+      }
+      return loader.stateDict();
+    };
+    const auto saved = consume(*shard(4, 3), 2);  // 2 steps of 4 x 3: samples [0, 24) of epoch 1's order
+    QVERIFY(saved.value("total_batch_size") != nullptr);
+    QCOMPARE(*saved.value("total_batch_size"), std::string("12"));
+    auto two = shard(2, 6);
+    two->loadStateDict(saved, "dl_state_dict.safetensors");
+    QCOMPARE(two->epoch(), std::int64_t{1});
+    QCOMPARE(two->batchesConsumed(), std::int64_t{2});
+    // Rank 0 of 2 then takes samples [24, 30) of the order: what ranks 0 and 1 of 4 would have taken next.
+    const std::vector<std::int64_t> order =
+        fathom::data::DataLoader(dataset, {.batchSize = 6, .shuffle = true, .seed = 11}).sampleOrder(1);
+    const fathom::data::Batch expected =
+        dataset->getBatch(fathom::data::IndexBatch(order.begin() + 24, order.begin() + 30));
+    {
+      const auto next = two->begin();
+      QVERIFY(at::equal((*next).input, expected.input));
+    }
+    auto one = shard(1, 8);
+    one->loadStateDict(saved, "dl_state_dict.safetensors");
+    QCOMPARE(one->batchesConsumed(), std::int64_t{3});  // 24 samples = 3 steps of 8
+    auto five = shard(2, 5);
+    const std::string e = messageOf([&] { five->loadStateDict(saved, "dl_state_dict.safetensors"); });
+    QVERIFY2(contains(e, "dl_state_dict.safetensors: the data loader was saved with 4 process(es) and batch_size 3, "
+                         "this one has 2 and 5: the position is sample 24 of epoch 1 (2 step(s) of 12 samples), which "
+                         "is not a whole number of this run's steps of 10 samples"),
+             e.c_str());
+    QCOMPARE(five->batchesConsumed(), std::int64_t{0});  // nothing loaded
+    const auto finished = consume(*shard(4, 3), 100);    // the whole epoch
+    auto after = shard(2, 6);
+    after->loadStateDict(finished, "dl_state_dict.safetensors");
+    QCOMPARE(after->batchesConsumed(), std::int64_t{4});
+    QCOMPARE(after->size(), std::int64_t{0});
+  }
+
   void aFailedSaveLeavesThePreviousCheckpoints() {
     QTemporaryDir dir;
     Setup s(dir.path().toStdString());

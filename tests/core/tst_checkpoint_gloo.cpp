@@ -157,22 +157,12 @@ class TestCheckpointGloo : public QObject {
   /// Runs one phase on `world` processes; returns their results (exit code 0 expected unless checked otherwise).
   static QList<fathom::test::WorkerResult> startPhase(const QString& phase, const QString& strategy, int world,
                                                       const QString& dir) {
-    qputenv("FATHOM_TEST_SCENARIO", (phase + u':' + strategy).toUtf8());
-    qputenv("FATHOM_TEST_DIR", dir.toUtf8());
-    QList<int> ranks;
-    for (int rank = 0; rank < world; ++rank)
-      ranks << rank;
-    return fathom::test::runWorkerGroup(world, ranks, 60'000);
+    return fathom::test::runScenarioPhase(phase, strategy, world, dir);
   }
   static void runPhase(const QString& phase, const QString& strategy, int world, const QString& dir) {
-    const auto results = startPhase(phase, strategy, world, dir);
-    for (int rank = 0; rank < world; ++rank) {
-      const auto& r = results[rank];
-      QVERIFY2(
-          r.exitCode == 0,
-          qPrintable(
-              u"%1 %2, rank %3 exit %4:\n%5%6"_s.arg(phase, strategy).arg(rank).arg(r.exitCode).arg(r.out, r.err)));
-    }
+    const QString failure =
+        fathom::test::firstFailure(startPhase(phase, strategy, world, dir), phase + u' ' + strategy);
+    QVERIFY2(failure.isEmpty(), qPrintable(failure));
   }
   static void addRows(const std::vector<std::pair<const char*, int>>& rows) {
     QTest::addColumn<QString>("strategy");

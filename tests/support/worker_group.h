@@ -61,6 +61,30 @@ inline QList<WorkerResult> runWorkerGroup(int world, const QList<int>& ranks, in
   return results;
 }
 
+/// One phase of a scenario test (tst_checkpoint_gloo, tst_checkpoint_reshard): runs ranks 0..world-1 with
+/// FATHOM_TEST_SCENARIO = "<phase>:<variant>" and FATHOM_TEST_DIR = `dir` in their environment.
+inline QList<WorkerResult> runScenarioPhase(const QString& phase, const QString& variant, int world, const QString& dir,
+                                            int timeoutMs = 60'000) {
+  qputenv("FATHOM_TEST_SCENARIO", (phase + u':' + variant).toUtf8());
+  qputenv("FATHOM_TEST_DIR", dir.toUtf8());
+  QList<int> ranks;
+  for (int rank = 0; rank < world; ++rank)
+    ranks << rank;
+  return runWorkerGroup(world, ranks, timeoutMs);
+}
+
+/// Empty when every worker exited with 0; otherwise `what`, the first failing rank, its exit code and its output.
+inline QString firstFailure(const QList<WorkerResult>& results, const QString& what) {
+  for (qsizetype rank = 0; rank < results.size(); ++rank) {
+    const WorkerResult& r = results[rank];
+    if (r.exitCode != 0) {
+      return what + QStringLiteral(", rank ") + QString::number(rank) + QStringLiteral(" exit ") +
+             QString::number(r.exitCode) + QStringLiteral(":\n") + r.out + r.err;
+    }
+  }
+  return {};
+}
+
 /// The worker's side of runWorkerGroup: joins the Gloo group on 127.0.0.1 through the store the test hosts.
 inline std::unique_ptr<runtime::ProcessGroup> joinWorkerGroup(int rank, int world, int port, int timeoutMs) {
   return runtime::ProcessGroup::create({.rank = rank,

@@ -3,4 +3,5 @@
 target_sources(fathom_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/checkpoint_folder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/checkpoint_staging.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/shard_index.cpp
   ${CMAKE_CURRENT_LIST_DIR}/training_state.cpp)

@@ -3,6 +3,7 @@
 // reads) is core/checkpoint's; here is what each component saves, and the agreement between processes.
 #include <fathom/checkpoint/checkpoint_folder.h>
 #include <fathom/checkpoint/checkpoint_staging.h>
+#include <fathom/checkpoint/shard_index.h>
 #include <fathom/checkpoint/training_state.h>
 #include <fathom/common/build_info.h>
 #include <fathom/common/clock.h>
@@ -15,10 +16,15 @@
 #include <fathom/telemetry/sqlite_tracker.h>
 #include <fathom/train/accelerator.h>
 
+#include "reshard_load.h"
+
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
+#include <torch/utils.h>
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -94,6 +100,21 @@ void checkFullModel(const torch::nn::Module& module, const StateDict& state, con
   }
 }
 
+using Bindings = std::vector<std::pair<const torch::optim::Optimizer*, parallel::DataParallelEngine*>>;
+
+/// The tensors `optimizer` steps that are shards of flat buffers (FSDP / ZeRO units, ZeRO-1/2 buckets), by tensor.
+std::unordered_map<const c10::TensorImpl*, parallel::SteppedShard>
+steppedShardsOf(const Bindings& bindings, const torch::optim::Optimizer& inner) {
+  std::unordered_map<const c10::TensorImpl*, parallel::SteppedShard> shards;
+  for (const auto& [bound, engine] : bindings) {
+    if (bound != &inner)
+      continue;
+    for (parallel::SteppedShard& shard : engine->steppedShards())
+      shards.emplace(shard.tensor.unsafeGetTensorImpl(), std::move(shard));
+  }
+  return shards;
+}
+
 }  // namespace
 
 struct Accelerator::SaveContext {
@@ -160,13 +181,7 @@ void Accelerator::writeStateFiles(SaveContext& context) {
     const auto optimizer = m_optimizers[j].lock();
     FATHOM_CHECK(optimizer != nullptr, ConfigError, "save_state: prepared optimizer ", j, " no longer exists");
     torch::optim::Optimizer& inner = optimizer->optimizer();
-    std::unordered_map<const c10::TensorImpl*, parallel::SteppedShard> shards;
-    for (const auto& [bound, engine] : m_bindings) {
-      if (bound != &inner)
-        continue;
-      for (parallel::SteppedShard& shard : engine->steppedShards())
-        shards.emplace(shard.tensor.unsafeGetTensorImpl(), std::move(shard));
-    }
+    const auto shards = steppedShardsOf(m_bindings, inner);
     const StateDict state = checkpoint::optimizerStateDict(inner);
     if (shards.empty()) {
       if (main)
@@ -362,12 +377,35 @@ std::filesystem::path Accelerator::loadState(std::optional<std::filesystem::path
     expectCount("data_loaders", m_loaders.size(), "data loader(s)");
     expectCount("custom_objects", m_customObjects.size(), "registered object(s)");
     const int rank = processIndex();
-    // Per-process (sharded) files only mean something on the same layout.
-    const auto requireSameLayout = [&](const std::string& file) {
-      FATHOM_CHECK(manifest.worldSize == numProcesses() && manifest.strategy == strategy(), ConfigError,
-                   (folder / file).string(), ": a sharded file saved by ", manifest.worldSize,
-                   " process(es) with strategy ", manifest.strategy, "; this run has ", numProcesses(),
-                   " with strategy ", strategy(), " (resharding is not supported yet)");
+    // Sharded files saved by another number of processes are re-cut for this run (docs/checkpoint.md,
+    // "Resharding"): rank r reads its new range of every flat buffer from whichever old rank files hold it.
+    const bool resharding = manifest.worldSize != numProcesses();
+    const int savedRank = std::min(rank, manifest.worldSize - 1);  // the old rank file named in messages
+    std::optional<checkpoint::ShardIndex> index;
+    const auto shardIndex = [&]() -> checkpoint::ShardIndex& {
+      if (!index)
+        index.emplace(folder, manifest);
+      return *index;
+    };
+    // A run that shards nothing (DDP, one process) takes a sharded checkpoint whole: the model merged, the
+    // optimizer state cut into the parameters it steps, named through each buffer's layout.
+    bool wholeRun = true;
+    std::unordered_map<const c10::TensorImpl*, std::string> wholeNames;
+    for (const auto& engine : m_engines) {
+      wholeRun = wholeRun && engine->steppedShards().empty();
+      if (engine->steppedShards().empty()) {
+        for (const auto& item : engine->module()->named_parameters(/*recurse=*/true))
+          wholeNames.emplace(item.value().unsafeGetTensorImpl(), item.key());
+      }
+    }
+    // Otherwise per-process (sharded) files are resharded only within their strategy: the flat buffers of FSDP /
+    // ZeRO-3 units and of ZeRO-1/2 buckets are laid out differently.
+    const auto requireSameStrategy = [&](const std::string& file) {
+      FATHOM_CHECK(manifest.strategy == strategy() || wholeRun, ConfigError, (folder / file).string(),
+                   ": a sharded file saved by ", manifest.worldSize, " process(es) with strategy ", manifest.strategy,
+                   "; this run has ", numProcesses(), " with strategy ", strategy(),
+                   " (a sharded checkpoint reshards onto the same strategy, or loads whole into a run that shards "
+                   "nothing; checkpoint::mergeShardedModel puts its model together for any strategy)");
     };
     for (std::size_t i = 0; i < m_engines.size(); ++i) {
       parallel::DataParallelEngine& engine = *m_engines[i];
@@ -383,10 +421,25 @@ std::filesystem::path Accelerator::loadState(std::optional<std::filesystem::path
       }
       FATHOM_CHECK(checkpoint::lists(manifest, rankFile("model", i, 0)), StorageError, manifestPath, ": lists neither ",
                    full, " nor ", rankFile("model", i, 0), " (model ", i, " was not saved)");
-      requireSameLayout(mine);
+      requireSameStrategy(rankFile("model", i, savedRank));
+      if (wholeRun) {
+        // The full model from every process's file (Accelerate's merge-weights), checked like model.safetensors.
+        StateDict state{checkpoint::mergeShardedModel(folder, component("model", i)), {}};
+        checkFullModel(*engine.module(), state, (folder / rankFile("model", i, 0)).string() + " (merged)");
+        for (auto& [name, t] : state.tensors)
+          t = t.to(m_device);
+        apply.push_back([&engine, state = std::move(state)] { engine.loadFullStateDict(state.tensors); });
+        continue;
+      }
       auto* sharded = dynamic_cast<parallel::FullyShardedEngine*>(&engine);
-      FATHOM_CHECK(sharded != nullptr && savesShardedModel(m_options, engine), ConfigError, (folder / mine).string(),
+      FATHOM_CHECK(sharded != nullptr && savesShardedModel(m_options, engine), ConfigError,
+                   (folder / rankFile("model", i, savedRank)).string(),
                    ": a sharded model state; this run saves model ", i, " whole (state dict type or strategy differ)");
+      if (resharding) {
+        apply.push_back(resharding::stageReshardedModel(shardIndex(), component("model", i), rankFile("model", i, 0),
+                                                        *sharded, m_device));
+        continue;
+      }
       StateDict state = checkpoint::readVerified(folder, manifest, mine);
       std::map<std::string, std::string> layout;
       sharded->shardedStateDict(layout);
@@ -410,8 +463,20 @@ std::filesystem::path Accelerator::loadState(std::optional<std::filesystem::path
       std::string file = indexed("optimizer", j);
       if (!checkpoint::lists(manifest, file)) {
         file = rankFile("optimizer", j, rank);
-        if (checkpoint::lists(manifest, rankFile("optimizer", j, 0)))
-          requireSameLayout(file);
+        if (checkpoint::lists(manifest, rankFile("optimizer", j, 0))) {
+          requireSameStrategy(rankFile("optimizer", j, savedRank));
+          if (resharding || wholeRun) {
+            // Values and 0-dim state (step) from old rank 0's file; the per-element state re-cut through the index.
+            const std::string first = rankFile("optimizer", j, 0);
+            const std::string firstPath = (folder / first).string();
+            torch::optim::Optimizer& inner = optimizer->optimizer();
+            const StateDict state =
+                resharding::reshardOptimizer(shardIndex(), component("optimizer", j), shardIndex().file(first),
+                                             firstPath, inner, steppedShardsOf(m_bindings, inner), wholeNames);
+            apply.push_back(checkpoint::stageOptimizerStateDict(inner, state, firstPath + " (resharded)"));
+            continue;
+          }
+        }
       }
       const StateDict state = checkpoint::readVerified(folder, manifest, file);
       apply.push_back(checkpoint::stageOptimizerStateDict(optimizer->optimizer(), state, (folder / file).string()));
@@ -460,19 +525,27 @@ std::filesystem::path Accelerator::loadState(std::optional<std::filesystem::path
           checkpoint::readVerified(folder, manifest, "custom_checkpoint_" + std::to_string(c) + ".safetensors");
       apply.push_back([this, c, state = std::move(state)] { m_customObjects[c].load(state); });
     }
-    const std::string rngFile = "random_states_" + std::to_string(rank) + ".safetensors";
+    // RNG: each process takes its own rank's generators. In a load onto more processes than saved, a rank without
+    // a file takes the counters from random_states_0 (they are the same on every rank) and seeds its generators
+    // with resharding::reshardSeed (docs/checkpoint.md, "Resharding").
+    const bool ownRng = !resharding || rank < manifest.worldSize;
+    const std::string rngFile = "random_states_" + std::to_string(ownRng ? rank : 0) + ".safetensors";
     StateDict rng = checkpoint::readVerified(folder, manifest, rngFile);
     const std::int64_t step = number(rng, "step", (folder / rngFile).string());
     const std::int64_t optimizerSteps = number(rng, "optimizer_steps", (folder / rngFile).string());
     FATHOM_CHECK(rng.tensor("torch_cpu") != nullptr, ConfigError, (folder / rngFile).string(),
                  ": no torch_cpu generator state");
-    apply.push_back([this, rng = std::move(rng), step, optimizerSteps, path = (folder / rngFile).string()] {
-      checkpoint::loadRngStateDict(rng, path);
-      m_gradientState.setStep(step);
-      m_optimizerSteps = optimizerSteps;
-      if (m_comm)
-        m_comm->markStep(m_optimizerSteps + 1);
-    });
+    apply.push_back(
+        [this, rng = std::move(rng), step, optimizerSteps, ownRng, rank, path = (folder / rngFile).string()] {
+          if (ownRng)
+            checkpoint::loadRngStateDict(rng, path);
+          else
+            torch::manual_seed(resharding::reshardSeed(rank, optimizerSteps));
+          m_gradientState.setStep(step);
+          m_optimizerSteps = optimizerSteps;
+          if (m_comm)
+            m_comm->markStep(m_optimizerSteps + 1);
+        });
   } catch (...) {
     failure = std::current_exception();
   }

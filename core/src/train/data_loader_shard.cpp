@@ -10,6 +10,7 @@
 
 #include <array>
 #include <deque>
+#include <string_view>
 
 namespace fathom::train {
 
@@ -358,17 +359,72 @@ checkpoint::StateDict DataLoaderShard::stateDict() const {
   out.values["dataset_size"] = std::to_string(m_loader.isIterable() ? -1 : m_loader.dataset()->size());
   out.values["batch_size"] = std::to_string(m_loader.options().batchSize);
   out.values["num_processes"] = std::to_string(m_context.numProcesses);
+  out.values["total_batch_size"] = std::to_string(totalBatchSize());  // samples per step: resharding maps by it
   out.values["mode"] = toString(m_mode);
   return out;
 }
 
+namespace {
+
+/// Where a loader saved by `state` resumes on `loader`: this rank's batches to skip in the saved epoch. The same
+/// count on the same number of processes and batch size. Otherwise (a resharded load, docs/checkpoint.md
+/// "Resharding") the saved position is a number of samples of the epoch's shuffled order, k steps of T samples,
+/// and this run skips k·T / T' steps of its T' samples: exact when T' divides k·T. A position past the epoch's last
+/// whole step (its uneven last step, topped up by even_batches according to the number of processes) is the end of
+/// the epoch: it was only ever saved once the epoch's last batch was consumed. ConfigError naming `file` when the
+/// position cannot be carried over without changing the data order.
+std::int64_t resumeBatches(const DataLoaderShard& loader, const checkpoint::StateDict& state,
+                           const checkpoint::StateDict& mine, const std::string& file) {
+  const std::int64_t epoch = std::stoll(*state.value("epoch"));
+  const std::int64_t batches = std::stoll(*state.value("batches"));
+  if (*state.value("num_processes") == mine.values.at("num_processes") &&
+      *state.value("batch_size") == mine.values.at("batch_size"))
+    return batches;
+  const std::string what = detail::concat(file, ": the data loader was saved with ", *state.value("num_processes"),
+                                          " process(es) and batch_size ", *state.value("batch_size"), ", this one has ",
+                                          mine.values.at("num_processes"), " and ", mine.values.at("batch_size"));
+  FATHOM_CHECK(loader.mode() == ShardMode::BatchSampler, ConfigError, what, ": a ", toString(loader.mode()),
+               " loader's position cannot be carried to another number of processes (only map-style "
+               "batch_sampler loaders reshard)");
+  const std::string* savedTotal = state.value("total_batch_size");
+  FATHOM_CHECK(savedTotal != nullptr, ConfigError, what,
+               ": the position has no total_batch_size (saved by an older Fathom), so it cannot be resharded");
+  std::int64_t total = 0;
+  try {
+    total = std::stoll(*savedTotal);
+  } catch (const std::logic_error&) {
+    throw ConfigError(detail::concat(file, ": total_batch_size '", *savedTotal, "' is not a number"));
+  }
+  FATHOM_CHECK(total >= 1, ConfigError, file, ": total_batch_size is ", total, ", expected >= 1");
+  const std::int64_t size = loader.base().dataset()->size();
+  const std::int64_t here = loader.totalBatchSize();
+  if (batches > size / total) {
+    // The epoch's last (uneven) step was consumed: the epoch is over, on any number of processes.
+    return static_cast<std::int64_t>(
+        indexBatches(loader.base(), epoch, loader.sharding(), loader.context().processIndex).size());
+  }
+  const std::int64_t samples = batches * total;
+  FATHOM_CHECK(samples % here == 0, ConfigError, what, ": the position is sample ", samples, " of epoch ", epoch, " (",
+               batches, " step(s) of ", total, " samples), which is not a whole number of this run's steps of ", here,
+               " samples; resuming there would change the data order (choose a batch size whose total divides it)");
+  return samples / here;
+}
+
+}  // namespace
+
 void DataLoaderShard::checkStateDict(const checkpoint::StateDict& state, const std::string& file) const {
   const checkpoint::StateDict mine = stateDict();
+  // On another number of processes the batch size may change too (resumeBatches maps the position, or refuses).
+  const std::string* savedProcesses = state.value("num_processes");
+  const bool resharded = savedProcesses != nullptr && *savedProcesses != mine.values.at("num_processes");
   for (const char* key : {"seed", "shuffle", "dataset_size", "batch_size", "num_processes", "mode"}) {
     const std::string* saved = state.value(key);
     FATHOM_CHECK(saved != nullptr, ConfigError, file, ": the data loader position has no '", key, "'");
-    FATHOM_CHECK(*saved == mine.values.at(key), ConfigError, file, ": the data loader was saved with ", key, " ",
-                 *saved, ", this one has ", mine.values.at(key), " (its position would not mean the same batches)");
+    const bool reshardable =
+        std::string_view(key) == "num_processes" || (resharded && std::string_view(key) == "batch_size");
+    FATHOM_CHECK(reshardable || *saved == mine.values.at(key), ConfigError, file, ": the data loader was saved with ",
+                 key, " ", *saved, ", this one has ", mine.values.at(key),
+                 " (its position would not mean the same batches)");
   }
   const std::string* epoch = state.value("epoch");
   const std::string* batches = state.value("batches");
@@ -376,15 +432,19 @@ void DataLoaderShard::checkStateDict(const checkpoint::StateDict& state, const s
   try {
     FATHOM_CHECK(std::stoll(*epoch) >= 0 && std::stoll(*batches) >= 0, ConfigError, file, ": negative epoch ", *epoch,
                  " or batches ", *batches);
+    std::stoll(*state.value("num_processes"));
+    std::stoll(*state.value("batch_size"));
   } catch (const std::logic_error&) {
-    throw ConfigError(detail::concat(file, ": epoch '", *epoch, "' or batches '", *batches, "' is not a number"));
+    throw ConfigError(detail::concat(file, ": epoch '", *epoch, "', batches '", *batches, "', num_processes or ",
+                                     "batch_size is not a number"));
   }
+  resumeBatches(*this, state, mine, file);
 }
 
 void DataLoaderShard::loadStateDict(const checkpoint::StateDict& state, const std::string& file) {
   checkStateDict(state, file);
   const std::int64_t e = std::stoll(*state.value("epoch"));
-  const std::int64_t b = std::stoll(*state.value("batches"));
+  const std::int64_t b = resumeBatches(*this, state, stateDict(), file);
   setEpoch(e);
   m_resumeSkip = std::max<std::int64_t>(0, b - m_skip);  // skipFirstBatches' own skip applies anyway
   m_activeSkip = 0;

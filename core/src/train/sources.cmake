@@ -8,6 +8,7 @@ target_sources(fathom_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/accelerator_collectives.cpp
   ${CMAKE_CURRENT_LIST_DIR}/accelerator_options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/accelerator_profile.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/accelerator_reshard.cpp
   ${CMAKE_CURRENT_LIST_DIR}/accelerator_state.cpp
   ${CMAKE_CURRENT_LIST_DIR}/accelerator_workspace.cpp
   ${CMAKE_CURRENT_LIST_DIR}/data_loader_shard.cpp

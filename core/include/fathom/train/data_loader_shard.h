@@ -92,11 +92,14 @@ public:
   /// consumed.
   std::int64_t batchesConsumed() const;
   /// The position for a checkpoint: values "epoch", "batches" (batchesConsumed) and, to refuse another data
-  /// setup on load, "seed", "shuffle", "dataset_size", "batch_size", "num_processes", "mode".
+  /// setup on load, "seed", "shuffle", "dataset_size", "batch_size", "num_processes", "mode", plus
+  /// "total_batch_size" (samples per step) to carry the position to another number of processes.
   checkpoint::StateDict stateDict() const;
   /// Resumes at a saved position: selects its epoch, and the next iteration of that epoch skips its consumed
-  /// batches (Accelerate's skip_first_batches, carried by the checkpoint), once. ConfigError naming `file` and the
-  /// value when the data setup differs.
+  /// batches (Accelerate's skip_first_batches, carried by the checkpoint), once. Saved on another number of
+  /// processes (a resharded load), the position is carried to the same sample of the epoch: k steps of T samples
+  /// become k·T / T' steps of this loader's T' (docs/checkpoint.md, "Resharding"). ConfigError naming `file` and the
+  /// value when the data setup differs or the position cannot be carried exactly.
   void loadStateDict(const checkpoint::StateDict& state, const std::string& file);
   /// loadStateDict's checks alone (ConfigError naming `file`); changes nothing.
   void checkStateDict(const checkpoint::StateDict& state, const std::string& file) const;
