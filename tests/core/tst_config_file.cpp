@@ -114,6 +114,7 @@ private slots:
   void controlCharactersSurviveTheRoundTrip() {
     for (const std::string value : {"a10\r", "tab\there", "two\nlines", "bell\x07", "del\x7f"}) {
       AccelerateConfig cfg;
+      cfg.set("distributed_type", std::string("MULTI_CPU"));
       cfg.set("fathom.planner.hardware", std::string(value));
       cfg.set("fathom.command", std::vector<std::string>{"train", value});
       const std::string text = emitConfig(cfg);

@@ -180,13 +180,13 @@ private slots:
     }
     // Numbers are taken exactly or the line is no event (found by fuzz_text_values: a world size of 1.4e28 reached
     // nlohmann's cast to int, undefined behaviour; 2^32 + 2 ranks became 2).
-    const std::string run = R"({"event":"run","version":2,"run_id":3,"name":"r","workspace":"w.sqlite",)";
-    QVERIFY(parseLaunchEvent(run + R"("world_size":2,"ranks":[0,1]})"));
-    QVERIFY(parseLaunchEvent(run + R"("world_size":2.0,"ranks":[0,1]})"));  // a whole number written as a double
+    const std::string runLine = R"({"event":"run","version":2,"run_id":3,"name":"r","workspace":"w.sqlite",)";
+    QVERIFY(parseLaunchEvent(runLine + R"("world_size":2,"ranks":[0,1]})"));
+    QVERIFY(parseLaunchEvent(runLine + R"("world_size":2.0,"ranks":[0,1]})"));  // a whole number written as a double
     for (const std::string tail :
          {R"("world_size":1.44444e28,"ranks":[0,1]})", R"("world_size":4294967298,"ranks":[0]})",
           R"("world_size":2,"ranks":[0,1.5]})", R"("world_size":2,"ranks":[0,1e300]})"}) {
-      QVERIFY2(!parseLaunchEvent(run + tail), tail.c_str());
+      QVERIFY2(!parseLaunchEvent(runLine + tail), tail.c_str());
     }
     QVERIFY(!parseLaunchEvent(R"({"event":"rank_ended","rank":0,"local_rank":0,"attempt":0,"pid":7,"exit_code":1,)"
                               R"("signal":1e40})"));
