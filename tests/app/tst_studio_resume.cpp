@@ -84,6 +84,40 @@ private slots:
     QCOMPARE(studio::resumeCommand(words(command), u"/data/exp/checkpoints/checkpoint_3"_s), expected);
   }
 
+  // A checkpoint whose folder is gone (rotated away by --save_total_limit, or deleted) stays listed, as the workspace
+  // keeps its record, but reads "(deleted)" and cannot be selected to resume from.
+  void aDeletedCheckpointCannotBeChosen() {
+    QTemporaryDir dir;
+    const QString kept = dir.filePath(u"checkpoints/checkpoint_1"_s);
+    QVERIFY(QDir().mkpath(kept));
+    QFile manifest(kept + u"/manifest.json"_s);
+    QVERIFY(manifest.open(QIODevice::WriteOnly));
+    manifest.close();
+    views::RunDetails details;
+    details.row.info.id = store::RunId{3};
+    details.artifacts.push_back({store::ArtifactId{1}, store::RunId{3},
+                                 store::Artifact{store::ArtifactKind::Checkpoint,
+                                                 dir.filePath(u"checkpoints/checkpoint_0"_s).toStdString(), 10},
+                                 1.0});
+    details.artifacts.push_back({store::ArtifactId{2}, store::RunId{3},
+                                 store::Artifact{store::ArtifactKind::Checkpoint, kept.toStdString(), 10}, 2.0});
+    views::RunDetailsPage page;
+    page.setDetails(details);
+    const views::CheckpointsModel* model = page.checkpointsModel();
+    QCOMPARE(model->rowCount(), 2);
+    QCOMPARE(model->index(0, views::CheckpointsModel::NameColumn).data().toString(), u"checkpoint_0 (deleted)"_s);
+    QVERIFY(!(model->flags(model->index(0, 0)) & Qt::ItemIsEnabled));
+    QVERIFY(model->index(0, 0).data(Qt::ToolTipRole).toString().contains(u"--save_total_limit"_s));
+    QCOMPARE(model->index(1, views::CheckpointsModel::NameColumn).data().toString(), u"checkpoint_1"_s);
+    QVERIFY(model->flags(model->index(1, 0)) & Qt::ItemIsSelectable);
+    auto* table = page.findChild<QTableView*>(u"checkpointsTable"_s);
+    QVERIFY(table != nullptr);
+    table->selectRow(0);
+    QVERIFY(!table->selectionModel()->hasSelection());
+    table->selectRow(1);
+    QVERIFY(table->selectionModel()->hasSelection());
+  }
+
   // A run without a stored specification (not started by fathom launch) cannot be started again: the button stays
   // disabled. A specification without fathom.command is refused naming what is missing.
   void aRunWithoutASpecificationCannotBeResumed() {

@@ -12,7 +12,8 @@ namespace fathom::views {
 /// A run's checkpoints: its artifacts of kind "checkpoint" (store::ArtifactRow, what Accelerator::saveState() records
 /// once a checkpoint is published), one row each in the order they were saved: the folder's name, the bytes of its
 /// files, when it was recorded, and its path. Other artifacts (traces, exports) are left out. A row stays after
-/// rotation deleted its folder (the workspace keeps the record).
+/// rotation (or a user) deleted its folder, as the workspace keeps the record: it then reads "(deleted)" and is
+/// disabled, so it cannot be chosen to resume from. Whether a folder is there is read by setArtifacts().
 class CheckpointsModel : public QAbstractTableModel {
   Q_OBJECT
 
@@ -28,6 +29,7 @@ public:
   /// Replaces the rows with the checkpoint artifacts among `artifacts`.
   void setArtifacts(const std::vector<store::ArtifactRow>& artifacts);
 
+  Qt::ItemFlags flags(const QModelIndex& index) const override;
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
@@ -35,6 +37,7 @@ public:
 
 private:
   std::vector<store::ArtifactRow> m_rows;
+  std::vector<bool> m_present;  ///< per row: the folder still holds a published checkpoint (its manifest.json)
 };
 
 }  // namespace fathom::views
