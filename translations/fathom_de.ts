@@ -978,6 +978,14 @@ Umschalt+Ziehen über die Zeitleiste wählt einen aus</translation>
         <source>Folder</source>
         <translation>Ordner</translation>
     </message>
+    <message>
+        <source>%1 no longer holds this checkpoint: deleted by --save_total_limit rotation or by hand.</source>
+        <translation>%1 enthält diesen Checkpoint nicht mehr: gelöscht durch die Rotation von --save_total_limit oder von Hand.</translation>
+    </message>
+    <message>
+        <source>%1 (deleted)</source>
+        <translation>%1 (gelöscht)</translation>
+    </message>
 </context>
 <context>
     <name>fathom::views::CollectivesModel</name>

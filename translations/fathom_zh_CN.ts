@@ -975,6 +975,14 @@ Shift+drag over the timeline to select one</source>
         <source>Folder</source>
         <translation>文件夹</translation>
     </message>
+    <message>
+        <source>%1 no longer holds this checkpoint: deleted by --save_total_limit rotation or by hand.</source>
+        <translation>%1 中已不再有此检查点：已被 --save_total_limit 轮换或手动删除。</translation>
+    </message>
+    <message>
+        <source>%1 (deleted)</source>
+        <translation>%1（已删除）</translation>
+    </message>
 </context>
 <context>
     <name>fathom::views::CollectivesModel</name>
