@@ -214,7 +214,8 @@ struct TraceReader::Impl {
       if (!unescapeJsonString(rawKey.substr(1, rawKey.size() - 2), key)) {
         fail(indexOf(rawKey), "malformed member name");
       }
-      // JSON text is UTF-8 (RFC 8259); the metadata keeps the name as a JSON key, which nlohmann cannot write otherwise.
+      // JSON text is UTF-8 (RFC 8259); the metadata keeps the name as a JSON key, which nlohmann cannot write
+      // otherwise.
       if (!isValidUtf8(key)) {
         fail(indexOf(rawKey), "member name is not valid UTF-8");
       }
