@@ -310,14 +310,16 @@ public:
   /// file per process (in parallel) plus index.json. Atomic: all processes write into a staging folder, agree, and the
   /// main process publishes it with one rename after manifest.json; a failure on any process publishes nothing,
   /// leaves earlier checkpoints as they were and throws on every process (StorageError / ConfigError naming the file
-  /// and the reason). Returns the published folder. Collective.
+  /// and the reason). When it tracks into a workspace (the sqlite tracker), the main process records the published
+  /// folder as a run artifact of kind checkpoint (path, bytes). Returns the published folder. Collective.
   std::filesystem::path saveState(std::optional<std::filesystem::path> outputDir = std::nullopt);
   /// Accelerate's load_state: restores what saveState wrote (default folder: the highest `checkpoint_<n>` under
   /// `<projectDir>/checkpoints`, automatic naming only). Every file read is verified against manifest.json (size,
   /// CRC-32) and checked against this run (models' parameter names and shapes, strategy and sharding layout,
   /// optimizer type, data setup) before anything is changed; a mismatch on any process throws on every process,
   /// naming the file and what differs, and leaves everything as it was. Prepared loaders resume at the next batch of
-  /// the saved epoch. With automatic naming saveIteration() becomes n + 1. Returns the folder loaded. Collective.
+  /// the saved epoch. With automatic naming saveIteration() becomes n + 1. A sharded checkpoint saved by another number
+  /// of processes is resharded (docs/checkpoint.md, "Resharding"). Returns the folder loaded. Collective.
   std::filesystem::path loadState(std::optional<std::filesystem::path> inputDir = std::nullopt);
   /// Accelerate's register_for_checkpointing: `object`'s stateDict() is saved (by the main process) as
   /// custom_checkpoint_<i>.safetensors by saveState, and given back to loadStateDict() by loadState, in
