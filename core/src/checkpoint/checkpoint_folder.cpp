@@ -50,13 +50,6 @@ T integerAt(const nlohmann::json& object, const char* key, const std::filesystem
   return *v;
 }
 
-/// A name the manifest or index may give a file of the checkpoint: a plain name inside the folder. Anything else
-/// ("../x", "/etc/passwd", "a/b") would make loading read, and verification checksum, files outside the checkpoint.
-bool isPlainFileName(const std::string& name) {
-  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
-         name.find('\0') == std::string::npos;
-}
-
 /// One process's slice of a sharded unit, as index.json lists it, checked against the unit and its file.
 struct Slice {
   const at::Tensor* tensor = nullptr;
@@ -65,6 +58,11 @@ struct Slice {
 };
 
 }  // namespace
+
+bool isPlainFileName(const std::string& name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
+         name.find('\0') == std::string::npos;
+}
 
 const FileRecord* Manifest::find(const std::string& name) const {
   const auto it = std::find_if(files.begin(), files.end(), [&](const FileRecord& f) { return f.name == name; });

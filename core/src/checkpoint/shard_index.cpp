@@ -29,11 +29,6 @@ std::int64_t count(const nlohmann::json& object, const char* key, const std::str
   return *v;
 }
 
-bool plainName(const std::string& name) {
-  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
-         name.find('\0') == std::string::npos;
-}
-
 }  // namespace
 
 ShardIndex::ShardIndex(std::filesystem::path folder, Manifest manifest)
@@ -66,7 +61,7 @@ ShardIndex::ShardIndex(std::filesystem::path folder, Manifest manifest)
         ShardSlice s;
         s.rank = static_cast<int>(count(shard, "rank", name, where, std::numeric_limits<int>::max()));
         s.file = shard.at("file").get<std::string>();
-        FATHOM_CHECK(plainName(s.file), StorageError, where, ": ", name, " names file '", terminalSafe(s.file),
+        FATHOM_CHECK(isPlainFileName(s.file), StorageError, where, ": ", name, " names file '", terminalSafe(s.file),
                      "', not a plain file name in the checkpoint folder");
         s.key = shard.at("key").get<std::string>();
         s.numel = count(shard, "numel", name, where, t.globalNumel);

@@ -73,6 +73,9 @@ StateDict readVerified(const std::filesystem::path& folder, const Manifest& mani
 /// missing (naming the unit and the uncovered range).
 std::vector<std::pair<std::string, at::Tensor>> mergeShardedModel(const std::filesystem::path& folder,
                                                                   const std::string& component = "model");
+/// Whether `name` may name a file of a checkpoint in its manifest or index: a plain name inside the folder. Anything
+/// else ("../x", "/etc/passwd", "a/b") would make loading read, and verification checksum, files outside it.
+bool isPlainFileName(const std::string& name);
 /// Whether the manifest lists `name`.
 inline bool lists(const Manifest& manifest, const std::string& name) {
   return manifest.find(name) != nullptr;
