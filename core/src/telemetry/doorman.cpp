@@ -91,6 +91,16 @@ void Doorman::report(const std::optional<std::string>& line, bool asEvent) {
 }
 
 void Doorman::refuse(Pending& p, RefusalReason reason, const std::string& why, const protocol::Hello* hello) {
+  // Counted before the refusal is sent: a client that has read its refusal finds it in stats().
+  std::string what = "from " + p.peer;
+  if (hello != nullptr) {
+    what += " (rank " + std::to_string(hello->rank) + ", pid " + std::to_string(hello->pid) + ")";
+  }
+  report(m_refusals.refused(reason, what + ": " + why, Clock::now()), true);
+  {
+    std::lock_guard lock(m_statsMutex);
+    m_stats.refused = m_refusals.totals();
+  }
   std::string frame;
   protocol::FrameWriter(frame).refused(why);
   // A fresh socket's send buffer always has room for a short frame; whatever does not fit is not waited for.
@@ -100,11 +110,6 @@ void Doorman::refuse(Pending& p, RefusalReason reason, const std::string& why, c
     m_closing.erase(m_closing.begin());
   }
   m_closing.push_back({std::move(p.socket), Clock::now() + kLinger});
-  std::string what = "from " + p.peer;
-  if (hello != nullptr) {
-    what += " (rank " + std::to_string(hello->rank) + ", pid " + std::to_string(hello->pid) + ")";
-  }
-  report(m_refusals.refused(reason, what + ": " + why, Clock::now()), true);
 }
 
 void Doorman::serve(Pending& p) {
