@@ -410,27 +410,38 @@ private slots:
     bad["tensors"]["model/h.0"]["global_shape"] = {1000000000000000LL};
     bad["tensors"]["model/h.0"]["shards"][1]["offset"] = 999999999999996LL;
     e = merge(bad);
-    QVERIFY2(contains(e, "unit 'h.0' has no slice for elements [4, 999999999999996)"), e.c_str());
+    QVERIFY2(contains(e, "index.json: tensor 'model/h.0' has no slice for elements [4, 999999999999996)"), e.c_str());
     bad = good;
     bad["tensors"]["model/h.0"]["global_shape"] = {1000000000000000LL};
     e = merge(bad);
-    QVERIFY2(contains(e, "unit 'h.0' has slices up to element 8 of a global shape of 1000000000000000"), e.c_str());
+    QVERIFY2(contains(e, "tensor 'model/h.0' has slices up to element 8 of a global shape of 1000000000000000"),
+             e.c_str());
     bad = good;
     bad["tensors"]["model/h.0"]["shards"][1]["offset"] = 9223372036854775807LL;
     e = merge(bad);
-    QVERIFY2(contains(e, "model_rank1.safetensors: the slice of unit 'h.0' does not fit its index entry"), e.c_str());
+    QVERIFY2(contains(e, "tensor 'model/h.0' has \"offset\" 9223372036854775807, expected a whole number from 0 to 4"),
+             e.c_str());
     bad = good;
     bad["tensors"]["model/h.0"]["layout"]["parameters"][1]["offset"] = 7;
     e = merge(bad);
-    QVERIFY2(contains(e, "parameter 'b' of unit 'h.0' does not lie within the unit's 7 elements"), e.c_str());
+    QVERIFY2(contains(e, "parameter 'b' of tensor 'model/h.0' does not lie within its 7 data elements"), e.c_str());
     bad = good;
     bad["tensors"]["model/h.0"]["layout"]["parameters"][0]["shape"] = {4294967296LL, 4294967296LL};
     e = merge(bad);
-    QVERIFY2(contains(e, "parameter 'w' of unit 'h.0' does not lie within the unit's 7 elements"), e.c_str());
+    QVERIFY2(contains(e, "parameter 'w' of tensor 'model/h.0' does not lie within its 7 data elements"), e.c_str());
     bad = good;
     bad["tensors"]["model/h.0"]["layout"]["numel"] = 2.5;
     e = merge(bad);
-    QVERIFY2(contains(e, "\"numel\" must be an integer from 0 to 9223372036854775807, got 2.5"), e.c_str());
+    QVERIFY2(contains(e, "tensor 'model/h.0' has \"numel\" 2.5, expected a whole number from 0 to 8"), e.c_str());
+    bad = good;
+    bad["tensors"]["model/h.0"]["shards"][1]["key"] = "h.1";
+    e = merge(bad);
+    QVERIFY2(contains(e, "model_rank1.safetensors: has no tensor 'h.1' (index.json says it does)"), e.c_str());
+    bad = good;
+    bad["tensors"]["model/h.0"]["global_shape"] = {12};
+    bad["tensors"]["model/h.0"]["shards"][1]["numel"] = 8;
+    e = merge(bad);
+    QVERIFY2(contains(e, "model_rank1.safetensors: tensor 'h.0' has 4 elements, index.json says 8"), e.c_str());
   }
 
   void anotherModelIsRefusedByName() {

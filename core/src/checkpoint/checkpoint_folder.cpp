@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Checkpoint folders: numbering, listing, rotation, manifest.json and verified reads.
 #include <fathom/checkpoint/checkpoint_folder.h>
+#include <fathom/checkpoint/shard_index.h>
 #include <fathom/common/atomic_file.h>
 #include <fathom/common/checked_number.h>
 #include <fathom/common/error.h>
@@ -49,13 +50,6 @@ T integerAt(const nlohmann::json& object, const char* key, const std::filesystem
                std::to_string(low), " to ", std::to_string(std::numeric_limits<T>::max()), ", got ", quotedJson(value));
   return *v;
 }
-
-/// One process's slice of a sharded unit, as index.json lists it, checked against the unit and its file.
-struct Slice {
-  const at::Tensor* tensor = nullptr;
-  std::int64_t offset = 0;
-  std::int64_t numel = 0;
-};
 
 }  // namespace
 
@@ -226,104 +220,23 @@ StateDict readVerified(const std::filesystem::path& folder, const Manifest& mani
 
 std::vector<std::pair<std::string, at::Tensor>> mergeShardedModel(const std::filesystem::path& folder,
                                                                   const std::string& component) {
-  const Manifest manifest = readManifest(folder);
-  const std::string indexName = "index.json";
-  const FileRecord* indexRecord = manifest.find(indexName);
-  FATHOM_CHECK(indexRecord != nullptr, ConfigError, (folder / indexName).string(),
-               " is not part of the checkpoint: nothing in it is sharded");
-  verifyFile(folder, *indexRecord);
-  nlohmann::json index;
-  try {
-    std::ifstream in(folder / indexName);
-    index = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw StorageError(detail::concat((folder / indexName).string(), ": not valid JSON: ", e.what()));
-  }
-  std::map<std::string, StateDict> files;  // each process's file, read once
-  const auto fileNamed = [&](const std::string& name) -> const StateDict& {
-    auto it = files.find(name);
-    if (it == files.end())
-      it = files.emplace(name, readVerified(folder, manifest, name)).first;
-    return it->second;
-  };
+  ShardIndex index(folder, readManifest(folder));
   std::vector<std::pair<std::string, at::Tensor>> out;
-  const std::string prefix = component + "/";
-  const std::filesystem::path indexPath = folder / indexName;
   std::string rank0File;
-  try {
-    for (const auto& [key, entry] : index.at("tensors").items()) {
-      if (key.rfind(prefix, 0) != 0)
-        continue;
-      const std::string unit = terminalSafe(key.substr(prefix.size()));
-      const nlohmann::json& layout = entry.at("layout");
-      const std::int64_t numel = integerAt<std::int64_t>(layout, "numel", indexPath, 0);
-      const nlohmann::json& shape = entry.at("global_shape");
-      FATHOM_CHECK(shape.is_array() && shape.size() == 1, StorageError, indexPath.string(), ": unit '", unit,
-                   "' has global_shape ", quotedJson(shape), ", expected [elements]");
-      const std::optional<std::int64_t> global = jsonInteger<std::int64_t>(shape[0]);
-      FATHOM_CHECK(global && numel <= *global, StorageError, indexPath.string(), ": unit '", unit, "' has ", numel,
-                   " elements in a global shape of ", quotedJson(shape[0]));
-      // Every slice checked against its file and the unit before anything is allocated: the sizes in the index are
-      // only believed as far as the files' tensors back them.
-      std::vector<Slice> slices;
-      for (const auto& shard : entry.at("shards")) {
-        const std::string file = shard.at("file").get<std::string>();
-        const std::string sliceKey = shard.at("key").get<std::string>();
-        if (integerAt<int>(shard, "rank", indexPath, 0) == 0)
-          rank0File = file;
-        Slice slice;
-        slice.tensor = fileNamed(file).tensor(sliceKey);
-        FATHOM_CHECK(slice.tensor != nullptr, ConfigError, (folder / file).string(), ": has no tensor '",
-                     terminalSafe(sliceKey), "' (", indexName, " says it does)");
-        slice.offset = integerAt<std::int64_t>(shard, "offset", indexPath, 0);
-        slice.numel = integerAt<std::int64_t>(shard, "numel", indexPath, 0);
-        FATHOM_CHECK(
-            slice.tensor->numel() == slice.numel && slice.numel <= *global && slice.offset <= *global - slice.numel,
-            ConfigError, (folder / file).string(), ": the slice of unit '", unit, "' does not fit its index entry");
-        slices.push_back(slice);
-      }
-      // Which of [0, numel) the slices cover (hybrid strategies save the same slice on several processes).
-      std::sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) { return a.offset < b.offset; });
-      std::int64_t reached = 0;
-      for (const Slice& slice : slices) {
-        FATHOM_CHECK(slice.offset <= reached, ConfigError, indexPath.string(), ": unit '", unit,
-                     "' has no slice for elements [", reached, ", ", slice.offset, ")");
-        reached = std::max(reached, slice.offset + slice.numel);
-      }
-      FATHOM_CHECK(reached >= numel, ConfigError, indexPath.string(), ": unit '", unit, "' has no slice for elements [",
-                   reached, ", ", numel, ")");
-      // The processes' slices partition the whole padded buffer, so they reach its end.
-      FATHOM_CHECK(reached == *global, ConfigError, indexPath.string(), ": unit '", unit, "' has slices up to element ",
-                   reached, " of a global shape of ", *global);
-      // [0, reached) is covered by slices read from the files, so this allocation is backed by their bytes.
-      at::Tensor full = at::zeros({reached}, at::kFloat);
-      for (const Slice& slice : slices)
-        full.narrow(0, slice.offset, slice.numel).copy_(slice.tensor->reshape({-1}));
-      for (const auto& parameter : layout.at("parameters")) {
-        const std::string name = parameter.at("name").get<std::string>();
-        std::vector<std::int64_t> sizes;
-        CheckedInt64 elements{1};
-        for (const auto& d : parameter.at("shape")) {
-          const std::optional<std::int64_t> size = jsonInteger<std::int64_t>(d);
-          FATHOM_CHECK(size && *size >= 0, StorageError, indexPath.string(), ": parameter '", terminalSafe(name),
-                       "' of unit '", unit, "' has a bad shape ", quotedJson(parameter.at("shape")));
-          sizes.push_back(*size);
-          elements *= CheckedInt64{*size};
-        }
-        const std::int64_t offset = integerAt<std::int64_t>(parameter, "offset", indexPath, 0);
-        const std::optional<std::int64_t> n = elements.value();
-        FATHOM_CHECK(n && *n <= numel && offset <= numel - *n, ConfigError, indexPath.string(), ": parameter '",
-                     terminalSafe(name), "' of unit '", unit, "' does not lie within the unit's ", numel, " elements");
-        out.emplace_back(name, full.narrow(0, offset, *n).view(sizes).clone());
-      }
+  for (const std::string& key : index.keysWithPrefix(component + "/")) {
+    const ShardedTensor& unit = *index.find(key);
+    const at::Tensor data = index.readRange(key, 0, unit.numel);
+    for (const LayoutParameter& p : unit.parameters)
+      out.emplace_back(p.name, data.narrow(0, p.offset, p.numel).view(p.shape).clone());
+    for (const ShardSlice& slice : unit.slices) {
+      if (slice.rank == 0)
+        rank0File = slice.file;
     }
-  } catch (const nlohmann::json::exception& e) {
-    throw StorageError(detail::concat(indexPath.string(), ": malformed shard index: ", e.what()));
   }
-  FATHOM_CHECK(!out.empty(), ConfigError, (folder / indexName).string(), ": the checkpoint has no sharded '", component,
-               "'");
+  FATHOM_CHECK(!out.empty(), ConfigError, index.path(), ": the checkpoint has no sharded '", component, "'");
+  // Buffers are not sharded: every process saved the same ones, rank 0's are taken.
   if (!rank0File.empty()) {
-    for (const auto& [name, t] : fileNamed(rank0File).tensors) {
+    for (const auto& [name, t] : index.file(rank0File).tensors) {
       if (name.rfind("buffer.", 0) == 0)
         out.emplace_back(name.substr(7), t);
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // index.json for resharding on load: any element range of a sharded flat buffer, from the rank files that hold it.
 #include <fathom/checkpoint/shard_index.h>
+#include <fathom/common/checked_number.h>
 #include <fathom/common/error.h>
 #include <fathom/common/json_input.h>
 #include <fathom/common/terminal_text.h>
@@ -57,6 +58,27 @@ ShardIndex::ShardIndex(std::filesystem::path folder, Manifest manifest)
       const nlohmann::json& layout = entry.at("layout");
       t.numel = count(layout, "numel", name, where, t.globalNumel);
       t.layout = layout.dump();
+      if (const auto parameters = layout.find("parameters"); parameters != layout.end()) {
+        for (const auto& p : *parameters) {
+          LayoutParameter parameter;
+          parameter.name = p.at("name").get<std::string>();
+          const std::string what = "parameter '" + terminalSafe(parameter.name) + "' of " + name;
+          CheckedInt64 elements{1};
+          for (const auto& d : p.at("shape")) {
+            const std::optional<std::int64_t> size = jsonInteger<std::int64_t>(d);
+            FATHOM_CHECK(size && *size >= 0, StorageError, where, ": ", what, " has a bad shape ",
+                         quotedJson(p.at("shape")));
+            parameter.shape.push_back(*size);
+            elements *= CheckedInt64{*size};
+          }
+          parameter.offset = count(p, "offset", what, where);
+          const std::optional<std::int64_t> n = elements.value();
+          FATHOM_CHECK(n && *n <= t.numel && parameter.offset <= t.numel - *n, StorageError, where, ": ", what,
+                       " does not lie within its ", t.numel, " data elements");
+          parameter.numel = *n;
+          t.parameters.push_back(std::move(parameter));
+        }
+      }
       for (const auto& shard : entry.at("shards")) {
         ShardSlice s;
         s.rank = static_cast<int>(count(shard, "rank", name, where, std::numeric_limits<int>::max()));
@@ -70,6 +92,16 @@ ShardIndex::ShardIndex(std::filesystem::path folder, Manifest manifest)
       }
       std::sort(t.slices.begin(), t.slices.end(),
                 [](const ShardSlice& a, const ShardSlice& b) { return a.offset < b.offset; });
+      // The processes' slices partition the whole padded buffer (hybrid strategies save a slice on several
+      // processes): a gap or a shorter reach means the index does not describe what was saved.
+      std::int64_t reached = 0;
+      for (const ShardSlice& s : t.slices) {
+        FATHOM_CHECK(s.offset <= reached, StorageError, where, ": ", name, " has no slice for elements [", reached,
+                     ", ", s.offset, ")");
+        reached = std::max(reached, s.offset + s.numel);
+      }
+      FATHOM_CHECK(reached == t.globalNumel, StorageError, where, ": ", name, " has slices up to element ", reached,
+                   " of a global shape of ", t.globalNumel);
       m_tensors.emplace(key, std::move(t));
     }
   } catch (const nlohmann::json::exception& e) {
@@ -99,29 +131,35 @@ const StateDict& ShardIndex::file(const std::string& name) {
 at::Tensor ShardIndex::readRange(const std::string& key, std::int64_t begin, std::int64_t count) {
   const ShardedTensor* t = find(key);
   FATHOM_CHECK(t != nullptr, ConfigError, path(), ": has no sharded tensor '", terminalSafe(key), "'");
-  FATHOM_CHECK(begin >= 0 && count >= 0, ConfigError, path(), ": bad range [", begin, ", +", count, ") of '",
-               terminalSafe(key), "'");
-  at::Tensor out = at::zeros({count}, at::kFloat);
-  // Only the data elements are read; what lies beyond numel is padding, zero in every layout.
+  FATHOM_CHECK(begin >= 0 && count >= 0 && begin <= std::numeric_limits<std::int64_t>::max() - count, ConfigError,
+               path(), ": bad range [", begin, ", +", count, ") of '", terminalSafe(key), "'");
+  // Only the data elements are read; what lies beyond numel is padding, zero in every layout. The slices cover
+  // [0, globalNumel) (checked when the index was read), so every data element has one.
+  struct Piece {
+    const at::Tensor* stored;
+    std::int64_t from;    ///< the first element of the range this slice provides
+    std::int64_t to;      ///< one past the last
+    std::int64_t offset;  ///< the slice's first element
+  };
+  std::vector<Piece> pieces;
   const std::int64_t end = std::min(begin + count, t->numel);
-  std::int64_t reached = begin;  // [begin, reached) is filled; slices are sorted by offset
   for (const ShardSlice& s : t->slices) {
     const std::int64_t from = std::max(begin, s.offset);
     const std::int64_t to = std::min(end, s.offset + s.numel);
     if (from >= to)
       continue;
-    FATHOM_CHECK(from <= reached, ConfigError, path(), ": tensor '", terminalSafe(key), "' has no slice for elements [",
-                 reached, ", ", from, ")");
     const at::Tensor* stored = file(s.file).tensor(s.key);
     FATHOM_CHECK(stored != nullptr, ConfigError, (m_folder / s.file).string(), ": has no tensor '", terminalSafe(s.key),
                  "' (index.json says it does)");
     FATHOM_CHECK(stored->numel() == s.numel, ConfigError, (m_folder / s.file).string(), ": tensor '",
                  terminalSafe(s.key), "' has ", stored->numel(), " elements, index.json says ", s.numel);
-    out.narrow(0, from - begin, to - from).copy_(stored->reshape({-1}).narrow(0, from - s.offset, to - from));
-    reached = std::max(reached, to);
+    pieces.push_back({stored, from, to, s.offset});
   }
-  FATHOM_CHECK(reached >= end, ConfigError, path(), ": tensor '", terminalSafe(key), "' has no slice for elements [",
-               reached, ", ", end, ")");
+  // Allocated only now: the data part of the range is backed by the files' tensors just checked.
+  at::Tensor out = at::zeros({count}, at::kFloat);
+  for (const Piece& p : pieces)
+    out.narrow(0, p.from - begin, p.to - p.from)
+        .copy_(p.stored->reshape({-1}).narrow(0, p.from - p.offset, p.to - p.from));
   return out;
 }
 

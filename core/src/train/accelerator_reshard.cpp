@@ -15,7 +15,6 @@
 
 #include <map>
 #include <set>
-#include <tuple>
 
 namespace fathom::train::resharding {
 
@@ -109,29 +108,23 @@ checkpoint::StateDict reshardOptimizer(checkpoint::ShardIndex& index, const std:
   out.values["shapes"] = nlohmann::json(shapes).dump();
   // The saved buffers: parameter index in the saved optimizer → the layout of its flat buffer.
   const std::string prefix = component + "/";
-  std::map<long long, std::string> savedLayout;
+  std::map<long long, const checkpoint::ShardedTensor*> savedBuffer;
   for (const std::string& key : index.keysWithPrefix(prefix))
-    savedLayout[stateIndex(key.substr(prefix.size()))] = index.find(key)->layout;
+    savedBuffer[stateIndex(key.substr(prefix.size()))] = index.find(key);
   // A saved buffer this run does not step as a shard is cut into the parameters of its layout, stepped whole here
   // (ZeRO-1/2 on one process, a sharded checkpoint in a DDP run). The saved parameter numbering then no longer
   // applies: every saved state must belong to a buffer, and the groups are renumbered for this optimizer.
   bool unflatten = false;
-  for (const auto& [i, layout] : savedLayout)
+  for (const auto& [i, buffer] : savedBuffer)
     unflatten = unflatten || shardOf.count(i) == 0;
+  // The parameters of saved buffer i (each within its data elements, checked by ShardIndex), with their index here.
   const auto layoutParameters = [&](long long i) {
-    std::vector<std::tuple<long long, std::int64_t, std::vector<std::int64_t>>> out;  // (index here, offset, shape)
-    try {
-      const nlohmann::json layout = nlohmann::json::parse(savedLayout.at(i));  // kept alive for the loop
-      for (const auto& p : layout.at("parameters")) {
-        const std::string name = p.at("name").get<std::string>();
-        const auto it = wholeIndex.find(name);
-        FATHOM_CHECK(it != wholeIndex.end(), ConfigError, index.path(), ": parameter '", terminalSafe(name),
-                     "' of a saved buffer is not a parameter this run's optimizer steps (another model)");
-        out.emplace_back(it->second, p.at("offset").get<std::int64_t>(),
-                         p.at("shape").get<std::vector<std::int64_t>>());
-      }
-    } catch (const nlohmann::json::exception& e) {
-      throw ConfigError(detail::concat(index.path(), ": malformed buffer layout: ", e.what()));
+    std::vector<std::pair<long long, const checkpoint::LayoutParameter*>> out;
+    for (const checkpoint::LayoutParameter& p : savedBuffer.at(i)->parameters) {
+      const auto it = wholeIndex.find(p.name);
+      FATHOM_CHECK(it != wholeIndex.end(), ConfigError, index.path(), ": parameter '", terminalSafe(p.name),
+                   "' of a saved buffer is not a parameter this run's optimizer steps (another model)");
+      out.emplace_back(it->second, &p);
     }
     return out;
   };
@@ -152,7 +145,7 @@ checkpoint::StateDict reshardOptimizer(checkpoint::ShardIndex& index, const std:
     const long long i = stateIndex(name);
     FATHOM_CHECK(i >= 0, ConfigError, savedFile, ": unexpected tensor '", terminalSafe(name),
                  "' (state.<i>.<key> expected)");
-    const bool buffer = savedLayout.count(i) > 0;
+    const bool buffer = savedBuffer.count(i) > 0;
     FATHOM_CHECK(buffer || !unflatten, ConfigError, savedFile, ": holds the state of parameter ", i,
                  ", which is not part of a sharded buffer; it cannot be matched to this run's parameters");
     if (!buffer) {
@@ -161,7 +154,7 @@ checkpoint::StateDict reshardOptimizer(checkpoint::ShardIndex& index, const std:
       out.tensors.emplace_back(name, t);  // a shard's 0-dim state (AdamW's step), the same on every process
     } else if (t.dim() == 0) {
       const std::string key = name.substr(name.find('.', 6) + 1);
-      for (const auto& [j, offset, shape] : layoutParameters(i))
+      for (const auto& [j, parameter] : layoutParameters(i))
         out.tensors.emplace_back("state." + std::to_string(j) + "." + key, t.clone());
     }
   }
@@ -174,19 +167,9 @@ checkpoint::StateDict reshardOptimizer(checkpoint::ShardIndex& index, const std:
     const auto it = shardOf.find(i);
     if (it == shardOf.end()) {
       const std::string stateKey = name.substr(name.find('.', 6) + 1);
-      for (const auto& [j, offset, shape] : layoutParameters(i)) {
-        std::int64_t numel = 1;
-        for (const std::int64_t d : shape) {
-          FATHOM_CHECK(d >= 0 && (d == 0 || numel <= entry->numel / d), ConfigError, index.path(), ": '",
-                       terminalSafe(key), "' has a parameter of shape ", at::IntArrayRef(shape),
-                       " larger than its buffer");
-          numel *= d;
-        }
-        FATHOM_CHECK(offset >= 0 && offset <= entry->numel - numel, ConfigError, index.path(), ": '", terminalSafe(key),
-                     "' has a parameter at ", offset, " beyond its ", entry->numel, " elements");
+      for (const auto& [j, parameter] : layoutParameters(i))
         out.tensors.emplace_back("state." + std::to_string(j) + "." + stateKey,
-                                 index.readRange(key, offset, numel).view(shape));
-      }
+                                 index.readRange(key, parameter->offset, parameter->numel).view(parameter->shape));
       continue;
     }
     const std::string difference = checkpoint::layoutDifference(entry->layout, it->second->layout);
@@ -198,7 +181,7 @@ checkpoint::StateDict reshardOptimizer(checkpoint::ShardIndex& index, const std:
   }
   for (const auto& [name, t] : saved.tensors) {
     const long long i = stateIndex(name);
-    FATHOM_CHECK(savedLayout.count(i) == 0 || t.dim() == 0 || cut.count(i) > 0, ConfigError, index.path(),
+    FATHOM_CHECK(savedBuffer.count(i) == 0 || t.dim() == 0 || cut.count(i) > 0, ConfigError, index.path(),
                  ": has no entry for ", component, "/", terminalSafe(name), " (", savedFile, " holds it)");
   }
   return out;

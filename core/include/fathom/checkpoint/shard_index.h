@@ -22,19 +22,28 @@ struct ShardSlice {
   std::int64_t numel = 0;
 };
 
+/// One parameter's place in a sharded tensor's data elements, as its layout lists it.
+struct LayoutParameter {
+  std::string name;
+  std::int64_t offset = 0;
+  std::vector<std::int64_t> shape;
+  std::int64_t numel = 0;  ///< the product of shape; offset + numel <= the tensor's numel
+};
+
 /// One sharded tensor of index.json ("model/<unit>", "optimizer/state.<i>.exp_avg", ...): a flat buffer of
 /// `globalNumel` elements (padding included) whose first `numel` are data, cut into the saving processes' slices.
 struct ShardedTensor {
   std::int64_t globalNumel = 0;
-  std::int64_t numel = 0;  ///< the layout's "numel": elements that are data (the rest is zero padding)
-  std::string layout;      ///< the layout as saved (JSON text: numel, padded, parameters)
-  std::vector<ShardSlice> slices;
+  std::int64_t numel = 0;                   ///< the layout's "numel": elements that are data (the rest is zero padding)
+  std::string layout;                       ///< the layout as saved (JSON text: numel, padded, parameters)
+  std::vector<LayoutParameter> parameters;  ///< the layout's parameters, each within [0, numel)
+  std::vector<ShardSlice> slices;           ///< sorted by offset; together they cover [0, globalNumel)
 };
 
-/// A checkpoint's index.json, read and checked (every number an integer in range, every slice within its tensor,
-/// file names plain), for resharding on load: reads any element range of a sharded tensor's flat buffer from
-/// whichever rank files hold it, each file verified against the manifest and read once. mergeShardedModel (which
-/// keeps its own checks) reads the same file.
+/// A checkpoint's index.json, read and checked (every number an integer in range, every slice within its tensor and
+/// the slices covering it without a gap, every layout parameter within the data elements, file names plain): reads
+/// any element range of a sharded tensor's flat buffer from whichever rank files hold it, each file verified against
+/// the manifest and read once. The one reader of index.json: resharding on load and mergeShardedModel use it.
 class ShardIndex {
 public:
   /// Reads `folder`/index.json, verified against `manifest`. ConfigError when the manifest does not list it (nothing
@@ -46,9 +55,9 @@ public:
   /// The keys starting with `prefix`, in index order (sorted).
   std::vector<std::string> keysWithPrefix(const std::string& prefix) const;
   /// Elements [begin, begin + count) of `key`'s flat buffer as a 1-D fp32 tensor: data elements (below numel) from
-  /// the slices that hold them, the padding beyond numel zero. ConfigError naming the file or the uncovered range
-  /// when a slice's tensor is missing or does not fit, or no slice holds an element; StorageError when a rank file
-  /// is missing or fails verification (naming it).
+  /// the slices that hold them, the padding beyond numel zero. Every slice needed is checked against its file before
+  /// anything is allocated. ConfigError naming the file when a slice's tensor is missing or does not fit; StorageError
+  /// when a rank file is missing or fails verification (naming it).
   at::Tensor readRange(const std::string& key, std::int64_t begin, std::int64_t count);
   /// A rank file of the checkpoint, read and verified once (kept for later reads).
   const StateDict& file(const std::string& name);
