@@ -211,6 +211,17 @@ private slots:
     std::sort(entries.begin(), entries.end());
     QCOMPARE(entries, (std::vector<std::string>{"checkpoint_10", "checkpoint_9"}));
     QCOMPARE(s.accelerator.saveIteration(), 11);
+    // A deletion killed between the manifest and the rest left checkpoint_4 without one: the next rotation finishes
+    // it. A numbered folder above the kept ones is not rotation's to delete.
+    fs::create_directories(checkpoints / "checkpoint_4");
+    std::ofstream(checkpoints / "checkpoint_4" / "model.safetensors") << "rest";
+    fs::create_directories(checkpoints / "checkpoint_99");
+    s.accelerator.saveState();
+    entries.clear();
+    for (const auto& e : fs::directory_iterator(checkpoints))
+      entries.push_back(e.path().filename().string());
+    std::sort(entries.begin(), entries.end());
+    QCOMPARE(entries, (std::vector<std::string>{"checkpoint_10", "checkpoint_11", "checkpoint_99"}));
   }
 
   void layoutHasAccelerateNamesAndAManifest() {

@@ -106,6 +106,24 @@ std::vector<std::filesystem::path> rotateCheckpoints(const std::filesystem::path
     FATHOM_CHECK(!ec, StorageError, "cannot delete old checkpoint ", all[i].string(), ": ", ec.message());
     removed.push_back(all[i]);
   }
+  // A numbered folder without its manifest below the oldest one kept is a deletion interrupted between the manifest
+  // and the rest (publishing renames a folder that already holds its manifest, so it is nothing else): finished here.
+  const std::vector<std::filesystem::path> kept = listCheckpoints(parent);
+  if (kept.empty())
+    return removed;
+  const std::int64_t oldest = checkpointNumber(kept.front()).value_or(0);
+  std::error_code ec;
+  std::vector<std::filesystem::path> interrupted;
+  for (const auto& entry : std::filesystem::directory_iterator(parent, ec)) {
+    const auto number = checkpointNumber(entry.path());
+    if (number && *number < oldest && entry.is_directory() && !std::filesystem::exists(entry.path() / kManifestFile))
+      interrupted.push_back(entry.path());
+  }
+  for (const std::filesystem::path& folder : interrupted) {
+    std::filesystem::remove_all(folder, ec);
+    FATHOM_CHECK(!ec, StorageError, "cannot delete ", folder.string(), " (an interrupted deletion): ", ec.message());
+    removed.push_back(folder);
+  }
   return removed;
 }
 

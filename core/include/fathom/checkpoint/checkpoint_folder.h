@@ -47,8 +47,10 @@ std::optional<std::int64_t> checkpointNumber(const std::filesystem::path& folder
 /// The published checkpoint folders (`checkpoint_<n>` holding a manifest.json) under `parent`, by ascending n.
 /// Nothing when `parent` does not exist.
 std::vector<std::filesystem::path> listCheckpoints(const std::filesystem::path& parent);
-/// Deletes the oldest published checkpoints under `parent` so that at most `totalLimit` remain; returns the
-/// deleted folders. StorageError naming the folder that could not be deleted.
+/// Deletes the oldest published checkpoints under `parent` so that at most `totalLimit` remain (manifest.json first,
+/// so a deletion cut short leaves no checkpoint behind), and finishes such cut-short deletions (numbered folders
+/// without a manifest below the oldest kept); returns the deleted folders. StorageError naming the folder that could
+/// not be deleted.
 std::vector<std::filesystem::path> rotateCheckpoints(const std::filesystem::path& parent, int totalLimit);
 
 /// The size and CRC-32 of a written file. StorageError naming the file when it cannot be read.
