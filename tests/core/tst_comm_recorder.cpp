@@ -129,6 +129,29 @@ private slots:
     QCOMPARE(errorOf([&] { rec.markStep(2); }), u"markStep(2) would go back: the current step is 3"_s);
   }
 
+  /// loadState of an earlier checkpoint goes back (issue 22: a save that failed on a full disk, then a load; before,
+  /// markStep threw "would go back" after the load had been applied halfway). The steps from there are forgotten,
+  /// since they run again; the records stay.
+  void resumeAtGoesBackOrForward() {
+    CommRecorder rec({.capacity = 16, .maxSteps = 8});
+    for (std::int64_t step = 1; step <= 4; ++step) {
+      rec.markStep(step);
+      rec.append(record(CommKind::AllReduce, 100));
+    }
+    rec.resumeAt(2);
+    QCOMPARE(rec.currentStep(), 2);
+    QVERIFY(rec.stepTotals(1).has_value());
+    QCOMPARE(rec.stepTotals(2)->total().count, 0);
+    QVERIFY(!rec.stepTotals(3).has_value() && !rec.stepTotals(4).has_value());
+    rec.append(record(CommKind::AllReduce, 100));
+    QCOMPARE(rec.stepTotals(2)->total().count, 1);
+    rec.markStep(3);  // and on as usual
+    rec.resumeAt(6);  // forward: as markStep
+    QCOMPARE(rec.currentStep(), 6);
+    QCOMPARE(rec.records().size(), std::size_t{5});
+    QCOMPARE(errorOf([&] { rec.resumeAt(-1); }), u"resumeAt(-1): steps start at 0"_s);
+  }
+
   void pendingCallRecordsOnFinishOnlyAndUnderItsStartStep() {
     CommRecorder rec;
     PendingCall a = rec.begin(record(CommKind::AllReduce, 40, 0, "ddp.bucket.3"));

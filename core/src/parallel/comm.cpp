@@ -155,6 +155,10 @@ void Comm::markStep(std::int64_t step) {
   m_recorder->markStep(step);
 }
 
+void Comm::resumeAt(std::int64_t step) {
+  m_recorder->resumeAt(step);
+}
+
 std::vector<CommRecord> Comm::records() const {
   return m_recorder->records();
 }

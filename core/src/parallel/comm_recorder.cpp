@@ -134,6 +134,21 @@ void CommRecorder::markStep(std::int64_t step) {
   m_wavefront->markStep(step);
 }
 
+void CommRecorder::resumeAt(std::int64_t step) {
+  FATHOM_CHECK(step >= 0, ConfigError, "resumeAt(", step, "): steps start at 0");
+  {
+    const std::lock_guard lock(m_mutex);
+    if (step < m_currentStep.load(std::memory_order_relaxed)) {
+      std::erase_if(m_steps, [step](const StepTotals& s) { return s.step >= step; });
+      m_steps.push_back(StepTotals{.step = step, .byKind = {}, .byRequested = {}});
+      m_currentStep.store(step, std::memory_order_relaxed);
+      m_wavefront->markStep(step);
+      return;
+    }
+  }
+  markStep(step);
+}
+
 std::int64_t CommRecorder::currentStep() const {
   return m_currentStep.load(std::memory_order_relaxed);
 }

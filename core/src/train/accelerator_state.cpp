@@ -543,8 +543,9 @@ std::filesystem::path Accelerator::loadState(std::optional<std::filesystem::path
             torch::manual_seed(resharding::reshardSeed(rank, optimizerSteps));
           m_gradientState.setStep(step);
           m_optimizerSteps = optimizerSteps;
+          // An earlier checkpoint than the current step is a step back (a rollback, or a save that failed).
           if (m_comm)
-            m_comm->markStep(m_optimizerSteps + 1);
+            m_comm->resumeAt(m_optimizerSteps + 1);
         });
   } catch (...) {
     failure = std::current_exception();

@@ -86,6 +86,8 @@ public:
 
   /// Starts step `step` (see CommRecorder::markStep); later calls are totalled under it.
   void markStep(std::int64_t step);
+  /// Continues at step `step` after a checkpoint was loaded, forward or back (see CommRecorder::resumeAt).
+  void resumeAt(std::int64_t step);
   /// The records kept, oldest first.
   std::vector<CommRecord> records() const;
   /// Per-kind totals of one step, or std::nullopt when it was never marked or has been dropped.

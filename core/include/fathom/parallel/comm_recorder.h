@@ -48,6 +48,10 @@ public:
   /// Starts step `step`: later calls are counted under it. Steps must not go backwards (ConfigError naming both
   /// values); marking the current step again does nothing. Before the first mark the current step is 0.
   void markStep(std::int64_t step);
+  /// Continues at step `step` after a checkpoint was loaded (step >= 0; ConfigError otherwise): forward, as
+  /// markStep; backward (an earlier checkpoint), the totals of `step` and later are forgotten, since those steps run
+  /// again, and later calls are counted under `step`. The records kept keep their steps.
+  void resumeAt(std::int64_t step);
   /// The step calls are currently counted under.
   std::int64_t currentStep() const;
 
