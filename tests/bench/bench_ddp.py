@@ -22,13 +22,12 @@ import argparse
 import json
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
 import time
 
-from benchlib import HERE, RANK_PREFIX, BenchError, find_fathom
+from benchlib import HERE, RANK_PREFIX, BenchError, find_fathom, find_torch_python
 
 BASELINE = os.path.join(HERE, "torch_ddp_mlp.py")
 
@@ -45,23 +44,13 @@ def check_fathom_train(fathom):
 
 
 def find_python(explicit):
-    """An interpreter that can import torch: --python, this one, then Debian's /usr/bin/python3."""
-    candidates = [explicit] if explicit else [sys.executable, "/usr/bin/python3", shutil.which("python3")]
-    for py in candidates:
-        if not py or not os.path.exists(py):
-            continue
-        probe = subprocess.run([py, "-c", "import torch, torch.distributed as d; print(torch.__version__, "
-                                "d.is_available() and d.is_gloo_available())"],
-                               capture_output=True, text=True, timeout=120)
-        if probe.returncode == 0:
-            version, gloo = probe.stdout.split()
-            if gloo != "True":
-                raise BenchError(f"{py}: torch {version} has no Gloo backend")
-            return py, version
-    if explicit:
-        raise BenchError(f"--python {explicit}: cannot import torch")
-    raise BenchError("no Python with torch: install Debian's python3-torch (sudo installer/install-deps.sh "
-                     "--groups bench) or pass --python PATH to an interpreter that has torch")
+    """An interpreter whose torch has Gloo (benchlib.find_torch_python)."""
+    py, version = find_torch_python(explicit, "import torch, torch.distributed as d; print(torch.__version__, "
+                                              "d.is_available() and d.is_gloo_available())")
+    version, gloo = version.split()
+    if gloo != "True":
+        raise BenchError(f"{py}: torch {version} has no Gloo backend")
+    return py, version
 
 
 def parse_summary(stdout):

@@ -5,6 +5,8 @@ import glob
 import os
 import re
 import shutil
+import subprocess
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -35,3 +37,19 @@ def find_fathom(explicit):
         return on_path
     raise BenchError("no fathom binary: build one (cmake --preset default && cmake --build build/default --target fathom, "
                      "see docs/building.md) or pass --fathom PATH")
+
+
+def find_torch_python(explicit, probe="import torch; print(torch.__version__)"):
+    """An interpreter that can import torch: --python if given, this one, then Debian's /usr/bin/python3, then
+    python3 on PATH. Returns (path, what `probe` printed, stripped). Raises BenchError saying how to get one."""
+    candidates = [explicit] if explicit else [sys.executable, "/usr/bin/python3", shutil.which("python3")]
+    for py in candidates:
+        if not py or not os.path.exists(py):
+            continue
+        done = subprocess.run([py, "-c", probe], capture_output=True, text=True, timeout=120)
+        if done.returncode == 0:
+            return py, done.stdout.strip()
+    if explicit:
+        raise BenchError(f"--python {explicit}: cannot import torch")
+    raise BenchError("no Python with torch: install Debian's python3-torch (sudo installer/install-deps.sh "
+                     "--groups bench) or pass --python PATH to an interpreter that has torch")
