@@ -181,6 +181,8 @@ private slots:
              {"hybrid", 2},
              {"zero1", 4},
              {"zero1-offload", 2},
+             {"zero1-offload", 4},
+             {"fsdp-offload", 4},
              {"zero2", 4},
              {"zero2-offload", 4},
              {"zero3-offload", 4},
