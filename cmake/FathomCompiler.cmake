@@ -30,6 +30,14 @@ if(FATHOM_WARNINGS_AS_ERRORS)
   target_compile_options(fathom_warnings INTERFACE -Werror)
 endif()
 
+# Debug builds keep Qt 6's inline functions out of line (QByteArray::append(const char*), ...), and the linker exports
+# an executable's copy whenever a library of the process refers to the same name. Debian's LibTorch loads OpenCV's
+# highgui and with it Qt 5, whose static initializers then ran Qt 6 code under Qt 5's names: the asan suite's Qt
+# tests died at start (SEGV in QByteArray::insert called from libQt5Widgets' init). So Debug executables export
+# nothing (cmake/executable_exports.map). Release inlines those functions; its executables export a few dozen names.
+add_link_options(
+  "$<$<AND:$<CONFIG:Debug>,$<STREQUAL:$<TARGET_PROPERTY:TYPE>,EXECUTABLE>>:LINKER:--version-script=${PROJECT_SOURCE_DIR}/cmake/executable_exports.map>")
+
 if(FATHOM_SANITIZE)
   list(JOIN FATHOM_SANITIZE "," _fathom_san)
   add_compile_options(-fsanitize=${_fathom_san} -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
