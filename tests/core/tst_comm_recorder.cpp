@@ -243,6 +243,11 @@ private slots:
       best = std::min(best, ns / kCalls);
     }
     qInfo("recording overhead: %.1f ns per call (begin + finish, best of 3 x %d)", best, kCalls);
+#if !defined(__OPTIMIZE__) || defined(__SANITIZE_ADDRESS__)
+    // A budget for the shipped (optimized) build: unoptimized or instrumented code takes several times as long
+    // (5.9 us under the asan preset), so the number is only reported there.
+    QSKIP("the 1 us budget applies to optimized builds without sanitizers");
+#endif
     QVERIFY2(best < 1000.0, qPrintable(QString::number(best)));
   }
 
