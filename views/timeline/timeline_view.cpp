@@ -140,6 +140,9 @@ void TimelineView::updateIndex(std::shared_ptr<const trace::TimelineIndex> index
   const std::int64_t shift = baseOf(*m_index) - baseOf(*index);  // old trace time + shift = new trace time
   const trace::TimeRange range{m_range.startNs + shift, m_range.endNs + shift};
   const int scroll = verticalScrollBar()->value();
+  // The previous index stays alive until the layout has compared the new one against it (it holds a raw pointer;
+  // freeing it first was a use-after-free found by the asan suite).
+  const std::shared_ptr<const trace::TimelineIndex> previous = std::move(m_index);
   m_index = std::move(index);
   m_planLanes->setIndex(m_index.get());
   m_layout.updateIndex(m_index.get());  // the same lanes keep their arrangement (collapse, order, pins)
