@@ -14,7 +14,8 @@ void WrappingColumn::install(QTableView* view, int column) {
   new WrappingColumn(view, column);
 }
 
-WrappingColumn::WrappingColumn(QTableView* view, int column) : QObject(view), m_view(view), m_column(column) {
+WrappingColumn::WrappingColumn(QTableView* view, int column)
+    : QObject(view), m_view(view), m_viewport(view->viewport()), m_column(column) {
   QHeaderView* header = view->horizontalHeader();
   view->setWordWrap(true);
   header->setStretchLastSection(false);
@@ -22,7 +23,7 @@ WrappingColumn::WrappingColumn(QTableView* view, int column) : QObject(view), m_
   // Rows as tall as their wrapped texts, never lower than a row of one line.
   view->verticalHeader()->setMinimumSectionSize(view->verticalHeader()->defaultSectionSize());
   view->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  view->viewport()->installEventFilter(this);
+  m_viewport->installEventFilter(this);
   // The other columns resize to their contents when the data changes; this one follows.
   connect(header, &QHeaderView::sectionResized, this, [this](int logical) {
     if (logical != m_column) {
@@ -38,7 +39,7 @@ WrappingColumn::WrappingColumn(QTableView* view, int column) : QObject(view), m_
 }
 
 bool WrappingColumn::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == m_view->viewport() && event->type() == QEvent::Resize) {
+  if (watched == m_viewport && event->type() == QEvent::Resize) {
     fit();
   }
   return QObject::eventFilter(watched, event);

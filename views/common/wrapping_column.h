@@ -28,6 +28,9 @@ private:
   void fit();
 
   QTableView* m_view;
+  /// The viewport whose resizes are watched, kept so that eventFilter() never calls into m_view: the viewport's
+  /// last events arrive while the view is being destroyed (UBSan: a member call on a destroyed QAbstractScrollArea).
+  QWidget* m_viewport;
   int m_column;
 };
 
