@@ -268,7 +268,8 @@ private slots:
         QFAIL(qPrintable(u"job %1: no checkpoint published or loaded (within 60 s):\n"_s.arg(kill) + outputs));
       }
       if (choices > 0) {
-        const Event& loaded = readEvents(dir.path())[before];  // the first event of this job
+        const Event loaded =
+            readEvents(dir.path())[before];  // the first event of this job (a copy: the vector is a temporary)
         QVERIFY2(loaded.what == "loaded",
                  qPrintable(u"job %1 began with '%2'"_s.arg(kill).arg(QString::fromStdString(loaded.what))));
         bool ok = false;
