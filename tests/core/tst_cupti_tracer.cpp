@@ -270,7 +270,10 @@ private slots:
         kPairs;
     qInfo("push+pop without a tracer: %.2f ns per pair", ns);
     // A few ns on an idle core; the bound leaves room for a loaded CI machine and still catches a lock or a
-    // CUPTI call sneaking into the no-op path.
+    // CUPTI call sneaking into the no-op path. Unoptimized or instrumented code is slower (208 ns under asan).
+#if !defined(__OPTIMIZE__) || defined(__SANITIZE_ADDRESS__)
+    QSKIP("the 100 ns bound applies to optimized builds without sanitizers (the number is reported above)");
+#endif
     QVERIFY2(ns < 100.0, qPrintable(QString::number(ns)));
   }
 

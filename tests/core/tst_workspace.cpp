@@ -530,6 +530,9 @@ private slots:
     }
     qInfo("appendMetrics: %.0f points/s (best round of %d-point batches; target 200000)", best, kBatch);
     QCOMPARE(ws.metricsSince(MetricId{0}, 10).size(), std::size_t{10});
+#if !defined(__OPTIMIZE__) || defined(__SANITIZE_ADDRESS__)
+    QSKIP("the throughput target applies to optimized builds without sanitizers (the number is reported above)");
+#endif
     QVERIFY2(best >= 50'000, "appendMetrics is far below its 200,000 points/s target");
   }
 };
