@@ -1327,6 +1327,16 @@ Umschalt+Ziehen über die Zeitleiste wählt einen aus</translation>
     </message>
 </context>
 <context>
+    <name>fathom::views::HostGroupProxy</name>
+    <message numerus="yes">
+        <source>%1 (%n rank(s))</source>
+        <translation>
+            <numerusform>%1 (%n Rang)</numerusform>
+            <numerusform>%1 (%n Ränge)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::LiveRanksModel</name>
     <message>
         <source>exited</source>
@@ -3132,10 +3142,6 @@ Zeitpunkt-Ereignis bei %2</translation>
         <translation>Dieser Rechner</translation>
     </message>
     <message>
-        <source>Other hosts (saved for a later remote run)</source>
-        <translation>Anderen Hosts (für einen späteren entfernten Lauf gespeichert)</translation>
-    </message>
-    <message>
         <source>Probing this machine…</source>
         <translation>Dieser Rechner wird untersucht…</translation>
     </message>
@@ -3201,6 +3207,18 @@ Zeitpunkt-Ereignis bei %2</translation>
     <message>
         <source>fathom launch on each machine</source>
         <translation>fathom launch auf jeder Maschine</translation>
+    </message>
+    <message>
+        <source>Other hosts (over SSH, one agent per host)</source>
+        <translation>Andere Hosts (über SSH, ein Agent je Host)</translation>
+    </message>
+    <message>
+        <source>~/.ssh/config</source>
+        <translation>~/.ssh/config</translation>
+    </message>
+    <message>
+        <source>SSH configuration file:</source>
+        <translation>SSH-Konfigurationsdatei:</translation>
     </message>
 </context>
 <context>

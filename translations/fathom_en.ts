@@ -46,6 +46,16 @@
     </message>
 </context>
 <context>
+    <name>fathom::views::HostGroupProxy</name>
+    <message numerus="yes">
+        <source>%1 (%n rank(s))</source>
+        <translation>
+            <numerusform>%1 (%n rank)</numerusform>
+            <numerusform>%1 (%n ranks)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::RunTimelinePage</name>
     <message numerus="yes">
         <source>Whole run: %n window(s), all ranks</source>
@@ -111,6 +121,16 @@
         <translation>
             <numerusform>%1 on %n GPU: %2 per step</numerusform>
             <numerusform>%1 on %n GPUs: %2 per step</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::StepAlignmentView</name>
+    <message numerus="yes">
+        <source>%n rank(s); %1 collective(s); the ranks&apos; ends differ by %2.</source>
+        <translation>
+            <numerusform>%n rank; %1 collective(s); the ranks&apos; ends differ by %2.</numerusform>
+            <numerusform>%n ranks; %1 collective(s); the ranks&apos; ends differ by %2.</numerusform>
         </translation>
     </message>
 </context>

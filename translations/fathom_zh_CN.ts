@@ -1322,6 +1322,15 @@ Shift+drag over the timeline to select one</source>
     </message>
 </context>
 <context>
+    <name>fathom::views::HostGroupProxy</name>
+    <message numerus="yes">
+        <source>%1 (%n rank(s))</source>
+        <translation>
+            <numerusform>%1（%n 个秩）</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::LiveRanksModel</name>
     <message>
         <source>exited</source>
@@ -3117,10 +3126,6 @@ instant at %2</source>
         <translation>本机</translation>
     </message>
     <message>
-        <source>Other hosts (saved for a later remote run)</source>
-        <translation>其他主机（保存以供之后的远程运行）</translation>
-    </message>
-    <message>
         <source>Probing this machine…</source>
         <translation>正在探测本机…</translation>
     </message>
@@ -3185,6 +3190,18 @@ instant at %2</source>
     <message>
         <source>fathom launch on each machine</source>
         <translation>在每台机器上运行 fathom launch</translation>
+    </message>
+    <message>
+        <source>Other hosts (over SSH, one agent per host)</source>
+        <translation>其他主机（通过 SSH，每台主机一个代理）</translation>
+    </message>
+    <message>
+        <source>~/.ssh/config</source>
+        <translation>~/.ssh/config</translation>
+    </message>
+    <message>
+        <source>SSH configuration file:</source>
+        <translation>SSH 配置文件：</translation>
     </message>
 </context>
 <context>

@@ -57,7 +57,8 @@ int runLaunch(const LaunchCommandFlags& flags, const std::vector<std::string>& c
   config::WorkspaceSetting workspace;
   telemetry::RunRecordOptions record;
   MonitorSettings monitor;
-  launch::LaunchOptions options = flags.launch.resolve(&notes, &workspace, &record.name, &monitor);
+  config::RunSpec spec;
+  launch::LaunchOptions options = flags.launch.resolve(&notes, &workspace, &record.name, &monitor, &spec);
   options.command = command;
   // With --json, stdout carries only the JSON lines: the workers' stdout joins their stderr on the launcher's.
   options.workerStdoutToStderr = flags.json;
@@ -66,8 +67,8 @@ int runLaunch(const LaunchCommandFlags& flags, const std::vector<std::string>& c
   // the workspace and send every worker's telemetry to this process's collector.
   std::optional<launch::LocalLauncher> local;
   std::optional<launch::MultiNodeLauncher> multi;
-  if (flags.ssh.given()) {
-    multi.emplace(flags.ssh.makeLauncher(std::move(options)));
+  if (flags.ssh.given(spec)) {
+    multi.emplace(flags.ssh.makeLauncher(std::move(options), spec));
     for (const launch::HostSlots& host : multi->options().hosts) {
       record.hosts.push_back(host.host);
     }

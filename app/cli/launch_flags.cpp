@@ -207,7 +207,8 @@ void LaunchFlags::addTo(CLI::App& cmd, Scope scope) {
 }
 
 launch::LaunchOptions LaunchFlags::resolve(std::vector<std::string>* notes, config::WorkspaceSetting* workspace,
-                                           std::string* runName, MonitorSettings* monitor) const {
+                                           std::string* runName, MonitorSettings* monitor,
+                                           config::RunSpec* resolvedSpec) const {
   // Config keys: fathom::config applies flag > environment > config file > default, per key.
   config::ResolveInputs inputs;
   if (given("config_file")) {
@@ -280,6 +281,9 @@ launch::LaunchOptions LaunchFlags::resolve(std::vector<std::string>* notes, conf
   if (monitor != nullptr) {
     monitor->options = telemetry::MonitorOptions::fromSpec(spec.fathom.monitor);
     monitor->abortOnHang = spec.fathom.monitor.effectiveHangAction() == config::HangAction::Abort;
+  }
+  if (resolvedSpec != nullptr) {
+    *resolvedSpec = spec;
   }
   if (notes != nullptr) {
     for (const auto& note : spec.notes) {

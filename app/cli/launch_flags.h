@@ -43,10 +43,11 @@ public:
   /// used, Accelerate quirks, settings Fathom ignores); the Accelerate-fallback note is left out, because the config
   /// layer already logs it. `workspace` (Scope::Launch) receives the workspace file resolved the same way
   /// (--workspace > FATHOM_WORKSPACE > fathom.workspace > default), `runName` the run's name (--run_name >
-  /// FATHOM_RUN_NAME > fathom.run_name; empty when none is given), `monitor` the run monitor's settings.
+  /// FATHOM_RUN_NAME > fathom.run_name; empty when none is given), `monitor` the run monitor's settings, `spec` the
+  /// resolved run specification (its `fathom:` section names the hosts of a multi-node launch).
   launch::LaunchOptions resolve(std::vector<std::string>* notes = nullptr,
                                 config::WorkspaceSetting* workspace = nullptr, std::string* runName = nullptr,
-                                MonitorSettings* monitor = nullptr) const;
+                                MonitorSettings* monitor = nullptr, config::RunSpec* spec = nullptr) const;
 
   /// Prints `notes` to stderr as "fathom <command>: note: ..." unless `options.quiet`.
   static void printNotes(const char* command, const std::vector<std::string>& notes,

@@ -3,6 +3,7 @@
 
 #include <fathom/common/error.h>
 #include <fathom/launch/host_list.h>
+#include <fathom/launch/launch_config.h>
 #include <fathom/launch/ssh_transport.h>
 
 #include <filesystem>
@@ -38,24 +39,43 @@ void SshLaunchFlags::addTo(CLI::App& cmd) {
       ->group(group);
 }
 
-bool SshLaunchFlags::given() const {
-  return m_cmd != nullptr && (m_cmd->count("--hosts") > 0 || m_cmd->count("--hostfile") > 0);
+bool SshLaunchFlags::given(const config::RunSpec& spec) const {
+  const bool flags = m_cmd != nullptr && (m_cmd->count("--hosts") > 0 || m_cmd->count("--hostfile") > 0);
+  const bool configured =
+      spec.fathom.launcher == config::Launcher::Ssh && (!spec.fathom.hosts.empty() || spec.fathom.hostfile.has_value());
+  return flags || configured;
 }
 
-launch::MultiNodeLauncher SshLaunchFlags::makeLauncher(launch::LaunchOptions options) const {
+launch::MultiNodeLauncher SshLaunchFlags::makeLauncher(launch::LaunchOptions options,
+                                                       const config::RunSpec& spec) const {
   FATHOM_CHECK(m_cmd->count("--hosts") == 0 || m_cmd->count("--hostfile") == 0, ConfigError,
                "give --hosts or --hostfile, not both");
   launch::MultiNodeOptions o;
-  o.hosts = m_cmd->count("--hosts") > 0 ? launch::parseHostList(m_hosts) : launch::readHostfile(m_hostfile);
+  if (m_cmd->count("--hosts") > 0) {
+    o.hosts = launch::parseHostList(m_hosts);
+  } else if (m_cmd->count("--hostfile") > 0) {
+    o.hosts = launch::readHostfile(m_hostfile);
+  } else {
+    o.hosts = launch::hostsFromRunSpec(spec);
+    o.hostsFlag = "fathom.hosts / fathom.hostfile";
+    // A configuration written for Accelerate's per-machine launch names the first host as main_process_ip; for a
+    // launch over ssh that means "the first host", which ssh resolves (its HostName), as when it is not given.
+    const std::string& first = spec.fathom.hosts.empty() ? std::string() : spec.fathom.hosts.front();
+    if (!first.empty() && options.mainProcessIp == first) {
+      options.mainProcessIp.clear();
+    }
+  }
+  FATHOM_CHECK(!o.hosts.empty(), ConfigError, o.hostsFlag, ": no host given");
   // slots=N in the hostfile gives the total unless --num_processes is on the command line (then they must agree).
   if (o.hosts.front().slotCount > 0 && m_cmd->count("--num_processes") == 0) {
     options.numProcesses = o.hosts.front().slotCount * static_cast<int>(o.hosts.size());
   }
   o.launch = std::move(options);
   launch::SshTransportOptions ssh;
-  ssh.sshConfig = m_sshConfig;
+  ssh.sshConfig = !m_sshConfig.empty() ? m_sshConfig : spec.fathom.sshConfig.value_or("");
   if (!ssh.sshConfig.empty()) {
-    FATHOM_CHECK(std::filesystem::is_regular_file(ssh.sshConfig), ConfigError, "--ssh_config ", m_sshConfig,
+    FATHOM_CHECK(std::filesystem::is_regular_file(ssh.sshConfig), ConfigError,
+                 m_sshConfig.empty() ? "fathom.ssh_config " : "--ssh_config ", ssh.sshConfig.string(),
                  ": no such file");
   }
   ssh.connectTimeout = std::chrono::seconds(m_connectTimeout);

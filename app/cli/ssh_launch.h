@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <fathom/config/run_spec.h>
 #include <fathom/launch/launch_options.h>
 #include <fathom/launch/multi_node_launcher.h>
 
@@ -15,11 +16,13 @@ namespace fathom::cli {
 class SshLaunchFlags {
 public:
   void addTo(CLI::App& cmd);
-  /// True when --hosts or --hostfile was given: the launch goes over SSH.
-  bool given() const;
-  /// The launcher for `options` (resolved as for one machine; numProcesses the total) on the hosts, over ssh.
-  /// Throws ConfigError for bad flags.
-  launch::MultiNodeLauncher makeLauncher(launch::LaunchOptions options) const;
+  /// True when the launch goes over SSH: --hosts or --hostfile was given, or the configuration says
+  /// `fathom.launcher: ssh` and names hosts (`fathom.hosts` or `fathom.hostfile`).
+  bool given(const config::RunSpec& spec) const;
+  /// The launcher for `options` (resolved as for one machine; numProcesses the total) on the hosts, over ssh. The
+  /// flags win over the configuration's `fathom.hosts` / `hostfile` / `ssh_user` / `ssh_config`. Throws ConfigError
+  /// for bad flags.
+  launch::MultiNodeLauncher makeLauncher(launch::LaunchOptions options, const config::RunSpec& spec) const;
   /// Prints what a finished multi-node launch came to (the failing host and its last lines, the teardown time).
   static void report(const launch::MultiNodeResult& result, bool quiet);
 

@@ -282,6 +282,31 @@ private slots:
     }
   }
 
+  /// A configuration that names its hosts (`fathom.launcher: ssh`, `fathom.hosts`, `fathom.ssh_config`) launches
+  /// over ssh with no host flag: what the Studio's wizard saves and launches.
+  void configurationNamesTheHosts() {
+    const QString out = dir(u"config-hosts"_s);
+    const QString config = out + u"/run.yaml"_s;
+    QFile file(config);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(u"compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_CPU\nnum_machines: 2\nnum_processes: 4\n"
+               "machine_rank: 0\nmain_process_ip: h1\nmain_process_port: %1\nuse_cpu: true\nfathom:\n  launcher: ssh\n"
+               "  hosts: [h1, h2]\n  ssh_config: %2\n"_s.arg(sshFlags(u"h1"_s).last(), m_sshd.configFile())
+                   .toUtf8());
+    file.close();
+    const fathom::test::CliRun r =
+        fathom::test::runFathom({u"launch"_s, u"--config_file"_s, config, u"--remote_fathom"_s,
+                                 fathom::test::fathomExecutable(), m_script, out, u"args"_s, u"x"_s},
+                                fathom::test::launcherFreeEnvironment(), {}, 60'000);
+    QVERIFY2(r.exitCode == 0, (r.out + r.err + m_sshd.log()).constData());
+    for (int rank = 0; rank < 4; ++rank) {
+      QFile ssh(out + u"/ssh."_s + QString::number(rank));
+      QVERIFY(ssh.open(QIODevice::ReadOnly));
+      QCOMPARE(ssh.readAll().trimmed().split(' ').value(2),
+               rank < 2 ? QByteArray("127.0.0.1") : QByteArray("127.0.0.2"));
+    }
+  }
+
   void failureStopsBothHosts_data() {
     QTest::addColumn<QString>("ending");
     QTest::newRow("host 2's agent killed") << u"kill-agent"_s;

@@ -9,6 +9,7 @@
 #include "runs/alerts_model.h"
 #include "runs/checkpoints_model.h"
 #include "runs/event_log_model.h"
+#include "runs/host_group_proxy.h"
 #include "runs/live_ranks_model.h"
 #include "runs/metric_summary_model.h"
 #include "timeline/run_timeline_page.h"
@@ -23,9 +24,11 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalBlocker>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTreeView>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -41,6 +44,28 @@ QString dateTime(double seconds) {
 }
 
 }  // namespace
+
+QTreeView* RunDetailsPage::ranksByHostView(QWidget* parent) {
+  // LiveRanksModel -> grouped by host (a multi-node run) -> sorted within each host by the clicked column.
+  m_ranksByHost = new HostGroupProxy(LiveRanksModel::HostColumn, LiveRanksModel::SortRole, this);
+  m_ranksByHost->setSourceModel(m_ranks);
+  auto* sorted = new QSortFilterProxyModel(this);
+  sorted->setSourceModel(m_ranksByHost);
+  sorted->setSortRole(LiveRanksModel::SortRole);
+  auto* view = new QTreeView(parent);
+  view->setObjectName(u"ranksTable"_s);
+  view->setModel(sorted);
+  view->setSortingEnabled(true);
+  view->sortByColumn(-1, Qt::AscendingOrder);
+  view->setRootIsDecorated(false);
+  view->setAlternatingRowColors(true);
+  view->setSelectionBehavior(QAbstractItemView::SelectRows);
+  view->setUniformRowHeights(true);
+  view->setWordWrap(false);
+  // New groups (a host's first rank arriving) open expanded.
+  connect(sorted, &QAbstractItemModel::modelReset, view, &QTreeView::expandAll);
+  return view;
+}
 
 RunDetailsPage::RunDetailsPage(QWidget* parent) : QWidget(parent) {
   setObjectName(u"runDetailsPage"_s);
@@ -58,7 +83,7 @@ RunDetailsPage::RunDetailsPage(QWidget* parent) : QWidget(parent) {
   m_events = new EventLogModel(this);
   auto* tabs = new QTabWidget(this);
   tabs->setObjectName(u"runTabs"_s);
-  m_ranksView = sortableTable(m_ranks, LiveRanksModel::SortRole, tabs, u"ranksTable"_s);
+  m_ranksView = ranksByHostView(tabs);
   m_metricsView = sortableTable(m_metrics, MetricSummaryModel::SortRole, tabs, u"metricsTable"_s);
   tabs->addTab(m_ranksView, tr("Ranks"));
   tabs->addTab(m_metricsView, tr("Metrics"));
@@ -274,7 +299,12 @@ void RunDetailsPage::applyDelta(const RunDelta& d) {
   } else {
     m_memory->pointsAppended(d.metrics);
   }
+  const bool wasGrouped = m_ranksByHost->grouped();
   m_ranks->apply(d);
+  if (m_ranksByHost->grouped() != wasGrouped || (d.first && m_ranksByHost->grouped())) {
+    m_ranksView->setRootIsDecorated(m_ranksByHost->grouped());
+    m_ranksView->expandAll();
+  }
   m_metrics->appendPoints(d.metrics);
   m_events->appendEvents(d.events);
   if (d.plan) {
@@ -297,7 +327,9 @@ void RunDetailsPage::applyDelta(const RunDelta& d) {
     m_clock.start();
   }
   if (d.first) {
-    m_ranksView->resizeColumnsToContents();
+    for (int column = 0; column < m_ranksByHost->columnCount(); ++column) {
+      m_ranksView->resizeColumnToContents(column);
+    }
     m_metricsView->resizeColumnsToContents();
     m_eventsView->resizeColumnsToContents();
   }

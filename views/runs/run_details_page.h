@@ -14,8 +14,11 @@ class QPushButton;
 class QPlainTextEdit;
 class QTabWidget;
 class QTableView;
+class QTreeView;
 
 namespace fathom::views {
+
+class HostGroupProxy;
 
 class AlertsModel;
 class CheckpointsModel;
@@ -79,6 +82,8 @@ signals:
   void resumeRequested(qint64 runId, const QString& runSpec, const QString& checkpoint);
 
 private:
+  /// The Ranks tab's view over m_ranks (set up once, by the constructor).
+  QTreeView* ranksByHostView(QWidget* parent);
   void showHeader(const RunRow& row);
   /// Offers the memory timeline's ranks in the selector, keeping the rank shown.
   void updateMemoryRanks();
@@ -106,7 +111,9 @@ private:
   QPushButton* m_resume = nullptr;
   QString m_runSpec;  ///< the run's stored specification (YAML); empty for runs not made from one
   QTableView* m_metricsView = nullptr;
-  QTableView* m_ranksView = nullptr;
+  /// The ranks, grouped by host when the run has several (HostGroupProxy, then sorted within each host).
+  QTreeView* m_ranksView = nullptr;
+  HostGroupProxy* m_ranksByHost = nullptr;
   QTableView* m_eventsView = nullptr;
   QTableView* m_alertsView = nullptr;
   QTableView* m_planView = nullptr;

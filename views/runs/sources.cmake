@@ -7,6 +7,7 @@ target_sources(fathom_views PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/checkpoints_model.h ${CMAKE_CURRENT_LIST_DIR}/checkpoints_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/config_diff_model.h ${CMAKE_CURRENT_LIST_DIR}/config_diff_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/event_log_model.h ${CMAKE_CURRENT_LIST_DIR}/event_log_model.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/host_group_proxy.h ${CMAKE_CURRENT_LIST_DIR}/host_group_proxy.cpp
   ${CMAKE_CURRENT_LIST_DIR}/live_ranks_model.h ${CMAKE_CURRENT_LIST_DIR}/live_ranks_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metric_summary_model.h ${CMAKE_CURRENT_LIST_DIR}/metric_summary_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ranks_model.h ${CMAKE_CURRENT_LIST_DIR}/ranks_model.cpp

@@ -135,8 +135,14 @@ void ConfigWizard::refreshReview() {
     error = QString::fromUtf8(e.what());
   }
   m_review->show(yaml, error, m_run.command(), m_notes);
+  // Launchable here: this machine, or other hosts reached over ssh (`fathom launch` reads fathom.hosts,
+  // ssh_user and ssh_config from the saved file); an Accelerate-style file for per-machine launches is only saved.
+  const config::FathomSpec& f = m_run.spec.fathom;
+  const bool overSsh = m_run.target == WizardRun::Target::RemoteHosts && f.launcher == config::Launcher::Ssh &&
+                       (!f.hosts.empty() || f.hostfile.has_value());
   button(QWizard::CustomButton1)
-      ->setEnabled(error.isEmpty() && m_run.target == WizardRun::Target::ThisMachine && !m_run.command().isEmpty());
+      ->setEnabled(error.isEmpty() && (m_run.target == WizardRun::Target::ThisMachine || overSsh) &&
+                   !m_run.command().isEmpty());
 }
 
 void ConfigWizard::requestPlan() {

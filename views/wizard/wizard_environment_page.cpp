@@ -31,7 +31,7 @@ WizardEnvironmentPage::WizardEnvironmentPage(QWidget* parent) : WizardPage(paren
   auto* where = new QGroupBox(tr("Run on"), this);
   m_thisMachine = new QRadioButton(tr("This machine"), where);
   m_thisMachine->setObjectName(u"targetThisMachine"_s);
-  m_remote = new QRadioButton(tr("Other hosts (saved for a later remote run)"), where);
+  m_remote = new QRadioButton(tr("Other hosts (over SSH, one agent per host)"), where);
   m_remote->setObjectName(u"targetRemote"_s);
   auto* group = new QButtonGroup(this);
   group->addButton(m_thisMachine);
@@ -55,6 +55,9 @@ WizardEnvironmentPage::WizardEnvironmentPage(QWidget* parent) : WizardPage(paren
             }));
   m_sshUser = new QLineEdit(m_remoteFields);
   m_sshUser->setObjectName(u"sshUser"_s);
+  m_sshConfig = new QLineEdit(m_remoteFields);
+  m_sshConfig->setObjectName(u"sshConfig"_s);
+  m_sshConfig->setPlaceholderText(tr("~/.ssh/config"));
   m_port = new QSpinBox(m_remoteFields);
   m_port->setObjectName(u"mainProcessPort"_s);
   m_port->setRange(0, 65535);
@@ -64,6 +67,7 @@ WizardEnvironmentPage::WizardEnvironmentPage(QWidget* parent) : WizardPage(paren
   remoteForm->addRow(tr("Hosts:"), m_hosts);
   remoteForm->addRow(tr("Start agents with:"), m_launcher);
   remoteForm->addRow(tr("SSH user:"), m_sshUser);
+  remoteForm->addRow(tr("SSH configuration file:"), m_sshConfig);
   remoteForm->addRow(tr("Rendezvous port:"), m_port);
 
   auto* whereLayout = new QVBoxLayout(where);
@@ -109,6 +113,7 @@ WizardEnvironmentPage::WizardEnvironmentPage(QWidget* parent) : WizardPage(paren
   connect(m_hosts, &QPlainTextEdit::textChanged, this, [this] { notify(); });
   connect(m_launcher, &QComboBox::currentIndexChanged, this, [this] { notify(); });
   connect(m_sshUser, &QLineEdit::textChanged, this, [this] { notify(); });
+  connect(m_sshConfig, &QLineEdit::textChanged, this, [this] { notify(); });
   connect(m_port, &QSpinBox::valueChanged, this, [this] { notify(); });
   connect(m_hardware, &QComboBox::currentIndexChanged, this, [this] {
     m_hardwareChosen = m_hardwareChosen || !m_loading;
@@ -120,7 +125,7 @@ WizardEnvironmentPage::WizardEnvironmentPage(QWidget* parent) : WizardPage(paren
 void WizardEnvironmentPage::updateEnabled() {
   const bool local = m_thisMachine->isChecked();
   m_devices->setEnabled(local);
-  m_useCpu->setEnabled(local);
+  m_useCpu->setEnabled(true);  // the hosts may have no GPU either
   m_remoteFields->setEnabled(!local);
 }
 
@@ -188,6 +193,7 @@ void WizardEnvironmentPage::load(const WizardRun& run) {
   m_hosts->setPlainText(hosts.join(u'\n'));
   selectValue(m_launcher, std::optional(s.fathom.launcher.value_or(config::Launcher::Local)));
   m_sshUser->setText(QString::fromStdString(s.fathom.sshUser.value_or("")));
+  m_sshConfig->setText(QString::fromStdString(s.fathom.sshConfig.value_or("")));
   m_port->setValue(s.mainProcessPort.value_or(0));
   const int hw = m_hardware->findData(QString::fromStdString(s.fathom.planner.hardware.value_or("")));
   if (hw >= 0) {
@@ -201,7 +207,7 @@ void WizardEnvironmentPage::load(const WizardRun& run) {
 void WizardEnvironmentPage::store(WizardRun& run) const {
   config::RunSpec& s = run.spec;
   run.target = m_thisMachine->isChecked() ? WizardRun::Target::ThisMachine : WizardRun::Target::RemoteHosts;
-  s.useCpu = m_useCpu->isChecked() && run.target == WizardRun::Target::ThisMachine;
+  s.useCpu = m_useCpu->isChecked();  // on this machine or on the hosts (CPU-only hosts train with Gloo)
   s.fathom.hosts.clear();
   for (const QString& line : m_hosts->toPlainText().split(u'\n')) {
     if (!line.trimmed().isEmpty()) {
@@ -216,6 +222,8 @@ void WizardEnvironmentPage::store(WizardRun& run) const {
   s.fathom.launcher = comboValue(m_launcher, s.fathom.launcher);
   const QString user = m_sshUser->text().trimmed();
   s.fathom.sshUser = user.isEmpty() ? std::nullopt : std::optional(user.toStdString());
+  const QString sshConfig = m_sshConfig->text().trimmed();
+  s.fathom.sshConfig = sshConfig.isEmpty() ? std::nullopt : std::optional(sshConfig.toStdString());
   // 0 is the launcher's choice; a file's own 0 (a free port) stays.
   if (m_port->value() > 0 || s.mainProcessPort != 0) {
     s.mainProcessPort = m_port->value() > 0 ? std::optional(m_port->value()) : std::nullopt;

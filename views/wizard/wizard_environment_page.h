@@ -44,6 +44,7 @@ private:
   QPlainTextEdit* m_hosts = nullptr;
   QComboBox* m_launcher = nullptr;
   QLineEdit* m_sshUser = nullptr;
+  QLineEdit* m_sshConfig = nullptr;
   QSpinBox* m_port = nullptr;
   QComboBox* m_hardware = nullptr;
   QSpinBox* m_gpusPerNode = nullptr;

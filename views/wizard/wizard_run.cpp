@@ -261,6 +261,7 @@ RunSpec WizardRun::toRunSpec() const {
     s.fathom.hosts.clear();
     s.fathom.launcher.reset();
     s.fathom.sshUser.reset();
+    s.fathom.sshConfig.reset();
   }
   if (!s.fathom.profiler.enabled.value_or(false)) {
     s.fathom.profiler = {};  // the profiler's settings are written only for a profiled run

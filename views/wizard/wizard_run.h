@@ -54,8 +54,8 @@ struct WizardRun {
 
   /// The spec as saved and planned: `spec` with fathom.command (command()), the planner's model keys (the built-in
   /// model, else plannerModel), the sections and keys of the choices not made (fsdp_config unless FSDP,
-  /// deepspeed_config unless DEEPSPEED, hosts, launcher and ssh_user unless remote) cleared, and DeepSpeed's
-  /// accumulation mirrored from the batch page.
+  /// deepspeed_config unless DEEPSPEED, hosts, launcher, ssh_user and ssh_config unless remote) cleared, and
+  /// DeepSpeed's accumulation mirrored from the batch page.
   config::RunSpec toRunSpec() const;
   /// The configuration file as it will be saved: config::toConfig(toRunSpec(), base). `base` is the file that was
   /// opened (else empty): its keys the spec has no field for are kept, and the sections of paradigms not chosen are

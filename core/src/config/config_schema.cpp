@@ -392,6 +392,7 @@ void addFathom(std::vector<KeySpec>& t) {
   t.push_back(key("fathom", "hostfile", ValueKind::String, "file with one host per line"));
   t.push_back(tableKey("fathom", "launcher", kLaunchers, "how agents start on the hosts"));
   t.push_back(key("fathom", "ssh_user", ValueKind::String, "user for ssh launches"));
+  t.push_back(key("fathom", "ssh_config", ValueKind::String, "ssh configuration file for ssh launches (ssh -F)"));
   const std::string p = "fathom.profiler";
   t.push_back(key(p, "enabled", ValueKind::Bool, "profile the run"));
   t.push_back(tableKey(p, "activities", kProfilerActivities, "what to record", ValueKind::EnumList));

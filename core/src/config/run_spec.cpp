@@ -185,6 +185,7 @@ const std::vector<Field>& fields() {
         field("fathom.hostfile", FATHOM_FIELD(fathom.hostfile)),
         choice("fathom.launcher", FATHOM_FIELD(fathom.launcher), kLaunchers),
         field("fathom.ssh_user", FATHOM_FIELD(fathom.sshUser)),
+        field("fathom.ssh_config", FATHOM_FIELD(fathom.sshConfig)),
         // the run monitor (the schema checks the numbers' range)
         field("fathom.hang_timeout", FATHOM_FIELD(fathom.monitor.hangTimeout)),
         field("fathom.straggler_threshold", FATHOM_FIELD(fathom.monitor.stragglerThreshold)),

@@ -172,4 +172,19 @@ LaunchOptions launchOptionsFromRunSpec(const config::RunSpec& spec) {
   return o;
 }
 
+std::vector<HostSlots> hostsFromRunSpec(const config::RunSpec& spec) {
+  const config::FathomSpec& f = spec.fathom;
+  if (f.hosts.empty()) {
+    return f.hostfile ? readHostfile(*f.hostfile) : std::vector<HostSlots>{};
+  }
+  std::vector<HostSlots> hosts;
+  for (const std::string& name : f.hosts) {
+    const bool withUser = f.sshUser && !f.sshUser->empty() && name.find('@') == std::string::npos;
+    HostSlots host{withUser ? *f.sshUser + "@" + name : name, 0};
+    validateHostName(host.host, "fathom.hosts");
+    hosts.push_back(std::move(host));
+  }
+  return hosts;
+}
+
 }  // namespace fathom::launch

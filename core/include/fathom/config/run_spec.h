@@ -110,6 +110,7 @@ struct FathomSpec {
   std::optional<std::string> hostfile;    ///< hostfile
   std::optional<Launcher> launcher;       ///< launcher
   std::optional<std::string> sshUser;     ///< ssh_user
+  std::optional<std::string> sshConfig;   ///< ssh_config: `ssh -F FILE` for an ssh launch
   MonitorSpec monitor;                    ///< hang_timeout, straggler_threshold, hang_action (the run monitor)
   ProfilerSpec profiler;                  ///< profiler.*
   PlannerSpec planner;                    ///< planner.*

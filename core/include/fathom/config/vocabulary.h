@@ -314,7 +314,7 @@ inline constexpr NameTable kLaunchers{
     "launcher", NameMatch::Exact,
     std::array{
         NamedValue<Launcher>{Launcher::Local, "local", "`fathom launch` on each machine"},
-        NamedValue<Launcher>{Launcher::Ssh, "ssh", "agents started over ssh (not yet in Fathom)", false},
+        NamedValue<Launcher>{Launcher::Ssh, "ssh", "agents started over ssh (`fathom launch --hosts`)"},
         NamedValue<Launcher>{Launcher::Slurm, "slurm", "agents started by srun (not yet in Fathom)", false},
     }};
 

@@ -2,7 +2,10 @@
 #pragma once
 
 #include <fathom/config/run_spec.h>
+#include <fathom/launch/host_list.h>
 #include <fathom/launch/launch_options.h>
+
+#include <vector>
 
 namespace fathom::launch {
 
@@ -19,5 +22,11 @@ namespace fathom::launch {
 /// command line (LibTorch C++ has no torch.compile; from a file or the environment it is only a note).
 /// Launcher-only settings (restarts, logs, tee, ...) keep their defaults: they are flags, not config keys.
 LaunchOptions launchOptionsFromRunSpec(const config::RunSpec& spec);
+
+/// The hosts of a multi-node launch as a configuration names them: `fathom.hosts` (each as `ssh_user@host` when
+/// `fathom.ssh_user` is set and the host names no user), else the DeepSpeed hostfile `fathom.hostfile`; empty when
+/// it names neither. ConfigError for a host name that is not one (validateHostName) or a hostfile that cannot be
+/// read.
+std::vector<HostSlots> hostsFromRunSpec(const config::RunSpec& spec);
 
 }  // namespace fathom::launch
