@@ -4,6 +4,7 @@
 #include "command.h"
 #include "launch_flags.h"
 #include "launch_json_channel.h"
+#include "slurm_launch.h"
 #include "ssh_launch.h"
 #include "train_plan.h"
 
@@ -28,6 +29,7 @@ namespace {
 struct LaunchCommandFlags {
   LaunchFlags launch;
   SshLaunchFlags ssh;
+  SlurmLaunchFlags slurm;
   bool json = false;
 };
 
@@ -52,6 +54,7 @@ int runLaunch(const LaunchCommandFlags& flags, const std::vector<std::string>& c
   // CLI11 hands an unknown flag before PROGRAM to PROGRAM's arguments; say what it is instead.
   FATHOM_CHECK(command.empty() || command.front().empty() || command.front()[0] != '-', ConfigError, "unknown flag ",
                command.front(), " for `fathom launch` (see `fathom launch --help`)");
+  flags.slurm.checkUsage(flags.ssh.given(), flags.json);
   std::vector<std::string> notes;
   config::WorkspaceSetting workspace;
   telemetry::RunRecordOptions record;
@@ -61,6 +64,10 @@ int runLaunch(const LaunchCommandFlags& flags, const std::vector<std::string>& c
   // With --json, stdout carries only the JSON lines: the workers' stdout joins their stderr on the launcher's.
   options.workerStdoutToStderr = flags.json;
   LaunchFlags::printNotes("launch", notes, options);
+  if (flags.slurm.given()) {
+    // Multi-node under SLURM (slurm_launch.cpp): srun inside an allocation, or an sbatch job followed to its end.
+    return flags.slurm.run(std::move(options));
+  }
   if (flags.ssh.given()) {
     // Multi-node over SSH (ssh_launch.cpp): no run record or telemetry yet (docs/launch.md says what is missing).
     FATHOM_CHECK(!flags.json, ConfigError, "--json is not supported with --hosts / --hostfile yet");
@@ -132,6 +139,7 @@ void addLaunchCommand(CLI::App& root, CommandAction& action) {
   cmd->prefix_command();  // everything from PROGRAM on belongs to PROGRAM
   flags->launch.addTo(*cmd, LaunchFlags::Scope::Launch);
   flags->ssh.addTo(*cmd);
+  flags->slurm.addTo(*cmd);
   cmd->add_flag("--json", flags->json,
                 "Machine-readable: JSON lines on stdout (the run id, name and workspace, each rank's start and end, "
                 "the final status; docs/launch.md); the workers' output then goes to stderr, stdout lines included");

@@ -11,6 +11,7 @@ target_sources(fathom_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/remote_agent.cpp
   ${CMAKE_CURRENT_LIST_DIR}/shell_quote.cpp
   ${CMAKE_CURRENT_LIST_DIR}/slurm_allocation.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/slurm_batch_script.cpp
   ${CMAKE_CURRENT_LIST_DIR}/slurm_client.cpp
   ${CMAKE_CURRENT_LIST_DIR}/slurm_job_state.cpp
   ${CMAKE_CURRENT_LIST_DIR}/srun_transport.cpp
