@@ -8,15 +8,13 @@
 //   children, the agents) within 10 s, and the launcher names the host, rank and exit code;
 // - an unreachable host, a refused key and a bad host name each give their clear error.
 #include "cli_runner.h"
+#include "multinode_checks.h"
 #include "process_survivors.h"
 #include "ssh_server.h"
 
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -25,6 +23,7 @@
 
 using namespace Qt::StringLiterals;
 using fathom::test::pidsInFiles;
+using fathom::test::splitNul;
 using fathom::test::survivingProcesses;
 
 namespace {
@@ -50,25 +49,6 @@ case "$mode" in
 esac
 wait
 )";
-
-const QStringList kNastyArguments{u"two words"_s,      u"it's"_s,          u"\"double\""_s,   u"$HOME"_s,
-                                  u"$(touch pwned)"_s, u"`touch pwned`"_s, u"a;b && c | d"_s, u"*"_s,
-                                  u"back\\slash"_s,    u"line\nbreak"_s,   QString(),         u"--flag"_s,
-                                  u"é 中文"_s};
-
-QStringList splitNul(const QByteArray& data) {
-  QStringList words;
-  QByteArray current;
-  for (const char c : data) {
-    if (c == '\0') {
-      words << QString::fromUtf8(current);
-      current.clear();
-    } else {
-      current += c;
-    }
-  }
-  return words;
-}
 
 }  // namespace
 
@@ -97,22 +77,6 @@ private:
     return d;
   }
 
-  /// Every rank's loss at every step, rank by rank, from a --stats_json file.
-  static QList<double> losses(const QString& statsFile) {
-    QFile f(statsFile);
-    if (!f.open(QIODevice::ReadOnly)) {
-      return {};
-    }
-    QList<double> result;
-    const QJsonObject stats = QJsonDocument::fromJson(f.readAll()).object();
-    for (const QJsonValue& rank : stats[u"ranks"_s].toArray()) {
-      for (const QJsonValue& step : rank.toObject()[u"steps"_s].toArray()) {
-        result << step.toObject()[u"loss"_s].toDouble();
-      }
-    }
-    return result;
-  }
-
 private slots:
   void initTestCase() {
     QVERIFY(m_root.isValid());
@@ -128,13 +92,13 @@ private slots:
     const QString out = dir(u"args"_s);
     const fathom::test::CliRun r = fathom::test::runFathom(
         QStringList{u"launch"_s} + sshFlags(u"h1,h2"_s) +
-            QStringList{u"--num_processes"_s, u"4"_s, m_script, out, u"args"_s} + kNastyArguments,
+            QStringList{u"--num_processes"_s, u"4"_s, m_script, out, u"args"_s} + fathom::test::nastyArguments(),
         fathom::test::launcherFreeEnvironment(), {}, 60'000);
     QVERIFY2(r.exitCode == 0, (r.out + r.err + m_sshd.log()).constData());
     for (int rank = 0; rank < 4; ++rank) {
       QFile args(out + u"/args."_s + QString::number(rank));
       QVERIFY2(args.open(QIODevice::ReadOnly), qPrintable(args.fileName()));
-      QCOMPARE(splitNul(args.readAll()), kNastyArguments);
+      QCOMPARE(splitNul(args.readAll()), fathom::test::nastyArguments());
       QFile ssh(out + u"/ssh."_s + QString::number(rank));
       QVERIFY(ssh.open(QIODevice::ReadOnly));
       // SSH_CONNECTION is "client port server port": ranks 0, 1 ran behind h1 (127.0.0.1), ranks 2, 3 behind h2.
@@ -148,21 +112,7 @@ private slots:
   /// The Done-when check of issue 21: 2 hosts x 2 processes over ssh == 4 processes on one machine, bit for bit.
   void ddpOverSshMatchesLocalLaunch() {
     const QString out = dir(u"ddp"_s);
-    const QStringList train{fathom::test::fathomExecutable(),
-                            u"train"_s,
-                            u"--model"_s,
-                            u"mlp"_s,
-                            u"--hidden"_s,
-                            u"16"_s,
-                            u"--layers"_s,
-                            u"1"_s,
-                            u"--batch_size"_s,
-                            u"4"_s,
-                            u"--steps"_s,
-                            u"6"_s,
-                            u"--log_every"_s,
-                            u"0"_s,
-                            u"--stats_json"_s};
+    const QStringList train = fathom::test::ddpTrainCommand();
     const QStringList common{u"launch"_s, u"--num_processes"_s, u"4"_s, u"--cpu"_s, u"--quiet"_s};
     const fathom::test::CliRun local = fathom::test::runFathom(common + train + QStringList{out + u"/local.json"_s},
                                                                fathom::test::launcherFreeEnvironment(), {}, 120'000);
@@ -171,17 +121,10 @@ private slots:
         fathom::test::runFathom(common + sshFlags(u"h1,h2"_s) + train + QStringList{out + u"/ssh.json"_s},
                                 fathom::test::launcherFreeEnvironment(), {}, 120'000);
     QVERIFY2(ssh.exitCode == 0, (ssh.out + ssh.err + m_sshd.log()).constData());
-    const QList<double> expected = losses(out + u"/local.json"_s);
-    QCOMPARE(expected.size(), 4 * 6);  // 4 ranks x 6 steps
-    const QList<double> got = losses(out + u"/ssh.json"_s);
-    QCOMPARE(got.size(), expected.size());
-    for (qsizetype i = 0; i < got.size(); ++i) {
-      QVERIFY2(std::memcmp(&got[i], &expected[i], sizeof(double)) == 0,
-               qPrintable(u"rank %1 step %2: %3 over ssh, %4 locally"_s.arg(i / 6)
-                              .arg(i % 6 + 1)
-                              .arg(got[i], 0, 'g', 17)
-                              .arg(expected[i], 0, 'g', 17)));
-    }
+    const QString difference =
+        fathom::test::lossDifference(fathom::test::stepLosses(out + u"/ssh.json"_s),
+                                     fathom::test::stepLosses(out + u"/local.json"_s), 4, u"over ssh"_s);
+    QVERIFY2(difference.isEmpty(), qPrintable(difference));
   }
 
   void failureStopsBothHosts_data() {

@@ -302,6 +302,29 @@ public:
     return finished && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
   }
 
+  /// A TCP port free on 127.0.0.1 and not in `taken` (bound and released: another process could take it later).
+  static quint16 freePort(const QList<quint16>& taken = {}) {
+    for (int attempt = 0; attempt < 20; ++attempt) {
+      const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      sockaddr_in a{};
+      a.sin_family = AF_INET;
+      a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      socklen_t length = sizeof(a);
+      quint16 port = 0;
+      if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
+          ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &length) == 0) {
+        port = ntohs(a.sin_port);
+      }
+      if (fd >= 0) {
+        ::close(fd);
+      }
+      if (port != 0 && !taken.contains(port)) {
+        return port;
+      }
+    }
+    return 0;
+  }
+
 private:
   struct Daemon {
     QString name;
@@ -368,29 +391,6 @@ private:
     const QByteArray stat = readFile(QStringLiteral("/proc/%1/stat").arg(pid));
     const auto close = stat.lastIndexOf(')');
     return close >= 0 && stat.mid(close + 2, 1) == "Z";
-  }
-
-  /// A TCP port free on 127.0.0.1 and not in `taken`.
-  static quint16 freePort(const QList<quint16>& taken) {
-    for (int attempt = 0; attempt < 20; ++attempt) {
-      const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-      sockaddr_in a{};
-      a.sin_family = AF_INET;
-      a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      socklen_t length = sizeof(a);
-      quint16 port = 0;
-      if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
-          ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &length) == 0) {
-        port = ntohs(a.sin_port);
-      }
-      if (fd >= 0) {
-        ::close(fd);
-      }
-      if (port != 0 && !taken.contains(port)) {
-        return port;
-      }
-    }
-    return 0;
   }
 
   static QByteArray readFile(const QString& name) {
