@@ -26,32 +26,6 @@ using fathom::test::pidsInFiles;
 using fathom::test::splitNul;
 using fathom::test::survivingProcesses;
 
-namespace {
-
-/// $1: where to record; $2: the mode; the rest: arguments to record. Records pid.$RANK, child.$RANK (a grandchild
-/// of the agent: `sleep 300 &`), agent.$RANK (its parent: the agent), ssh.$RANK ($SSH_CONNECTION: which address the
-/// agent was reached at) and args.$RANK (its arguments, NUL-separated).
-constexpr auto kWorker = R"(#!/bin/bash
-dir=$1; mode=$2; shift 2
-cd "$dir" || exit 99
-printf '%s\0' "$@" > args.$RANK
-echo "$SSH_CONNECTION" > ssh.$RANK
-sleep 300 &
-echo $! > child.$RANK
-echo $PPID > agent.$RANK
-echo $$ > pid.$RANK
-case "$mode" in
-  args) kill $!; exit 0 ;;
-  fail) if [ "$RANK" = 3 ]; then
-          while [ $(ls pid.* | wc -l) -lt $WORLD_SIZE ]; do sleep 0.05; done
-          echo "rank 3 gives up"; exit 7
-        fi ;;
-esac
-wait
-)";
-
-}  // namespace
-
 class TestLaunchSsh : public QObject {
   Q_OBJECT
 
@@ -84,7 +58,7 @@ private slots:
     const QString error = m_sshd.start(dir(u"sshd"_s));
     QVERIFY2(error.isEmpty(), qPrintable(error));
     m_script = m_root.filePath(u"worker.sh"_s);
-    const QString written = fathom::test::writeExecutable(m_script, kWorker);
+    const QString written = fathom::test::writeExecutable(m_script, fathom::test::kMultinodeWorker);
     QVERIFY2(written.isEmpty(), qPrintable(written));
   }
 

@@ -18,6 +18,32 @@
 
 namespace fathom::test {
 
+/// The workers of the multi-node tests. $1: where to record; $2: the mode (args: record and end; fail: rank 3 exits 7
+/// once every rank has started; anything else: wait); the rest: arguments to record. Records pid.$RANK,
+/// child.$RANK (a grandchild of the agent: `sleep 300 &`), agent.$RANK (its parent: the agent), ssh.$RANK
+/// ($SSH_CONNECTION: which address an ssh agent was reached at), node.$RANK ($SLURMD_NODENAME: the SLURM node) and
+/// args.$RANK (its arguments, NUL-separated), and prints "rank R on NODE".
+constexpr auto kMultinodeWorker = R"(#!/bin/bash
+dir=$1; mode=$2; shift 2
+cd "$dir" || exit 99
+printf '%s\0' "$@" > args.$RANK
+echo "$SSH_CONNECTION" > ssh.$RANK
+echo "$SLURMD_NODENAME" > node.$RANK
+sleep 300 &
+echo $! > child.$RANK
+echo $PPID > agent.$RANK
+echo $$ > pid.$RANK
+echo "rank $RANK on $SLURMD_NODENAME"
+case "$mode" in
+  args) kill $!; exit 0 ;;
+  fail) if [ "$RANK" = 3 ]; then
+          while [ $(ls pid.* | wc -l) -lt $WORLD_SIZE ]; do sleep 0.05; done
+          echo "rank 3 gives up"; exit 7
+        fi ;;
+esac
+wait
+)";
+
 /// Arguments with spaces, quotes, shell metacharacters, a newline, an empty one, a flag-like one and non-ASCII.
 inline QStringList nastyArguments() {
   using namespace Qt::StringLiterals;

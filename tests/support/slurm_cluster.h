@@ -11,6 +11,9 @@
 // processes are not the fixture's children: slurmd starts them). Needs root (slurmd runs jobs as their users).
 #pragma once
 
+#include "fixture_io.h"
+#include "process_survivors.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
@@ -27,8 +30,6 @@
 #include <vector>
 
 #include <csignal>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 namespace fathom::test {
@@ -135,7 +136,7 @@ public:
     for (const QString& node : m_nodes) {
       QDir().mkpath(path(QStringLiteral("spool/") + node));
     }
-    writeFile(configFile(), conf.toLatin1());
+    writeWholeFile(configFile(), conf.toLatin1());
 
     if (QString e = startDaemon(u"slurmctld"_s, QStringLiteral("/usr/sbin/slurmctld"),
                                 {QStringLiteral("-D"), QStringLiteral("-f"), configFile()});
@@ -262,7 +263,7 @@ public:
         continue;
       }
       const QByteArray text = environ.readAll();
-      if (text.split('\0').contains(marker) && !isZombie(pid)) {
+      if (text.split('\0').contains(marker) && processRunning(pid)) {
         pids << pid;
       }
     }
@@ -277,7 +278,7 @@ public:
       logs << QStringLiteral("slurmd-%1.log").arg(node);
     }
     for (const QString& log : logs) {
-      const QStringList lines = QString::fromLocal8Bit(readFile(path(log))).split(QLatin1Char('\n'));
+      const QStringList lines = QString::fromLocal8Bit(readWholeFile(path(log))).split(QLatin1Char('\n'));
       text += QStringLiteral("--- %1 (last lines) ---\n").arg(log) + lines.mid(qMax(0, lines.size() - 15)).join(u'\n');
     }
     return text;
@@ -305,19 +306,7 @@ public:
   /// A TCP port free on 127.0.0.1 and not in `taken` (bound and released: another process could take it later).
   static quint16 freePort(const QList<quint16>& taken = {}) {
     for (int attempt = 0; attempt < 20; ++attempt) {
-      const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-      sockaddr_in a{};
-      a.sin_family = AF_INET;
-      a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      socklen_t length = sizeof(a);
-      quint16 port = 0;
-      if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
-          ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &length) == 0) {
-        port = ntohs(a.sin_port);
-      }
-      if (fd >= 0) {
-        ::close(fd);
-      }
+      const quint16 port = bindFreePort("127.0.0.1");
       if (port != 0 && !taken.contains(port)) {
         return port;
       }
@@ -338,7 +327,7 @@ private:
     QByteArray key(1024, '\0');
     QRandomGenerator::system()->fillRange(reinterpret_cast<quint32*>(key.data()), key.size() / 4);
     const QString keyFile = path(QStringLiteral("munge.key"));
-    writeFile(keyFile, key);
+    writeWholeFile(keyFile, key);
     QFile::setPermissions(keyFile, QFile::ReadOwner | QFile::WriteOwner);
     // --force: munged refuses a socket directory whose parents others may write (/tmp) unless forced.
     return startDaemon(u"munged"_s, QStringLiteral("/usr/sbin/munged"),
@@ -371,7 +360,7 @@ private:
     while (!waitFor.isEmpty() && !QFile::exists(waitFor)) {
       if (p.state() != QProcess::Running || timer.elapsed() > 5000) {
         return QStringLiteral("%1 did not create %2: %3")
-            .arg(name, waitFor, QString::fromLocal8Bit(readFile(path(name + QStringLiteral(".out")))));
+            .arg(name, waitFor, QString::fromLocal8Bit(readWholeFile(path(name + QStringLiteral(".out")))));
       }
       QTest::qWait(20);
     }
@@ -385,23 +374,6 @@ private:
       }
     }
     return false;
-  }
-
-  static bool isZombie(pid_t pid) {
-    const QByteArray stat = readFile(QStringLiteral("/proc/%1/stat").arg(pid));
-    const auto close = stat.lastIndexOf(')');
-    return close >= 0 && stat.mid(close + 2, 1) == "Z";
-  }
-
-  static QByteArray readFile(const QString& name) {
-    QFile f(name);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-  }
-  static void writeFile(const QString& name, const QByteArray& data) {
-    QFile f(name);
-    if (f.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-      f.write(data);
-    }
   }
 
   QString m_dir;
