@@ -4,6 +4,13 @@
 # header (a test that includes LibTorch would otherwise spend ~20 s parsing it). GUI tests run on the
 # offscreen platform. COST: the test's seconds in a cold CI run (2 cores); CTest starts the costliest first, which
 # it cannot learn on a fresh clone (no timing history): without it the longest test started last and ran alone.
+# FATHOM_TEST_TIMEOUT_SCALE multiplies every TIMEOUT (and Qt Test's watchdog): the asan preset sets it, since a test
+# runs 2-5 times slower under the sanitizers and a per-test TIMEOUT overrides the test preset's own.
+set(FATHOM_TEST_TIMEOUT_SCALE 1 CACHE STRING "Multiplier of every test's TIMEOUT (a whole number; 4 under the asan preset)")
+if(NOT FATHOM_TEST_TIMEOUT_SCALE MATCHES "^[1-9][0-9]*$")
+  message(FATAL_ERROR "FATHOM_TEST_TIMEOUT_SCALE must be a whole number of at least 1, got '${FATHOM_TEST_TIMEOUT_SCALE}'")
+endif()
+
 function(fathom_add_test name)
   cmake_parse_arguments(ARG "TORCH;GUI" "TIMEOUT;COST" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
@@ -25,6 +32,7 @@ function(fathom_add_test name)
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 120)
   endif()
+  math(EXPR ARG_TIMEOUT "${ARG_TIMEOUT} * ${FATHOM_TEST_TIMEOUT_SCALE}")
   add_test(NAME ${name} COMMAND ${name})
   # Qt Test's watchdog kills a test function after 300 s by default; align it with the CTest timeout.
   math(EXPR _watchdog_ms "${ARG_TIMEOUT} * 1000")

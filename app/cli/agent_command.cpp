@@ -18,9 +18,7 @@ void addAgentCommand(CLI::App& root, CommandAction& action) {
   cmd->group("Internal");
   cmd->add_option("--spec", *spec, "The launch for this host, as JSON (written by `fathom launch --hosts`)")
       ->required();
-  cmd->callback([spec, &action] {
-    action = [spec] { return launch::runAgent(launch::agentSpecFromJson(*spec), std::cout, 0); };
-  });
+  cmd->callback([spec, &action] { action = [spec] { return launch::runAgentFromJson(*spec, std::cout, 0); }; });
 }
 
 }  // namespace fathom::cli

@@ -10,6 +10,7 @@
 
 #include <fathom/common/error.h>
 #include <fathom/launch/local_launcher.h>
+#include <fathom/launch/multi_node_launcher.h>
 #include <fathom/launch/worker_environment.h>
 #include <fathom/plan/prediction_json.h>
 #include <fathom/store/process_identity.h>
@@ -64,22 +65,42 @@ int runLaunch(const LaunchCommandFlags& flags, const std::vector<std::string>& c
   // With --json, stdout carries only the JSON lines: the workers' stdout joins their stderr on the launcher's.
   options.workerStdoutToStderr = flags.json;
   LaunchFlags::printNotes("launch", notes, options);
-  if (flags.slurm.given()) {
-    // Multi-node under SLURM (slurm_launch.cpp): srun inside an allocation, or an sbatch job followed to its end.
-    return flags.slurm.run(std::move(options));
+  if (flags.slurm.submits()) {
+    // Outside an allocation (slurm_launch.cpp): an sbatch job, followed to its end; the `fathom launch --slurm` the
+    // job runs records the run and collects its telemetry.
+    return flags.slurm.submit(options);
   }
+  // One machine (LocalLauncher) or several (MultiNodeLauncher over ssh or srun: ssh_launch.cpp, slurm_launch.cpp):
+  // both record the run in the workspace and send every worker's telemetry to this process's collector.
+  std::optional<launch::LocalLauncher> local;
+  std::optional<launch::MultiNodeLauncher> multi;
   if (flags.ssh.given()) {
-    // Multi-node over SSH (ssh_launch.cpp): no run record or telemetry yet (docs/launch.md says what is missing).
-    FATHOM_CHECK(!flags.json, ConfigError, "--json is not supported with --hosts / --hostfile yet");
-    return flags.ssh.run(std::move(options));
+    multi.emplace(flags.ssh.makeLauncher(std::move(options)));
+    for (const launch::HostSlots& host : multi->options().hosts) {
+      record.hosts.push_back(host.host);
+    }
+  } else if (flags.slurm.given()) {
+    // Inside an allocation: one agent per node through srun (slurm_launch.cpp).
+    multi.emplace(flags.slurm.makeLauncher(std::move(options)));
+    for (const launch::HostSlots& host : multi->options().hosts) {
+      record.hosts.push_back(host.host);
+    }
+  } else {
+    local.emplace(std::move(options));
   }
-  launch::LocalLauncher launcher(std::move(options));
+  const launch::LaunchOptions& o = multi ? multi->options().launch : local->options();
   record.launcherArguments = store::currentArguments();
   // The run monitor's alerts, reported on the collector's writer thread: a line on stderr, a JSON line with --json,
   // and with --hang_action abort a hang stops the group (as SIGTERM would; the run ends failed, nothing survives).
   std::atomic<LaunchJsonChannel*> alertChannel{nullptr};
   telemetry::CollectorOptions collector;
   collector.monitor = monitor.options;
+  if (multi) {
+    collector.expectedRanks = static_cast<std::size_t>(o.numProcesses);  // every host's ranks come here
+    if (!multi->options().telemetryAddress.empty()) {
+      collector.listenAddress = "0.0.0.0";  // --same_network: the other hosts' workers connect directly
+    }
+  }
   collector.onAlert = [&alertChannel, abortOnHang = monitor.abortOnHang](const store::AlertRow& row) {
     const bool raised = !row.alert.resolvedAt;
     std::string line =
@@ -93,17 +114,18 @@ int runLaunch(const LaunchCommandFlags& flags, const std::vector<std::string>& c
       channel->writeLine(telemetry::alertJsonLine(row));
     }
     if (stop) {
-      launch::LocalLauncher::requestStop();
+      launch::LocalLauncher::requestStop();  // the one that runs takes it
+      launch::MultiNodeLauncher::requestStop();
     }
   };
-  record.planJson = launchPlan(command, launcher.options());
+  record.planJson = launchPlan(command, o);
   // Records the run and collects the workers' telemetry; destroyed by an exception, it marks the run failed.
-  telemetry::LaunchRecorder recorder(workspace.path, launcher.options(), std::move(record), std::move(collector));
-  const launch::LaunchOptions& o = launcher.options();
+  telemetry::LaunchRecorder recorder(workspace.path, o, std::move(record), std::move(collector));
   launch::LaunchObserver* observer = &recorder;
   if (flags.json) {
-    std::vector<int> ranks(static_cast<std::size_t>(launch::localWorldSize(o)));
-    std::iota(ranks.begin(), ranks.end(), o.machineRank * launch::localWorldSize(o));
+    // The ranks this launcher starts: this machine's share, or every rank of a multi-node launch.
+    std::vector<int> ranks(static_cast<std::size_t>(multi ? o.numProcesses : launch::localWorldSize(o)));
+    std::iota(ranks.begin(), ranks.end(), multi ? 0 : o.machineRank * launch::localWorldSize(o));
     channel.emplace(recorder, std::cout);
     channel->write(telemetry::RunCreated{recorder.run().value, recorder.runName(),
                                          std::filesystem::absolute(workspace.path).string(), o.numProcesses, ranks});
@@ -114,7 +136,20 @@ int runLaunch(const LaunchCommandFlags& flags, const std::vector<std::string>& c
     std::cerr << "fathom launch: run " << recorder.run().value << " (" << recorder.runName() << ") in "
               << workspace.path.string() << "\n";
   }
-  const launch::LaunchResult result = launcher.run(observer);
+  launch::LaunchResult result;
+  if (multi) {
+    const launch::MultiNodeResult outcome = multi->run(observer);
+    SshLaunchFlags::report(outcome, o.quiet);
+    result.exitCode = outcome.exitCode;
+    result.attempts = 1;
+    result.interruptedBy = outcome.interruptedBy;
+    if (outcome.failure && outcome.failure->rank) {
+      result.failure = launch::RankFailure{};
+      result.failure->rank = *outcome.failure->rank;
+    }
+  } else {
+    result = local->run(observer);
+  }
   recorder.finish(result.exitCode);
   alertChannel = nullptr;
   if (channel) {

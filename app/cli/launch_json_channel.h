@@ -24,6 +24,10 @@ public:
   void writeLine(const std::string& line);
 
   std::vector<std::pair<std::string, std::string>> workerEnvironment() override { return m_inner.workerEnvironment(); }
+  std::uint16_t telemetryPort() override { return m_inner.telemetryPort(); }
+  std::vector<std::pair<std::string, std::string>> remoteWorkerEnvironment(const std::string& endpoint) override {
+    return m_inner.remoteWorkerEnvironment(endpoint);
+  }
   void workerStarted(const launch::WorkerEvent& worker) override;
   void workerEnded(const launch::WorkerEvent& worker, const launch::ExitStatus& status) override;
 

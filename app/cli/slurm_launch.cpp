@@ -3,6 +3,7 @@
 #include "slurm_job_follower.h"
 
 #include <fathom/common/error.h>
+#include <fathom/launch/host_list.h>
 #include <fathom/launch/slurm_allocation.h>
 #include <fathom/launch/slurm_batch_script.h>
 #include <fathom/launch/srun_transport.h>
@@ -13,7 +14,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <set>
+
+#include <unistd.h>
 
 namespace fathom::cli {
 namespace {
@@ -86,6 +90,15 @@ bool SlurmLaunchFlags::given() const {
   return m_cmd != nullptr && m_cmd->count("--slurm") > 0;
 }
 
+bool SlurmLaunchFlags::submits() const {
+  return given() && m_cmd->count("--nodes") > 0;
+}
+
+std::string SlurmLaunchFlags::optionText(const std::string& name) const {
+  const CLI::Option* option = m_cmd->get_option_no_throw(name);
+  return option != nullptr && option->count() > 0 ? option->results().back() : std::string();
+}
+
 void SlurmLaunchFlags::checkUsage(bool sshGiven, bool json) const {
   for (const std::string& name : kSubmissionFlags) {
     const std::string flag = "--" + name;
@@ -95,26 +108,45 @@ void SlurmLaunchFlags::checkUsage(bool sshGiven, bool json) const {
   }
   if (given()) {
     FATHOM_CHECK(!sshGiven, ConfigError, "give --slurm or --hosts / --hostfile, not both");
-    FATHOM_CHECK(!json, ConfigError, "--json is not supported with --slurm yet");
+    FATHOM_CHECK(
+        !json || !submits(), ConfigError,
+        "--json is not supported with --slurm --nodes (the job's own `fathom launch --slurm` records the run)");
   }
 }
 
-int SlurmLaunchFlags::run(launch::LaunchOptions options) const {
-  FATHOM_CHECK(options.maxRestarts == 0, ConfigError,
-               "--max_restarts is not supported with --slurm (a multi-node run is not restarted)");
-  return m_cmd->count("--nodes") > 0 ? submit(options) : runInAllocation(std::move(options));
-}
-
-int SlurmLaunchFlags::runInAllocation(launch::LaunchOptions options) const {
+launch::MultiNodeLauncher SlurmLaunchFlags::makeLauncher(launch::LaunchOptions options) const {
   const launch::SlurmClient client;
   const launch::SlurmAllocation allocation = launch::SlurmAllocation::current(client);
   const int nodes = static_cast<int>(allocation.nodes.size());
   FATHOM_CHECK(options.numProcesses % nodes == 0, ConfigError, "--num_processes ", options.numProcesses,
                " does not divide evenly over the ", nodes, " nodes of allocation ", allocation.jobId,
                ": give a multiple of ", nodes);
-  // One agent per node through SrunTransport, under the transport-agnostic multi-node launcher.
-  throw ConfigError("--slurm inside an allocation runs the multi-node launcher, which this build does not have yet "
-                    "(issue 21); submit with --nodes, or use --hosts");
+  launch::MultiNodeOptions o;
+  o.launch = std::move(options);
+  for (const std::string& node : allocation.nodes) {
+    o.hosts.push_back({node, 0});
+  }
+  o.hostsFlag = "--slurm";
+  // srun runs the agent on every node from the same path: a shared file system or identical installs.
+  const std::string remote = optionText("--remote_fathom");
+  o.remoteFathom = remote.empty() ? thisFathom() : remote;
+  o.workingDirectory = std::filesystem::current_path().string();
+  if (const std::string timeout = optionText("--rdzv_timeout"); !timeout.empty()) {
+    const int seconds = std::stoi(timeout);  // CLI11 has parsed it as an int already
+    FATHOM_CHECK(seconds >= 1, ConfigError, "--rdzv_timeout must be >= 1 second, got ", seconds);
+    o.rendezvousTimeout = std::chrono::seconds(seconds);
+  }
+  // srun carries no tunnel: the workers connect to this process's collector over TCP (with the run's token), at
+  // the address the nodes reach this machine by: --same_network's, else this host's name.
+  std::string address = optionText("--same_network");
+  if (address.empty()) {
+    char host[256] = {};
+    ::gethostname(host, sizeof(host) - 1);
+    address = host;
+  }
+  launch::validateHostName(address, "--same_network");
+  o.telemetryAddress = address;
+  return launch::MultiNodeLauncher(std::move(o), std::make_unique<launch::SrunTransport>());
 }
 
 std::vector<std::string> SlurmLaunchFlags::jobCommand(const launch::LaunchOptions& options) const {
@@ -144,6 +176,8 @@ std::vector<std::string> SlurmLaunchFlags::jobCommand(const launch::LaunchOption
 
 int SlurmLaunchFlags::submit(const launch::LaunchOptions& options) const {
   FATHOM_CHECK(!options.command.empty(), ConfigError, "--slurm --nodes: no PROGRAM to run");
+  FATHOM_CHECK(options.maxRestarts == 0, ConfigError,
+               "--max_restarts is not supported with --slurm (a multi-node run is not restarted)");
   launch::SlurmBatchOptions o;
   o.nodes = m_nodes;
   o.gpusPerNode = m_gpusPerNode;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <fathom/launch/launch_options.h>
+#include <fathom/launch/multi_node_launcher.h>
 
 #include <CLI/CLI.hpp>
 
@@ -20,17 +21,26 @@ public:
   void addTo(CLI::App& cmd);
   /// True when --slurm was given.
   bool given() const;
+  /// True when --slurm --nodes N was given: submit a job rather than use the allocation this runs in.
+  bool submits() const;
   /// ConfigError for a SLURM flag without --slurm, a submission flag without --nodes, or --slurm with --hosts /
-  /// --hostfile or --json. Called before the launch options are resolved.
+  /// --hostfile, or --json with --nodes. Called before the launch options are resolved.
   void checkUsage(bool sshGiven, bool json) const;
-  /// Runs `options` (options.command is PROGRAM ARGS) as described above; returns the exit code.
-  int run(launch::LaunchOptions options) const;
+  /// Inside an allocation: the launcher for `options` (resolved as for one machine; numProcesses the total, a
+  /// multiple of the allocation's nodes) over srun, one agent per node of SLURM_JOB_NODELIST. The workers send
+  /// their telemetry straight to this machine over TCP (--same_network ADDRESS, default this host's name: srun
+  /// carries no tunnel); --rdzv_timeout and --remote_fathom apply as over ssh. Throws ConfigError outside an
+  /// allocation or for bad flags.
+  launch::MultiNodeLauncher makeLauncher(launch::LaunchOptions options) const;
+  /// With --nodes: writes the sbatch script (kept in the run folder; printed and nothing else with --dry_run),
+  /// submits it, prints the job id and, unless --detach, follows the job to its end; returns the exit code.
+  int submit(const launch::LaunchOptions& options) const;
 
 private:
-  int runInAllocation(launch::LaunchOptions options) const;
-  int submit(const launch::LaunchOptions& options) const;
   /// `FATHOM launch` and this command's own flags but the submission ones, then PROGRAM ARGS: what the job runs.
   std::vector<std::string> jobCommand(const launch::LaunchOptions& options) const;
+  /// The value of another flag group's option (--same_network, --rdzv_timeout, --remote_fathom) when given.
+  std::string optionText(const std::string& name) const;
 
   CLI::App* m_cmd = nullptr;
   bool m_slurm = false;

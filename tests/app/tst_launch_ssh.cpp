@@ -4,27 +4,58 @@
 // - a 2-host x 2-process DDP `fathom train` gives losses bit-identical to the same 4 processes launched locally;
 // - arguments with spaces, quotes and shell metacharacters reach every worker unchanged, and host 2's workers really
 //   ran behind 127.0.0.2;
-// - killing host 2's agent, or a worker failing on host 2, stops every process on both hosts (workers, their
-//   children, the agents) within 10 s, and the launcher names the host, rank and exit code;
-// - an unreachable host, a refused key and a bad host name each give their clear error.
+//   and its 4 ranks (with their hosts), metrics and exit codes are in the launcher's workspace, sent live through
+//   each host's ssh connection (a forwarded Unix socket);
+// - killing host 2's agent, cutting host 2's SSH connection, or a worker failing on host 2, stops every process on
+//   both hosts (workers, their children, the agents) within 10 s, and the launcher names the host, rank and exit code;
+// - an unreachable host, a refused key, another Fathom version on a host, the rendezvous port in use and a host that
+//   never joins each give their clear error within their timeout, and a bad host name is refused before ssh runs.
 #include "cli_runner.h"
 #include "multinode_checks.h"
 #include "process_survivors.h"
 #include "ssh_server.h"
 
+#include <fathom/store/workspace.h>
+
+#include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <csignal>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 using namespace Qt::StringLiterals;
 using fathom::test::pidsInFiles;
 using fathom::test::splitNul;
 using fathom::test::survivingProcesses;
+
+namespace {
+
+/// `--remote_fathom` stand-ins that run the real `fathom agent` on host 1 and, on host 2 (reached at 127.0.0.2),
+/// either hand it a spec that claims another launcher version, or never start it (waiting for the connection to
+/// close, as a host stuck before its agent starts would).
+constexpr auto kOtherVersionOnHost2 = R"sh(#!/bin/bash
+case "$SSH_CONNECTION" in
+  *" 127.0.0.2 "*) exec "@FATHOM@" "$1" "$2" "$(printf '%s' "$3" | sed 's/"fathom_version":"/&0.0.9-/')" ;;
+esac
+exec "@FATHOM@" "$@"
+)sh";
+constexpr auto kHost2NeverJoins = R"sh(#!/bin/bash
+case "$SSH_CONNECTION" in
+  *" 127.0.0.2 "*) head -c 1 > /dev/null; exit 0 ;;
+esac
+exec "@FATHOM@" "$@"
+)sh";
+
+}  // namespace
 
 class TestLaunchSsh : public QObject {
   Q_OBJECT
@@ -33,6 +64,7 @@ private:
   QTemporaryDir m_root;
   fathom::test::SshServer m_sshd;
   QString m_script;
+  QDateTime m_started;
 
   QStringList sshFlags(const QString& hosts) const {
     return {u"--hosts"_s,
@@ -52,7 +84,19 @@ private:
   }
 
 private slots:
+  void cleanupTestCase() {
+    // An agent killed outright (or refused for another version) cannot remove its telemetry tunnel's socket, which
+    // sshd created in /tmp (docs/launch.md): remove those of this test's runs.
+    for (const QFileInfo& socket :
+         QDir(u"/tmp"_s).entryInfoList({u"fathom-telemetry-*.sock"_s}, QDir::System | QDir::Hidden)) {
+      if (socket.lastModified() >= m_started) {
+        QFile::remove(socket.filePath());
+      }
+    }
+  }
+
   void initTestCase() {
+    m_started = QDateTime::currentDateTime().addSecs(-1);
     QVERIFY(m_root.isValid());
     fathom::test::useWorkspaceIn(m_root);
     const QString error = m_sshd.start(dir(u"sshd"_s));
@@ -88,22 +132,81 @@ private slots:
     const QString out = dir(u"ddp"_s);
     const QStringList train = fathom::test::ddpTrainCommand();
     const QStringList common{u"launch"_s, u"--num_processes"_s, u"4"_s, u"--cpu"_s, u"--quiet"_s};
-    const fathom::test::CliRun local = fathom::test::runFathom(common + train + QStringList{out + u"/local.json"_s},
+    const QString localWs = out + u"/local.sqlite"_s;
+    const QString sshWs = out + u"/ssh.sqlite"_s;
+    const fathom::test::CliRun local = fathom::test::runFathom(common + QStringList{u"--workspace"_s, localWs} + train +
+                                                                   QStringList{out + u"/local.json"_s},
                                                                fathom::test::launcherFreeEnvironment(), {}, 120'000);
     QVERIFY2(local.exitCode == 0, (local.out + local.err).constData());
     const fathom::test::CliRun ssh =
-        fathom::test::runFathom(common + sshFlags(u"h1,h2"_s) + train + QStringList{out + u"/ssh.json"_s},
+        fathom::test::runFathom(common + QStringList{u"--workspace"_s, sshWs} + sshFlags(u"h1,h2"_s) + train +
+                                    QStringList{out + u"/ssh.json"_s},
                                 fathom::test::launcherFreeEnvironment(), {}, 120'000);
     QVERIFY2(ssh.exitCode == 0, (ssh.out + ssh.err + m_sshd.log()).constData());
+    // One run, one workspace: the launcher's, with every host's ranks and their metrics, as the local run has them.
+    fathom::store::Workspace sshRuns(sshWs.toStdString(), {.create = false});
+    fathom::store::Workspace localRuns(localWs.toStdString(), {.create = false});
+    const auto runs = sshRuns.listRuns();
+    QCOMPARE(runs.size(), std::size_t{1});
+    const auto& run = runs.front();
+    QCOMPARE(std::string(fathom::store::toString(run.status)), std::string("succeeded"));
+    QCOMPARE(run.layout.worldSize, 4);
+    QCOMPARE(run.layout.numMachines, 2);
+    QVERIFY(run.layout.hosts == (std::vector<std::string>{"h1", "h2"}));
+    const auto ranks = sshRuns.ranks(run.id);
+    QCOMPARE(ranks.size(), std::size_t{4});
+    for (const auto& rank : ranks) {
+      QCOMPARE(rank.host, std::string(rank.rank < 2 ? "h1" : "h2"));
+      QVERIFY(rank.pid > 0);
+      QCOMPARE(rank.exitCode.value_or(-1), 0);
+    }
+    const auto localRun = localRuns.listRuns().front().id;
+    QVERIFY(!sshRuns.metricKeys(run.id).empty());
+    QVERIFY(sshRuns.metricKeys(run.id) == localRuns.metricKeys(localRun));
+    for (const std::string& key : sshRuns.metricKeys(run.id)) {
+      for (int rank = 0; rank < 4; ++rank) {
+        QCOMPARE(sshRuns.metricSeries(run.id, key, rank).size(), localRuns.metricSeries(localRun, key, rank).size());
+      }
+    }
+    // The tunnels' sockets are gone with the agents.
+    QVERIFY(QDir(u"/tmp"_s).entryList({u"fathom-telemetry-*.sock"_s}, QDir::System).isEmpty());
     const QString difference =
         fathom::test::lossDifference(fathom::test::stepLosses(out + u"/ssh.json"_s),
                                      fathom::test::stepLosses(out + u"/local.json"_s), 4, u"over ssh"_s);
     QVERIFY2(difference.isEmpty(), qPrintable(difference));
   }
 
+  /// --same_network: the workers reach the collector over TCP at the given address (no tunnel), and their metrics
+  /// land in the launcher's workspace all the same.
+  void sameNetworkSendsStraightToTheCollector() {
+    const QString out = dir(u"same-network"_s);
+    const QString ws = out + u"/runs.sqlite"_s;
+    const QString script = u"echo \"$FATHOM_TELEMETRY_ENDPOINT\" > \"$0/endpoint.$RANK\"; shift; exec \"$@\""_s;
+    const fathom::test::CliRun r = fathom::test::runFathom(
+        QStringList{u"launch"_s, u"--num_processes"_s, u"2"_s, u"--cpu"_s, u"--quiet"_s, u"--workspace"_s, ws,
+                    u"--same_network"_s, u"127.0.0.1"_s} +
+            sshFlags(u"h1,h2"_s) +
+            QStringList{u"sh"_s, u"-c"_s, script, out, u"ignored"_s, fathom::test::fathomExecutable(), u"train"_s,
+                        u"--model"_s, u"mlp"_s, u"--hidden"_s, u"8"_s, u"--layers"_s, u"1"_s, u"--batch_size"_s, u"2"_s,
+                        u"--steps"_s, u"2"_s, u"--log_every"_s, u"1"_s},
+        fathom::test::launcherFreeEnvironment(), {}, 60'000);
+    QVERIFY2(r.exitCode == 0, (r.out + r.err + m_sshd.log()).constData());
+    for (int rank = 0; rank < 2; ++rank) {
+      QFile endpoint(out + u"/endpoint."_s + QString::number(rank));
+      QVERIFY(endpoint.open(QIODevice::ReadOnly));
+      QVERIFY2(endpoint.readAll().trimmed().startsWith("127.0.0.1:"), "not a direct TCP endpoint");
+    }
+    fathom::store::Workspace runs(ws.toStdString(), {.create = false});
+    const auto run = runs.listRuns().front().id;
+    for (int rank = 0; rank < 2; ++rank) {
+      QCOMPARE(runs.metricSeries(run, "loss", rank).size(), std::size_t{2});
+    }
+  }
+
   void failureStopsBothHosts_data() {
     QTest::addColumn<QString>("ending");
     QTest::newRow("host 2's agent killed") << u"kill-agent"_s;
+    QTest::newRow("host 2's SSH connection cut") << u"cut-ssh"_s;
     QTest::newRow("a worker on host 2 exits 7") << u"fail"_s;
     QTest::newRow("SIGTERM to the launcher") << u"terminate"_s;
   }
@@ -113,6 +216,7 @@ private slots:
   void failureStopsBothHosts() {
     QFETCH(QString, ending);
     const bool killAgent = ending == u"kill-agent"_s;
+    const bool cutSsh = ending == u"cut-ssh"_s;
     const QString out = dir(ending);
     QProcess launcher;
     launcher.setProcessEnvironment(fathom::test::launcherFreeEnvironment());
@@ -126,10 +230,14 @@ private slots:
         pidsInFiles(out, u"pid.*"_s) + pidsInFiles(out, u"child.*"_s) + pidsInFiles(out, u"agent.*"_s);
     QElapsedTimer timer;
     timer.start();
-    if (killAgent && up) {
+    if ((killAgent || cutSsh) && up) {
       const QList<pid_t> agent = pidsInFiles(out, u"agent.2"_s);
       QCOMPARE(agent.size(), 1);
-      QCOMPARE(::kill(agent.front(), SIGKILL), 0);
+      // The agent's parent is host 2's sshd session (the login shell exec'd the agent): killing it cuts the
+      // connection from the host's side, as a lost network would.
+      const pid_t target = cutSsh ? fathom::test::parentPid(agent.front()) : agent.front();
+      QVERIFY(target > 1);
+      QCOMPARE(::kill(target, SIGKILL), 0);
     } else if (ending == u"terminate"_s && up) {
       QCOMPARE(::kill(static_cast<pid_t>(launcher.processId()), SIGTERM), 0);
     }
@@ -147,7 +255,7 @@ private slots:
     QVERIFY2(ended, qPrintable(u"the launcher still ran 10 s later: "_s + QString::fromUtf8(err)));
     QVERIFY2(alive.isEmpty(), qPrintable(u"still running: "_s + alive + u"\n"_s + QString::fromUtf8(err)));
     qInfo("everything stopped %lld ms after the failure", static_cast<long long>(elapsed));
-    if (killAgent) {
+    if (killAgent || cutSsh) {
       QVERIFY(launcher.exitCode() != 0);
       QVERIFY2(err.contains("failed on host h2 (machine 1)"), err.constData());
     } else if (ending == u"terminate"_s) {
@@ -186,6 +294,79 @@ private slots:
       QVERIFY2(r.err.contains("Permission denied (publickey)"), r.err.constData());
     } else {
       QVERIFY2(r.err.contains("Connection refused"), r.err.constData());
+    }
+  }
+
+  void refusalsNameTheHost_data() {
+    QTest::addColumn<QString>("mode");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("another version on host 2")
+        << u"version"_s << 3
+        << u"failed on host h2 (machine 1): this host runs Fathom @V@, the launcher runs 0.0.9-@V@: install the "
+           u"same version on every host"_s;
+    QTest::newRow("rendezvous port in use")
+        << u"port"_s << 3 << u"failed on host h1 (machine 0): port @P@ (the rendezvous of rank 0) cannot be used"_s;
+    QTest::newRow("host 2 never joins")
+        << u"never-joins"_s << 124
+        << u"the rendezvous timed out after 3 s (--rdzv_timeout): never joined: h2 (machine 1, ranks 2-3)"_s;
+  }
+
+  /// Each refusal or timeout ends the launch with its exit code and message, and nothing of it keeps running.
+  void refusalsNameTheHost() {
+    QFETCH(QString, mode);
+    QFETCH(int, exitCode);
+    QFETCH(QString, expected);
+    const QString out = dir(u"refusal-"_s + mode);
+    QStringList flags = sshFlags(u"h1,h2"_s);
+    int port = flags.last().toInt();
+    int blocker = -1;
+    if (mode == u"version"_s || mode == u"never-joins"_s) {
+      const QString script = out + u"/remote-fathom.sh"_s;
+      QByteArray text = mode == u"version"_s ? kOtherVersionOnHost2 : kHost2NeverJoins;
+      text.replace("@FATHOM@", fathom::test::fathomExecutable().toUtf8());
+      QCOMPARE(fathom::test::writeExecutable(script, text), QString());
+      flags[flags.indexOf(u"--remote_fathom"_s) + 1] = script;
+    } else {
+      // Something else listens on the rendezvous port on every address of host 1.
+      blocker = ::socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in addr{};
+      addr.sin_family = AF_INET;
+      addr.sin_port = htons(static_cast<std::uint16_t>(port));
+      QVERIFY(blocker >= 0);
+      QCOMPARE(::bind(blocker, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+      QCOMPARE(::listen(blocker, 1), 0);
+    }
+    QElapsedTimer timer;
+    timer.start();
+    const fathom::test::CliRun r = fathom::test::runFathom(
+        QStringList{u"launch"_s} + flags +
+            QStringList{u"--rdzv_timeout"_s, u"3"_s, u"--num_processes"_s, u"4"_s, m_script, out, u"wait"_s},
+        fathom::test::launcherFreeEnvironment(), {}, 30'000);
+    if (blocker >= 0) {
+      ::close(blocker);
+    }
+    QCOMPARE(r.exitCode, exitCode);
+    const QString message =
+        QString(expected).replace(u"@V@"_s, QStringLiteral(FATHOM_VERSION)).replace(u"@P@"_s, QString::number(port));
+    QVERIFY2(r.err.contains(message.toUtf8()), qPrintable(message + u"\n---\n"_s + QString::fromUtf8(r.err)));
+    QVERIFY2(timer.elapsed() < 15'000, "not within the timeout");
+    // Nothing started anywhere, or what started is gone (the rendezvous case starts host 1's workers).
+    const QList<pid_t> pids =
+        pidsInFiles(out, u"pid.*"_s) + pidsInFiles(out, u"child.*"_s) + pidsInFiles(out, u"agent.*"_s);
+    const QString alive = survivingProcesses(pids, 5'000);
+    fathom::test::killSurvivors(pids);
+    QVERIFY2(alive.isEmpty(), qPrintable(u"still running: "_s + alive));
+    // The refusing host started no worker (the other host's may have started before the launch was stopped); a
+    // host that never joins started none, while the other's did.
+    const bool host1Refused = mode == u"port"_s;
+    for (int rank = 0; rank < 4; ++rank) {
+      const bool onRefusingHost = host1Refused ? rank < 2 : rank >= 2;
+      if (onRefusingHost) {
+        QVERIFY2(!QFile::exists(out + u"/pid."_s + QString::number(rank)), qPrintable(u"rank %1 ran"_s.arg(rank)));
+      } else if (mode == u"never-joins"_s) {
+        QVERIFY2(QFile::exists(out + u"/pid."_s + QString::number(rank)), qPrintable(u"rank %1 never ran"_s.arg(rank)));
+      }
     }
   }
 

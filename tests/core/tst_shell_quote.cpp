@@ -151,7 +151,14 @@ private slots:
     spec.options.terminateGracePeriod = std::chrono::milliseconds(1500);
     spec.workingDirectory = "/work/dir with space";
     spec.environment = {{"FATHOM_WORKSPACE", "/x/ws.sqlite"}};
+    spec.fathomVersion = "0.1.0";
+    spec.tunnelSocket = "/tmp/fathom-telemetry-0123456789abcdef-1.sock";
     const AgentSpec back = agentSpecFromJson(toJson(spec));
+    QCOMPARE(back.fathomVersion, spec.fathomVersion);
+    QCOMPARE(back.tunnelSocket, spec.tunnelSocket);
+    QCOMPARE(agentSpecVersion(toJson(spec)).value_or(""), std::string("0.1.0"));
+    QVERIFY(!agentSpecVersion("{\"fathom_version\": 1}").has_value());
+    QVERIFY(!agentSpecVersion("[1, 2").has_value());
     QVERIFY(back.options.command == spec.options.command);
     QCOMPARE(back.options.machineRank, 1);
     QCOMPARE(back.options.mainProcessIp, std::string("10.0.0.1"));

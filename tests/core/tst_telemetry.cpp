@@ -94,6 +94,33 @@ class TestTelemetry : public QObject {
 
 private slots:
   // The run's launch configuration names the sharding the workers were told to use (the Studio's strategy column).
+  /// A worker on another host than the launcher's reaches the collector through an ssh-forwarded Unix socket
+  /// ("unix:/path"), or over TCP at "ADDRESS:PORT"; anything else is refused naming the variable.
+  void endpointIsTcpOrUnixSocket() {
+    const EnvGuard token("FATHOM_TELEMETRY_TOKEN", "abc");
+    const EnvGuard rank("RANK", "3");
+    {
+      const EnvGuard endpoint("FATHOM_TELEMETRY_ENDPOINT", "unix:/tmp/fathom-telemetry-0123-1.sock");
+      const auto e = TelemetryEndpoint::fromEnvironment();
+      QVERIFY(e.has_value());
+      QCOMPARE(e->unixPath, std::string("/tmp/fathom-telemetry-0123-1.sock"));
+      QCOMPARE(e->rank, 3);
+    }
+    {
+      const EnvGuard endpoint("FATHOM_TELEMETRY_ENDPOINT", "10.0.0.7:4711");
+      const auto e = TelemetryEndpoint::fromEnvironment();
+      QVERIFY(e.has_value() && e->unixPath.empty());
+      QCOMPARE(e->host, std::string("10.0.0.7"));
+      QCOMPARE(e->port, std::uint16_t{4711});
+    }
+    for (const char* bad : {"unix:relative.sock", "unix:", "unix:/", "localhost", "1.2.3.4:0", ":5"}) {
+      const EnvGuard endpoint("FATHOM_TELEMETRY_ENDPOINT", bad);
+      const std::string message = fathom::test::messageOf([] { TelemetryEndpoint::fromEnvironment(); });
+      QVERIFY2(fathom::test::contains(message, std::string("FATHOM_TELEMETRY_ENDPOINT='") + bad + "' is not"),
+               message.c_str());
+    }
+  }
+
   void launchRecorderNamesTheSharding() {
     QTemporaryDir dir;
     const std::filesystem::path path = dir.filePath("ws.sqlite").toStdString();

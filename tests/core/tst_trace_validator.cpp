@@ -276,6 +276,16 @@ private slots:
     QCOMPARE(other.issuesPerRule.at("flow-unmatched"), std::uint64_t{2});
   }
 
+  /// A slice whose end is past 2^63 ns is an x-dur finding, not a signed overflow (found by fuzz_trace_validator:
+  /// ts 20 us + dur 3.1e20 us made `ts + dur` overflow int64 in the nesting check).
+  void durationPastTheClockIsAFinding() {
+    const TraceValidationReport r =
+        validateText("huge-dur.json",
+                     objectTrace({kOp, completeEvent("cpu_op", "forever", 1, 2, "20", "309223372036854775807.25")}));
+    QCOMPARE(r.issuesPerRule.count("x-dur"), std::size_t{1});
+    QVERIFY2(contains(describe(r), "ts + dur is beyond 2^63 ns"), describe(r).c_str());
+  }
+
   void malformedEventNamesOffset() {
     const std::string text = objectTrace({kOp, R"({"ph":"X","name":tru})", kOp});
     const TraceValidationReport r = validateText("bad-event.json", text);

@@ -194,7 +194,8 @@ spec = {"command": ["python3", "train.py", "--lr", "1e-3"], "num_processes": 4, 
         "num_cpu_threads_per_process": 2, "monitor_interval_ms": 100, "tee": 3, "log_dir": "/tmp/logs",
         "quiet": False, "debug": False, "gpu_ids": "all", "fathom_variables": [["FATHOM_WORKSPACE", "w.sqlite"]],
         "terminate_grace_period_ms": 5000, "tail_lines": 20, "working_directory": "/home/u/project",
-        "environment": [["NCCL_DEBUG", "INFO"], ["OMP_NUM_THREADS", "4"]]}
+        "environment": [["NCCL_DEBUG", "INFO"], ["OMP_NUM_THREADS", "4"]], "fathom_version": "0.1.0",
+        "tunnel_socket": "/tmp/fathom-telemetry-0123456789abcdef-1.sock"}
 seed("launch_spec", "spec.json", json.dumps(spec))
 seed("launch_spec", "spec_and_hostfile.bin",
      json.dumps(dict(spec, num_machines=1, machine_rank=0, zero_stage=3, use_fsdp=False, use_deepspeed=True,

@@ -47,6 +47,18 @@ inline bool processRunning(pid_t pid) {
   return close < 0 || text.mid(close + 2, 1) != "Z";
 }
 
+/// The parent of `pid` (from /proc/PID/stat), or 0 when it cannot be read.
+inline pid_t parentPid(pid_t pid) {
+  QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+  if (!stat.open(QIODevice::ReadOnly)) {
+    return 0;
+  }
+  // "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses, so read after the last ')'.
+  const QByteArray text = stat.readAll();
+  const QList<QByteArray> fields = text.mid(text.lastIndexOf(')') + 2).split(' ');
+  return fields.size() > 1 ? static_cast<pid_t>(fields[1].toLongLong()) : 0;
+}
+
 /// The pids written (one per file, as `echo $$ > pid.0` does) into the files of `dir` matching `pattern`.
 inline QList<pid_t> pidsInFiles(const QString& dir, const QString& pattern) {
   QList<pid_t> pids;

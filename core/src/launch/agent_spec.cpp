@@ -79,6 +79,8 @@ std::string toJson(const AgentSpec& spec) {
   j["tail_lines"] = o.tailLines;
   j["working_directory"] = spec.workingDirectory;
   j["environment"] = spec.environment;
+  j["fathom_version"] = spec.fathomVersion;
+  j["tunnel_socket"] = spec.tunnelSocket;
   return j.dump();
 }
 
@@ -125,8 +127,19 @@ AgentSpec agentSpecFromJson(std::string_view text) {
   o.tailLines = field<int>(j, "tail_lines");
   spec.workingDirectory = field<std::string>(j, "working_directory");
   spec.environment = field<std::vector<std::pair<std::string, std::string>>>(j, "environment");
+  spec.fathomVersion = field<std::string>(j, "fathom_version");
+  spec.tunnelSocket = field<std::string>(j, "tunnel_socket");
   validate(o);
   return spec;
+}
+
+std::optional<std::string> agentSpecVersion(std::string_view text) {
+  const json j = json::parse(text, nullptr, false);
+  if (!j.is_object()) {
+    return std::nullopt;
+  }
+  const auto it = j.find("fathom_version");
+  return it != j.end() && it->is_string() ? std::optional<std::string>(it->get<std::string>()) : std::nullopt;
 }
 
 std::vector<std::pair<std::string, std::string>> forwardedEnvironment() {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <fathom/common/build_info.h>
 #include <fathom/common/error.h>
 #include <fathom/launch/local_launcher.h>
 #include <fathom/launch/remote_agent.h>
@@ -11,7 +12,10 @@
 #include <cstring>
 #include <thread>
 
+#include <netinet/in.h>
 #include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fathom::launch {
@@ -60,7 +64,114 @@ nlohmann::json orNull(const std::optional<int>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
+nlohmann::json workerJson(const char* event, const WorkerEvent& worker) {
+  return {{"event", event},
+          {"rank", worker.rank},
+          {"local_rank", worker.localRank},
+          {"attempt", worker.attempt},
+          {"pid", worker.pid}};
+}
+
+/// Tells the launcher of every worker this agent starts and reaps (worker_started, worker_ended), so the launcher's
+/// workspace records each rank with its host, pid and exit code as a local launch does.
+class EventObserver final : public LaunchObserver {
+public:
+  explicit EventObserver(std::ostream& events) : m_events(events) {}
+
+  void workerStarted(const WorkerEvent& worker) override {
+    m_events << workerJson("worker_started", worker).dump() << std::endl;
+  }
+  void workerEnded(const WorkerEvent& worker, const ExitStatus& status) override {
+    nlohmann::json j = workerJson("worker_ended", worker);
+    j["status"] = {{"signaled", status.signaled}, {"value", status.value}};
+    m_events << j.dump() << std::endl;
+  }
+
+private:
+  std::ostream& m_events;
+};
+
+/// An agent_refused event: the agent will not start this spec's workers.
+int refuse(std::ostream& events, const char* reason, const std::string& message, nlohmann::json details = {}) {
+  nlohmann::json j{{"event", "agent_refused"}, {"reason", reason}, {"message", message}};
+  for (auto& [key, value] : details.items()) {
+    j[key] = value;
+  }
+  events << j.dump() << std::endl;
+  return kAgentRefused;
+}
+
+/// Whether a listening socket can take `port` on every address of this host, as rank 0's rendezvous store will.
+/// Error text (strerror) when it cannot; nothing when it can.
+std::optional<std::string> portUnavailable(std::uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    return std::string(std::strerror(errno));
+  }
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_ANY);
+  addr.sin_port = htons(port);
+  int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));  // as the store: TIME_WAIT leftovers do not count
+  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 && ::listen(fd, 1) == 0;
+  const int error = errno;
+  ::close(fd);
+  return ok ? std::nullopt : std::optional<std::string>(std::strerror(error));
+}
+
+/// How long an agent waits for its telemetry tunnel: sshd sets up the forwarding within milliseconds of the session.
+constexpr std::chrono::seconds kTunnelWait{10};
+
+/// Whether a socket file exists at `path` within `timeout` (polled every 10 ms).
+bool waitForSocket(const std::string& path, std::chrono::seconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) {
+      return true;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 }  // namespace
+
+int runAgentFromJson(std::string_view specJson, std::ostream& events, int stopFd) {
+  const std::string& mine = buildInfo().version;
+  const std::optional<std::string> theirs = agentSpecVersion(specJson);
+  if (!theirs || *theirs != mine) {
+    const std::string launcher = theirs ? *theirs : std::string("a version older than the handshake");
+    return refuse(events, "version",
+                  "this host runs Fathom " + mine + ", the launcher runs " + launcher +
+                      ": install the same version on every host (or give --remote_fathom the path of one)",
+                  {{"agent_version", mine}, {"launcher_version", theirs ? nlohmann::json(*theirs) : nullptr}});
+  }
+  const AgentSpec spec = agentSpecFromJson(specJson);
+  if (spec.options.machineRank == 0) {
+    if (const auto error = portUnavailable(spec.options.mainProcessPort)) {
+      if (!spec.tunnelSocket.empty() && waitForSocket(spec.tunnelSocket, std::chrono::seconds(2))) {
+        ::unlink(spec.tunnelSocket.c_str());  // no worker will use it
+      }
+      return refuse(events, "port",
+                    "port " + std::to_string(spec.options.mainProcessPort) +
+                        " (the rendezvous of rank 0) cannot be used on this host: " + *error +
+                        "; choose another with --main_process_port",
+                    {{"port", spec.options.mainProcessPort}});
+    }
+  }
+  if (!spec.tunnelSocket.empty() && !waitForSocket(spec.tunnelSocket, kTunnelWait)) {
+    return refuse(events, "tunnel",
+                  "the telemetry tunnel " + spec.tunnelSocket + " did not appear within " +
+                      std::to_string(kTunnelWait.count()) +
+                      " s (does the host's sshd allow it? AllowStreamLocalForwarding, DisableForwarding)",
+                  {{"socket", spec.tunnelSocket}});
+  }
+  return runAgent(spec, events, stopFd);
+}
 
 int runAgent(const AgentSpec& spec, std::ostream& events, int stopFd) {
   for (const auto& [name, value] : spec.environment) {
@@ -76,19 +187,24 @@ int runAgent(const AgentSpec& spec, std::ostream& events, int stopFd) {
   LocalLauncher launcher(std::move(options));
   events << nlohmann::json{{"event", "agent_started"},
                            {"pid", ::getpid()},
-                           {"machine_rank", launcher.options().machineRank}}
+                           {"machine_rank", launcher.options().machineRank},
+                           {"version", buildInfo().version}}
                 .dump()
          << std::endl;
   LaunchResult result;
   {
     const StopWatcher watcher(stopFd);
-    result = launcher.run();
+    EventObserver observer(events);
+    result = launcher.run(&observer);
   }
   nlohmann::json finished{{"event", "agent_finished"}, {"exit_code", result.exitCode}};
   finished["rank"] = result.failure ? nlohmann::json(result.failure->rank) : nlohmann::json(nullptr);
   finished["local_rank"] = result.failure ? nlohmann::json(result.failure->localRank) : nlohmann::json(nullptr);
   finished["status"] = result.failure ? nlohmann::json(result.failure->status.describe()) : nlohmann::json(nullptr);
   finished["interrupted_by"] = orNull(result.interruptedBy);
+  if (!spec.tunnelSocket.empty()) {
+    ::unlink(spec.tunnelSocket.c_str());  // sshd leaves it behind (StreamLocalBindUnlink only helps the next bind)
+  }
   events << finished.dump() << std::endl;
   return result.exitCode;
 }

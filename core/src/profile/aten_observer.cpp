@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
+// Compiled with NDEBUG in every build type (sources.cmake): at::RecordFunction's layout depends on it, and LibTorch,
+// which creates the objects this file's callbacks read, is built with it.
+#ifndef NDEBUG
+#error "aten_observer.cpp must be compiled with NDEBUG, as LibTorch is: at::RecordFunction's layout depends on it"
+#endif
 #include "profile/aten_observer.h"
 
 #include "profile/capture_session.h"

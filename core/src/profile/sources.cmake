@@ -22,3 +22,9 @@ set_source_files_properties(${_fathom_profile_plain_sources} PROPERTIES SKIP_PRE
 target_sources(fathom_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/aten_observer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory_reporter.cpp)
+# aten_observer.cpp is the one file that includes ATen/record_function.h, whose at::RecordFunction has a member only
+# without NDEBUG: LibTorch is built with NDEBUG, so a Debug build of this file would read the objects LibTorch hands
+# its callbacks with another layout (UBSan: "load of value 180, which is not a valid value for type 'bool'" in
+# inputs()). It is compiled with NDEBUG in every build type, without the precompiled header (compiled without it).
+set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/aten_observer.cpp PROPERTIES
+  COMPILE_DEFINITIONS NDEBUG SKIP_PRECOMPILE_HEADERS ON)

@@ -58,8 +58,12 @@ store::NewRun newRun(const launch::LaunchOptions& o, const RunRecordOptions& rec
   run.layout.numMachines = o.numMachines;
   run.layout.strategy = launchStrategy(o);
   run.layout.mixedPrecision = launch::toString(o.mixedPrecision);
-  run.layout.hosts.resize(static_cast<std::size_t>(o.machineRank) + 1);
-  run.layout.hosts.back() = store::currentHostName();
+  if (!record.hosts.empty()) {
+    run.layout.hosts = record.hosts;
+  } else {
+    run.layout.hosts.resize(static_cast<std::size_t>(o.machineRank) + 1);
+    run.layout.hosts.back() = store::currentHostName();
+  }
   return run;
 }
 
@@ -122,9 +126,17 @@ std::vector<std::pair<std::string, std::string>> LaunchRecorder::workerEnvironme
   return m_collector->workerEnvironment();
 }
 
+std::uint16_t LaunchRecorder::telemetryPort() {
+  return m_collector->port();
+}
+
+std::vector<std::pair<std::string, std::string>> LaunchRecorder::remoteWorkerEnvironment(const std::string& endpoint) {
+  return m_collector->workerEnvironment(endpoint);
+}
+
 void LaunchRecorder::workerStarted(const launch::WorkerEvent& worker) {
   try {
-    m_collector->recordRank({worker.rank, m_host, worker.pid, "", std::nullopt});
+    m_collector->recordRank({worker.rank, worker.host.empty() ? m_host : worker.host, worker.pid, "", std::nullopt});
     if (worker.attempt > 0) {
       m_collector->recordEvent({-1, unixNowSeconds(), LogLevel::Warning,
                                 "restart " + std::to_string(worker.attempt) + ": rank " + std::to_string(worker.rank) +
@@ -137,7 +149,8 @@ void LaunchRecorder::workerStarted(const launch::WorkerEvent& worker) {
 
 void LaunchRecorder::workerEnded(const launch::WorkerEvent& worker, const launch::ExitStatus& status) {
   try {
-    m_collector->recordRank({worker.rank, m_host, worker.pid, "", status.shellCode()});
+    m_collector->recordRank(
+        {worker.rank, worker.host.empty() ? m_host : worker.host, worker.pid, "", status.shellCode()});
     if (!status.success()) {
       m_collector->recordEvent({-1, unixNowSeconds(), LogLevel::Error,
                                 "rank " + std::to_string(worker.rank) + " (pid " + std::to_string(worker.pid) +

@@ -9,6 +9,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,35 +26,53 @@ void Socket::reset() {
   }
 }
 
-Listener listenLoopback() {
+Listener listenOn(const std::string& address) {
   Socket s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   FATHOM_CHECK(s.valid(), CommError, "telemetry: cannot create a socket: ", std::strerror(errno));
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  FATHOM_CHECK(::inet_pton(AF_INET, address.c_str(), &addr.sin_addr) == 1, ConfigError, "telemetry: cannot listen on '",
+               address, "': not an IPv4 address");
   addr.sin_port = 0;
   FATHOM_CHECK(::bind(s.fd(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0, CommError,
-               "telemetry: cannot bind 127.0.0.1: ", std::strerror(errno));
+               "telemetry: cannot bind ", address, ": ", std::strerror(errno));
   // The kernel's maximum backlog (net.core.somaxconn): a burst of connections waits there for the accept thread
   // instead of having its handshakes dropped and retried a second later.
-  FATHOM_CHECK(::listen(s.fd(), SOMAXCONN) == 0, CommError,
-               "telemetry: cannot listen on 127.0.0.1: ", std::strerror(errno));
+  FATHOM_CHECK(::listen(s.fd(), SOMAXCONN) == 0, CommError, "telemetry: cannot listen on ", address, ": ",
+               std::strerror(errno));
   socklen_t len = sizeof(addr);
   FATHOM_CHECK(::getsockname(s.fd(), reinterpret_cast<sockaddr*>(&addr), &len) == 0, CommError,
                "telemetry: getsockname failed: ", std::strerror(errno));
   return {std::move(s), ntohs(addr.sin_port)};
 }
 
-Socket connectTo(const std::string& host, std::uint16_t port, std::chrono::milliseconds timeout) {
-  const std::string where = host + ":" + std::to_string(port);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  FATHOM_CHECK(::inet_pton(AF_INET, host.c_str(), &addr.sin_addr) == 1, ConfigError, "telemetry endpoint ", where,
-               ": '", host, "' is not an IPv4 address");
-  Socket s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+std::string Endpoint::text() const {
+  return unixPath.empty() ? host + ":" + std::to_string(port) : "unix:" + unixPath;
+}
+
+Socket connectTo(const Endpoint& endpoint, std::chrono::milliseconds timeout) {
+  const std::string where = endpoint.text();
+  sockaddr_storage storage{};
+  socklen_t length = 0;
+  if (!endpoint.unixPath.empty()) {
+    auto* addr = reinterpret_cast<sockaddr_un*>(&storage);
+    addr->sun_family = AF_UNIX;
+    FATHOM_CHECK(endpoint.unixPath.size() < sizeof(addr->sun_path), ConfigError, "telemetry endpoint ", where,
+                 ": the socket path is longer than ", sizeof(addr->sun_path) - 1, " bytes");
+    std::memcpy(addr->sun_path, endpoint.unixPath.c_str(), endpoint.unixPath.size() + 1);
+    length = static_cast<socklen_t>(sizeof(sockaddr_un));
+  } else {
+    auto* addr = reinterpret_cast<sockaddr_in*>(&storage);
+    addr->sin_family = AF_INET;
+    addr->sin_port = htons(endpoint.port);
+    FATHOM_CHECK(::inet_pton(AF_INET, endpoint.host.c_str(), &addr->sin_addr) == 1, ConfigError, "telemetry endpoint ",
+                 where, ": '", endpoint.host, "' is not an IPv4 address");
+    length = static_cast<socklen_t>(sizeof(sockaddr_in));
+  }
+  Socket s(::socket(storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   FATHOM_CHECK(s.valid(), CommError, "telemetry: cannot create a socket: ", std::strerror(errno));
-  if (::connect(s.fd(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+  if (::connect(s.fd(), reinterpret_cast<sockaddr*>(&storage), length) != 0) {
+    // A Unix socket connects at once or fails (EAGAIN: its backlog is full; retried by the sender like a refusal).
     FATHOM_CHECK(errno == EINPROGRESS, CommError, "telemetry: cannot connect to the collector at ", where, ": ",
                  std::strerror(errno));
     pollfd p{s.fd(), POLLOUT, 0};
@@ -67,11 +86,22 @@ Socket connectTo(const std::string& host, std::uint16_t port, std::chrono::milli
                  std::strerror(error));
   }
   setNonBlocking(s.fd(), false);
-  setNoDelay(s.fd());
+  if (endpoint.unixPath.empty()) {
+    setNoDelay(s.fd());
+  }
   return s;
 }
 
-std::pair<std::string, std::uint16_t> parseEndpoint(std::string_view text) {
+Endpoint parseEndpoint(std::string_view text) {
+  constexpr std::string_view kUnix = "unix:";
+  if (text.substr(0, kUnix.size()) == kUnix) {
+    const std::string_view path = text.substr(kUnix.size());
+    FATHOM_CHECK(path.size() > 1 && path.front() == '/' && path.find('\0') == std::string_view::npos, ConfigError,
+                 protocol::kEndpointVariable, "='", text, "' is not unix:/ABSOLUTE/PATH");
+    Endpoint e;
+    e.unixPath = std::string(path);
+    return e;
+  }
   const auto colon = text.rfind(':');
   unsigned port = 0;
   const char* end = text.data() + text.size();
@@ -79,8 +109,11 @@ std::pair<std::string, std::uint16_t> parseEndpoint(std::string_view text) {
                   std::from_chars(text.data() + colon + 1, end, port).ptr == end && colon + 1 < text.size() &&
                   port > 0 && port <= 65535;
   FATHOM_CHECK(ok, ConfigError, protocol::kEndpointVariable, "='", text,
-               "' is not HOST:PORT (the launcher sets it to 127.0.0.1:<port>)");
-  return {std::string(text.substr(0, colon)), static_cast<std::uint16_t>(port)};
+               "' is not HOST:PORT or unix:PATH (the launcher sets it to 127.0.0.1:<port>)");
+  Endpoint e;
+  e.host = std::string(text.substr(0, colon));
+  e.port = static_cast<std::uint16_t>(port);
+  return e;
 }
 
 void setReceiveTimeout(int fd, std::chrono::milliseconds timeout) {

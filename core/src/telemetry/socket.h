@@ -38,18 +38,33 @@ private:
   int m_fd = -1;
 };
 
-/// A listening socket on 127.0.0.1 with a port the kernel picks.
+/// A listening socket with a port the kernel picks.
 struct Listener {
   Socket socket;
   std::uint16_t port = 0;
 };
-Listener listenLoopback();
+/// Listens on `address` (an IPv4 address: "127.0.0.1", or "0.0.0.0" for every address). ConfigError for an address
+/// that is not one, CommError when it cannot be bound.
+Listener listenOn(const std::string& address);
 
-/// Connects to host:port (an IPv4 address), waiting at most `timeout`. CommError naming the endpoint on failure.
-Socket connectTo(const std::string& host, std::uint16_t port, std::chrono::milliseconds timeout);
+/// Where a sender connects: an IPv4 address and port, or a Unix socket (the collector's port forwarded by ssh -R to
+/// another host).
+struct Endpoint {
+  std::string host;
+  std::uint16_t port = 0;
+  std::string unixPath;  ///< non-empty: a Unix socket; host and port unused
 
-/// "127.0.0.1:PORT" -> (host, port); ConfigError naming the text when it is not that.
-std::pair<std::string, std::uint16_t> parseEndpoint(std::string_view text);
+  /// "ADDRESS:PORT" or "unix:PATH", as parseEndpoint() reads it.
+  std::string text() const;
+};
+
+/// Connects to `endpoint`, waiting at most `timeout`. CommError naming the endpoint on failure; ConfigError for a host
+/// that is not an IPv4 address or a socket path too long for sockaddr_un.
+Socket connectTo(const Endpoint& endpoint, std::chrono::milliseconds timeout);
+
+/// "ADDRESS:PORT" (an IPv4 address) or "unix:/ABSOLUTE/PATH" -> Endpoint; ConfigError naming the text when it is
+/// neither.
+Endpoint parseEndpoint(std::string_view text);
 
 /// Sets SO_RCVTIMEO (zero: none).
 void setReceiveTimeout(int fd, std::chrono::milliseconds timeout);

@@ -176,7 +176,7 @@ public:
     if (m_options.token.empty()) {
       m_options.token = randomToken();
     }
-    auto listener = net::listenLoopback();
+    auto listener = net::listenOn(m_options.listenAddress);
     m_port = listener.port;
     m_writer = std::thread([this] { writerLoop(); });
     Doorman::Hooks hooks;
@@ -606,8 +606,9 @@ store::RunId TelemetryCollector::run() const {
   return m_impl->m_run;
 }
 
-std::vector<std::pair<std::string, std::string>> TelemetryCollector::workerEnvironment() const {
-  return {{protocol::kEndpointVariable, endpoint()},
+std::vector<std::pair<std::string, std::string>>
+TelemetryCollector::workerEnvironment(const std::string& endpointSeenByWorkers) const {
+  return {{protocol::kEndpointVariable, endpointSeenByWorkers.empty() ? endpoint() : endpointSeenByWorkers},
           {protocol::kTokenVariable, token()},
           {protocol::kRunIdVariable, std::to_string(m_impl->m_run.value)}};
 }

@@ -51,7 +51,10 @@ std::optional<TelemetryEndpoint> TelemetryEndpoint::fromEnvironment() {
     return std::nullopt;
   }
   TelemetryEndpoint out;
-  std::tie(out.host, out.port) = net::parseEndpoint(endpoint);
+  const net::Endpoint parsed = net::parseEndpoint(endpoint);
+  out.host = parsed.host;
+  out.port = parsed.port;
+  out.unixPath = parsed.unixPath;
   const char* token = std::getenv(protocol::kTokenVariable);
   FATHOM_CHECK(token != nullptr && *token != '\0', ConfigError, protocol::kEndpointVariable, " is set but ",
                protocol::kTokenVariable, " is not: the launcher sets both");
@@ -72,8 +75,9 @@ public:
       : m_options(std::move(options)), m_rank(endpoint.rank) {
     FATHOM_CHECK(m_options.batchPoints >= 1, ConfigError, "SenderOptions::batchPoints must be >= 1");
     FATHOM_CHECK(m_options.maxQueuedFrames >= 1, ConfigError, "SenderOptions::maxQueuedFrames must be >= 1");
-    m_where = endpoint.host + ":" + std::to_string(endpoint.port);
-    m_socket = net::connectTo(endpoint.host, endpoint.port, m_options.connectTimeout);
+    const net::Endpoint where{endpoint.host, endpoint.port, endpoint.unixPath};
+    m_where = where.text();
+    m_socket = net::connectTo(where, m_options.connectTimeout);
     net::setBufferSize(m_socket.fd(), SO_SNDBUF);
     handshake(endpoint);
     int fds[2];

@@ -349,7 +349,9 @@ private:
       add("x-cat", "no string cat (HTA drops the row)", index, text);
     }
     const auto row = rowOf(index, text);
-    if (row && ts && ts->ns >= 0 && dur && dur->ns >= 0) {
+    if (row && ts && ts->ns >= 0 && dur && dur->ns >= 0 && dur->ns > INT64_MAX - ts->ns) {
+      add("x-dur", "ts + dur is beyond 2^63 ns (about 292 years): the slice cannot be placed", index, text);
+    } else if (row && ts && ts->ns >= 0 && dur && dur->ns >= 0) {
       const auto cut = [](std::int64_t ns) { return static_cast<std::uint8_t>(std::clamp<std::int64_t>(ns, 0, 4)); };
       m_timeline.addSlice(row->first, row->second,
                           {ts->ns, ts->ns + dur->ns, static_cast<std::uint32_t>(index), cut(ts->truncationCut),

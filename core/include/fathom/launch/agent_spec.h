@@ -3,6 +3,7 @@
 
 #include <fathom/launch/launch_options.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -22,6 +23,12 @@ struct AgentSpec {
   /// Variables the agent sets in its own environment before starting workers (the launcher's FATHOM_*, NCCL_*,
   /// GLOO_*, TORCH_*, OMP_NUM_THREADS: forwardedEnvironment()).
   std::vector<std::pair<std::string, std::string>> environment;
+  /// The launcher's Fathom version (BuildInfo::version): an agent of another version refuses the spec.
+  std::string fathomVersion;
+  /// The Unix socket on this host that the transport forwards to the launcher's telemetry collector (ssh -R), or
+  /// empty. The agent waits for it to appear before it starts workers (the forwarding may be set up after the agent
+  /// started, and a worker that cannot reach the collector fails), and removes it when it ends.
+  std::string tunnelSocket;
 };
 
 /// The spec as one line of JSON.
@@ -29,6 +36,10 @@ std::string toJson(const AgentSpec& spec);
 /// Reads toJson()'s output; ConfigError naming the key for anything missing or of the wrong type, and for options
 /// that fail validate().
 AgentSpec agentSpecFromJson(std::string_view json);
+
+/// The "fathom_version" of a spec, read before anything else (a spec of another version may not parse); nothing
+/// when `json` is not an object with that string.
+std::optional<std::string> agentSpecVersion(std::string_view json);
 
 /// The variables of `environ` that a multi-node launch forwards to every agent (see AgentSpec::environment).
 std::vector<std::pair<std::string, std::string>> forwardedEnvironment();

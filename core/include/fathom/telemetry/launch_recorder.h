@@ -25,6 +25,9 @@ struct RunRecordOptions {
   /// The plan the run is launched with, as the `fathom plan --json` object (plan/prediction_json.h), stored with the
   /// run when it is created (store::NewRun::planJson); empty: none (a program the planner does not know).
   std::string planJson;
+  /// A multi-node launch's hosts by machine rank, as it names them (`--hosts`); recorded as the run's layout.hosts.
+  /// Empty: this machine's host name at the options' machine rank.
+  std::vector<std::string> hosts;
 };
 
 /// What `fathom launch` records of a run in the workspace (docs/workspace.md): the run row (name, the launcher's
@@ -54,6 +57,8 @@ public:
   const TelemetryCollector& collector() const { return *m_collector; }
 
   std::vector<std::pair<std::string, std::string>> workerEnvironment() override;
+  std::uint16_t telemetryPort() override;
+  std::vector<std::pair<std::string, std::string>> remoteWorkerEnvironment(const std::string& endpoint) override;
   void workerStarted(const launch::WorkerEvent& worker) override;
   void workerEnded(const launch::WorkerEvent& worker, const launch::ExitStatus& status) override;
 

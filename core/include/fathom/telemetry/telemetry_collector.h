@@ -42,6 +42,9 @@ struct CollectorOptions {
   std::chrono::milliseconds refusalSummaryInterval{10'000};
   /// stop() waits this long for connected senders to say bye or hang up before it closes their connections.
   std::chrono::milliseconds drainTimeout{10'000};
+  /// Where the collector listens: 127.0.0.1 (only this machine's workers, and ssh tunnels, reach it), or "0.0.0.0"
+  /// when workers on other hosts connect directly (`fathom launch --same_network`); the token guards it either way.
+  std::string listenAddress = "127.0.0.1";
   /// The token senders must present; empty = a new random one (64 hex digits).
   std::string token;
   /// Hang and straggler detection over the heartbeats' collective wavefronts (docs/launch.md); the writer thread
@@ -109,8 +112,11 @@ public:
   const std::string& token() const;
   store::RunId run() const;
 
-  /// FATHOM_TELEMETRY_ENDPOINT, FATHOM_TELEMETRY_TOKEN and FATHOM_RUN_ID for the workers.
-  std::vector<std::pair<std::string, std::string>> workerEnvironment() const;
+  /// FATHOM_TELEMETRY_ENDPOINT, FATHOM_TELEMETRY_TOKEN and FATHOM_RUN_ID for the workers; the endpoint is
+  /// endpoint() unless the workers reach the collector another way (`endpointSeenByWorkers`: another host's
+  /// "ADDRESS:PORT", or "unix:PATH" of an ssh tunnel).
+  std::vector<std::pair<std::string, std::string>>
+  workerEnvironment(const std::string& endpointSeenByWorkers = {}) const;
 
   /// Queues a rank row (the launcher records host, pid and exit codes this way, through the one writer).
   void recordRank(const store::RankInfo& rank);

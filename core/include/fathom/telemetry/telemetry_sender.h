@@ -32,6 +32,9 @@ struct TelemetryEndpoint {
   std::uint16_t port = 0;
   std::string token;
   int rank = 0;
+  /// Non-empty: the collector is a Unix socket here (on another host than the launcher's: its port forwarded by
+  /// ssh -R), and host and port are unused.
+  std::string unixPath;
 
   /// From FATHOM_TELEMETRY_ENDPOINT, FATHOM_TELEMETRY_TOKEN and RANK (0 when unset), as `fathom launch` sets
   /// them. Nothing when FATHOM_TELEMETRY_ENDPOINT is unset (a program started without the launcher); ConfigError

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "launch/child_process.h"
+
+#include <fathom/common/build_info.h>
 #include <fathom/common/error.h>
 #include <fathom/launch/agent_spec.h>
-#include <fathom/launch/shell_quote.h>
-#include <fathom/launch/ssh_launcher.h>
+#include <fathom/launch/multi_node_launcher.h>
+#include <fathom/launch/remote_agent.h>
+#include <fathom/launch/worker_environment.h>
 #include <fathom/launch/worker_process.h>
 
 #include <nlohmann/json.hpp>
@@ -15,14 +19,12 @@
 #include <deque>
 #include <iostream>
 #include <memory>
-#include <sstream>
+#include <random>
 
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace fathom::launch {
 namespace {
@@ -82,23 +84,25 @@ private:
   struct sigaction m_previousPipe {};
 };
 
-/// One host's ssh process, with its agent behind it.
+/// One host's transport process (ssh, srun), with its agent behind it.
 struct Agent {
   std::string host;
   int machineRank = 0;
   pid_t pid = -1;
   int in = -1;   ///< the agent's stdin: closing it stops the agent
   int out = -1;  ///< the agent's JSON events
-  int err = -1;  ///< the agent's and its workers' stderr, and ssh's own messages
+  int err = -1;  ///< the agent's and its workers' stderr, and the transport's own messages
   std::string outBuffer;
   std::string errBuffer;
   std::deque<std::string> lastLines;
-  bool started = false;                    ///< agent_started seen: ssh reached the host and the agent runs
-  std::optional<nlohmann::json> finished;  ///< agent_finished
-  std::optional<ExitStatus> sshStatus;     ///< how the ssh process ended
-  bool judged = false;                     ///< its ending has been looked at (once)
+  bool started = false;                       ///< agent_started seen: the transport reached the host, the agent runs
+  int workersStarted = 0;                     ///< worker_started events seen
+  std::optional<nlohmann::json> finished;     ///< agent_finished
+  std::optional<std::string> refusal;         ///< why the agent refused to start (agent_refused), or the launcher did
+  std::optional<ExitStatus> transportStatus;  ///< how the transport process ended
+  bool judged = false;                        ///< its ending has been looked at (once)
 
-  bool running() const { return !sshStatus.has_value(); }
+  bool running() const { return !transportStatus.has_value(); }
 };
 
 void closeFd(int& fd) {
@@ -106,27 +110,6 @@ void closeFd(int& fd) {
     ::close(fd);
     fd = -1;
   }
-}
-
-/// Forks and execs `argv` (argv[0] a path) in a process group of its own, with the three given descriptors as its
-/// stdin, stdout, stderr. Only async-signal-safe calls between fork and exec.
-pid_t spawn(const std::vector<std::string>& argv, int in, int out, int err) {
-  std::vector<char*> args;
-  for (const std::string& a : argv) {
-    args.push_back(const_cast<char*>(a.c_str()));
-  }
-  args.push_back(nullptr);
-  const pid_t pid = ::fork();
-  FATHOM_CHECK(pid >= 0, Error, "cannot start ", argv.front(), ": fork failed: ", std::strerror(errno));
-  if (pid == 0) {
-    ::setpgid(0, 0);  // a terminal's Ctrl-C reaches the launcher, which stops the agents in order
-    if (::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) {
-      ::_exit(127);
-    }
-    ::execve(args[0], args.data(), environ);
-    ::_exit(127);
-  }
-  return pid;
 }
 
 ExitStatus toExitStatus(int status) {
@@ -167,14 +150,17 @@ std::string joinLines(const std::deque<std::string>& lines, std::size_t last) {
   return text;
 }
 
-/// What went wrong on `a`'s host, once its ssh process has ended non-zero.
-HostFailure describeFailure(const Agent& a, std::chrono::seconds connectTimeout) {
+/// What went wrong on `a`'s host, once its transport process has ended non-zero.
+HostFailure describeFailure(const Agent& a, const AgentTransport& transport) {
   HostFailure f;
   f.host = a.host;
   f.machineRank = a.machineRank;
-  f.exitCode = a.sshStatus->shellCode();
+  f.exitCode = a.transportStatus->shellCode();
   f.lastLines.assign(a.lastLines.begin(), a.lastLines.end());
-  if (a.finished) {
+  if (a.refusal) {
+    f.exitCode = kAgentRefused;
+    f.reason = *a.refusal;
+  } else if (a.finished) {
     const nlohmann::json& j = *a.finished;
     f.exitCode = j.value("exit_code", f.exitCode);
     if (j.contains("rank") && j["rank"].is_number_integer()) {
@@ -185,65 +171,61 @@ HostFailure describeFailure(const Agent& a, std::chrono::seconds connectTimeout)
     } else {
       f.reason = "its agent ended with exit code " + std::to_string(f.exitCode);
     }
-  } else if (!a.started && a.sshStatus->shellCode() == 255) {
-    f.reason = "ssh could not reach " + a.host + " or log in (ssh exit 255, ConnectTimeout " +
-               std::to_string(connectTimeout.count()) + " s): " + joinLines(a.lastLines, 3);
   } else if (!a.started) {
-    f.reason = "`fathom agent` could not run on " + a.host + " (" + a.sshStatus->describe() +
-               "; see --remote_fathom): " + joinLines(a.lastLines, 3);
+    f.reason = transport.describeUnreached(a.host, *a.transportStatus, joinLines(a.lastLines, 3));
   } else {
-    f.reason = "its agent ended without a result (ssh " + a.sshStatus->describe() +
-               ": the agent was killed or the "
-               "connection was lost)";
+    f.reason = "its agent ended without a result (" + transport.name() + " " + a.transportStatus->describe() +
+               ": the agent was killed or the connection was lost)";
   }
   return f;
 }
 
-/// Runs `argv` and returns its stdout (empty when it fails). Used before run()'s signal scope only.
-std::string capture(const std::vector<std::string>& argv) {
-  int out[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) {
-    return {};
+/// "ranks 2-3" (or "rank 2") of machine `machineRank` with `perHost` processes each.
+std::string rankRange(int machineRank, int perHost) {
+  const int first = machineRank * perHost;
+  return perHost == 1 ? "rank " + std::to_string(first)
+                      : "ranks " + std::to_string(first) + "-" + std::to_string(first + perHost - 1);
+}
+
+/// 16 random hex digits: keeps this run's tunnel sockets apart from other runs'.
+std::string randomRunKey() {
+  std::random_device device;
+  std::uniform_int_distribution<unsigned> nibble(0, 15);
+  std::string key;
+  for (int i = 0; i < 16; ++i) {
+    key += "0123456789abcdef"[nibble(device)];
   }
-  const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-  pid_t pid = -1;
+  return key;
+}
+
+/// An agent's worker_started / worker_ended event as the observer's WorkerEvent; nothing when a field is missing.
+std::optional<WorkerEvent> workerEvent(const nlohmann::json& event, const std::string& host) {
+  WorkerEvent w;
   try {
-    pid = spawn(argv, devnull, out[1], devnull);
-  } catch (const Error&) {
+    w.rank = event.at("rank").get<int>();
+    w.localRank = event.at("local_rank").get<int>();
+    w.attempt = event.at("attempt").get<int>();
+    w.pid = event.at("pid").get<std::int64_t>();
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
   }
-  ::close(out[1]);
-  ::close(devnull);
-  std::string text;
-  char chunk[4096];
-  for (ssize_t n; (n = ::read(out[0], chunk, sizeof(chunk))) != 0;) {
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n < 0) {
-      break;
-    }
-    text.append(chunk, static_cast<std::size_t>(n));
-  }
-  ::close(out[0]);
-  int status = 0;
-  if (pid > 0) {
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
-  return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? text : std::string();
+  w.host = host;
+  return w;
 }
 
 }  // namespace
 
-SshLauncher::SshLauncher(SshLaunchOptions options) : m_options(std::move(options)) {
-  SshLaunchOptions& o = m_options;
-  FATHOM_CHECK(!o.hosts.empty(), ConfigError, "--hosts / --hostfile: no host given");
+MultiNodeLauncher::MultiNodeLauncher(MultiNodeOptions options, std::unique_ptr<AgentTransport> transport)
+    : m_options(std::move(options)), m_transport(std::move(transport)) {
+  MultiNodeOptions& o = m_options;
+  FATHOM_CHECK(m_transport != nullptr, Error, "a multi-node launch needs a transport");
+  FATHOM_CHECK(!o.hosts.empty(), ConfigError, o.hostsFlag, ": no host given");
   for (const HostSlots& h : o.hosts) {
-    validateHostName(h.host, "--hosts");
+    validateHostName(h.host, o.hostsFlag);
   }
   const int slots = o.hosts.front().slotCount;
   for (const HostSlots& h : o.hosts) {
-    FATHOM_CHECK(h.slotCount == slots, ConfigError, "--hostfile: every host must have the same slots= (",
+    FATHOM_CHECK(h.slotCount == slots, ConfigError, o.hostsFlag, ": every host must have the same slots= (",
                  o.hosts.front().host, " has ", slots, ", ", h.host, " has ", h.slotCount,
                  "): each machine runs num_processes / num_machines");
   }
@@ -252,11 +234,11 @@ SshLauncher::SshLauncher(SshLaunchOptions options) : m_options(std::move(options
     FATHOM_CHECK(o.launch.numProcesses == slots * hosts, ConfigError, "--num_processes ", o.launch.numProcesses,
                  " does not match the hostfile (", hosts, " hosts with slots=", slots, ": ", slots * hosts, ")");
   }
-  FATHOM_CHECK(o.launch.maxRestarts == 0, ConfigError,
-               "--max_restarts is not supported with --hosts / --hostfile (a multi-node run is not restarted)");
-  FATHOM_CHECK(o.connectTimeout.count() >= 1, ConfigError, "--ssh_connect_timeout must be >= 1 second, got ",
-               o.connectTimeout.count());
+  FATHOM_CHECK(o.launch.maxRestarts == 0, ConfigError, "--max_restarts is not supported with ", o.hostsFlag,
+               " (a multi-node run is not restarted)");
   FATHOM_CHECK(!o.remoteFathom.empty(), ConfigError, "--remote_fathom must not be empty");
+  FATHOM_CHECK(o.rendezvousTimeout.count() >= 1, ConfigError, "--rdzv_timeout must be >= 1 second, got ",
+               o.rendezvousTimeout.count());
   o.launch.numMachines = hosts;
   o.launch.machineRank = 0;
   if (o.launch.mainProcessPort == 0) {
@@ -271,43 +253,24 @@ SshLauncher::SshLauncher(SshLaunchOptions options) : m_options(std::move(options
   }
 }
 
-std::vector<std::string> SshLauncher::sshCommand(const std::string& host, const std::string& agentSpecJson) const {
-  const SshLaunchOptions& o = m_options;
-  std::vector<std::string> argv{o.ssh};
-  if (!o.sshConfig.empty()) {
-    argv.insert(argv.end(), {"-F", o.sshConfig.string()});
+bool MultiNodeLauncher::requestStop() {
+  if (g_signalPipe.load() < 0) {
+    return false;
   }
-  argv.insert(argv.end(), {"-o", "BatchMode=yes", "-o", "ConnectTimeout=" + std::to_string(o.connectTimeout.count()),
-                           "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=2", "-T", "-x", "--", host,
-                           "exec " + shellCommand({o.remoteFathom, "agent", "--spec", agentSpecJson})});
-  return argv;
+  onStopSignal(SIGTERM);
+  return true;
 }
 
-std::string SshLauncher::resolveAddress(const std::string& host) const {
-  std::vector<std::string> argv{
-      WorkerProcess::resolveProgram(m_options.ssh, std::getenv("PATH") ? std::getenv("PATH") : "")};
-  if (!m_options.sshConfig.empty()) {
-    argv.insert(argv.end(), {"-F", m_options.sshConfig.string()});
-  }
-  argv.insert(argv.end(), {"-G", "--", host});
-  // `ssh -G` prints the configuration it would use, one "keyword value" a line (ssh_config(5) keywords, lower-case).
-  std::istringstream lines(capture(argv));
-  for (std::string line; std::getline(lines, line);) {
-    if (line.rfind("hostname ", 0) == 0) {
-      return line.substr(9);
-    }
-  }
-  const auto at = host.find('@');
-  return at == std::string::npos ? host : host.substr(at + 1);
-}
-
-SshLaunchResult SshLauncher::run() {
-  const char* path = std::getenv("PATH");
-  m_options.ssh = WorkerProcess::resolveProgram(m_options.ssh, path ? path : "");  // sshCommand() execs it as is
-  const SshLaunchOptions& o = m_options;
-  SshLaunchResult result;
-  result.masterAddress = o.launch.mainProcessIp.empty() ? resolveAddress(o.hosts.front().host) : o.launch.mainProcessIp;
+MultiNodeResult MultiNodeLauncher::run(LaunchObserver* observer) {
+  m_transport->prepare();
+  const MultiNodeOptions& o = m_options;
+  const AgentTransport& transport = *m_transport;
+  MultiNodeResult result;
+  result.masterAddress =
+      o.launch.mainProcessIp.empty() ? transport.resolveAddress(o.hosts.front().host) : o.launch.mainProcessIp;
   result.masterPort = o.launch.mainProcessPort;
+  const std::uint16_t collectorPort = observer != nullptr ? observer->telemetryPort() : 0;
+  const std::string runKey = randomRunKey();
 
   const SignalScope signals;
   std::vector<Agent> agents(o.hosts.size());
@@ -320,6 +283,10 @@ SshLaunchResult SshLauncher::run() {
     Agent& a = agents[i];
     a.host = o.hosts[i].host;
     a.machineRank = static_cast<int>(i);
+    AgentRequest request;
+    request.host = a.host;
+    request.machineRank = a.machineRank;
+    request.collectorPort = collectorPort;
     AgentSpec spec;
     spec.options = o.launch;
     spec.options.machineRank = a.machineRank;
@@ -327,15 +294,35 @@ SshLaunchResult SshLauncher::run() {
     spec.options.runSpec.clear();
     spec.workingDirectory = o.workingDirectory;
     spec.environment = forwardedEnvironment();
+    spec.fathomVersion = buildInfo().version;
+    if (collectorPort != 0) {
+      // The workers reach the collector directly (--same_network) or through the transport's tunnel.
+      const std::string endpoint = !o.telemetryAddress.empty()
+                                       ? o.telemetryAddress + ":" + std::to_string(collectorPort)
+                                       : transport.tunnelEndpoint(a.host, a.machineRank, runKey);
+      if (o.telemetryAddress.empty() && !endpoint.empty()) {
+        request.tunnelEndpoint = endpoint;
+        if (endpoint.rfind("unix:", 0) == 0) {
+          spec.tunnelSocket = endpoint.substr(5);
+        }
+      }
+      if (!endpoint.empty()) {
+        for (auto& variable : observer->remoteWorkerEnvironment(endpoint)) {
+          spec.environment.push_back(std::move(variable));
+        }
+      }
+    }
+    request.agentArgv = {o.remoteFathom, "agent", "--spec", toJson(spec)};
     int in[2];
     int out[2];
     int err[2];
     if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
       stopAll();
-      FATHOM_CHECK(false, Error, "cannot create pipes for ssh to ", a.host, ": ", std::strerror(errno));
+      FATHOM_CHECK(false, Error, "cannot create pipes for ", transport.name(), " to ", a.host, ": ",
+                   std::strerror(errno));
     }
     try {
-      a.pid = spawn(sshCommand(a.host, toJson(spec)), in[0], out[1], err[1]);
+      a.pid = detail::spawnInOwnGroup(transport.command(request), in[0], out[1], err[1]);
     } catch (...) {
       for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]}) {
         ::close(fd);
@@ -353,6 +340,8 @@ SshLaunchResult SshLauncher::run() {
     ::fcntl(a.err, F_SETFL, O_NONBLOCK);
   }
 
+  const Clock::time_point launched = Clock::now();
+  const int perHost = localWorldSize(o.launch);
   std::optional<Clock::time_point> stopping;  // when teardown began
   const auto beginStop = [&] {
     if (!stopping) {
@@ -379,6 +368,30 @@ SshLaunchResult SshLauncher::run() {
       }
       beginStop();
     }
+    if (!stopping && !result.failure && Clock::now() - launched > o.rendezvousTimeout) {
+      std::string missing;
+      std::optional<std::size_t> first;
+      for (std::size_t i = 0; i < agents.size(); ++i) {
+        const Agent& a = agents[i];
+        if (!a.started || a.workersStarted < perHost) {
+          missing += (missing.empty() ? "" : ", ") + a.host + " (machine " + std::to_string(a.machineRank) + ", " +
+                     rankRange(a.machineRank, perHost) + ")";
+          first = first.value_or(i);
+        }
+      }
+      if (first) {
+        HostFailure f;
+        f.host = agents[*first].host;
+        f.machineRank = agents[*first].machineRank;
+        f.exitCode = kRendezvousTimedOut;
+        f.reason = "the rendezvous timed out after " + std::to_string(o.rendezvousTimeout.count()) +
+                   " s (--rdzv_timeout): never joined: " + missing;
+        f.lastLines.assign(agents[*first].lastLines.begin(), agents[*first].lastLines.end());
+        std::cerr << "fathom launch: " << f.reason << "; stopping every host\n";
+        result.failure = std::move(f);
+        beginStop();
+      }
+    }
     bool anyRunning = false;
     for (Agent& a : agents) {
       std::vector<std::string> lines;
@@ -387,10 +400,30 @@ SshLaunchResult SshLauncher::run() {
         for (const std::string& line : lines) {
           const nlohmann::json event = nlohmann::json::parse(line, nullptr, false);
           const std::string kind = event.is_object() ? event.value("event", std::string()) : std::string();
+          std::optional<WorkerEvent> worker;
           if (kind == "agent_started") {
             a.started = true;
+            const std::string version = event.value("version", std::string("(none: older than the handshake)"));
+            if (version != buildInfo().version && !a.refusal) {
+              a.refusal = "the agent on " + a.host + " runs Fathom " + version + ", the launcher " +
+                          buildInfo().version + ": install the same version on every host";
+              closeFd(a.in);  // stops it; its ending is judged below
+            }
+          } else if (kind == "agent_refused") {
+            a.refusal = event.value("message", std::string("the agent refused the launch"));
           } else if (kind == "agent_finished") {
             a.finished = event;
+          } else if (kind == "worker_started" && (worker = workerEvent(event, a.host))) {
+            ++a.workersStarted;
+            if (observer != nullptr) {
+              observer->workerStarted(*worker);
+            }
+          } else if (kind == "worker_ended" && (worker = workerEvent(event, a.host)) &&
+                     event.value("status", nlohmann::json()).is_object()) {
+            const nlohmann::json& status = event["status"];
+            if (observer != nullptr) {
+              observer->workerEnded(*worker, ExitStatus{status.value("signaled", false), status.value("value", 0)});
+            }
           } else {
             std::cerr << "[" << a.host << "] " << line << "\n";  // not an agent event: shown, never interpreted
           }
@@ -411,15 +444,16 @@ SshLaunchResult SshLauncher::run() {
         int status = 0;
         const pid_t r = ::waitpid(a.pid, &status, WNOHANG);
         if (r == a.pid) {
-          a.sshStatus = toExitStatus(status);
+          a.transportStatus = toExitStatus(status);
           closeFd(a.in);
         }
       }
-      // Judged once ssh has ended and its output is read to the end, so the agent's last event and lines are in.
-      if (!a.judged && a.sshStatus && a.out < 0 && a.err < 0) {
+      // Judged once the transport has ended and its output is read to the end, so the agent's last event and lines
+      // are in.
+      if (!a.judged && a.transportStatus && a.out < 0 && a.err < 0) {
         a.judged = true;
-        if (!a.sshStatus->success() && !result.failure && !stopping) {
-          result.failure = describeFailure(a, o.connectTimeout);
+        if ((!a.transportStatus->success() || a.refusal) && !result.failure && !stopping) {
+          result.failure = describeFailure(a, transport);
           std::cerr << "fathom launch: host " << a.host << " (machine " << a.machineRank
                     << ") failed: " << result.failure->reason << "; stopping every host\n";
           beginStop();
@@ -431,7 +465,8 @@ SshLaunchResult SshLauncher::run() {
       break;
     }
     if (stopping && !killed && Clock::now() - *stopping > o.launch.terminateGracePeriod + std::chrono::seconds(5)) {
-      // An agent that did not end: ending its ssh closes the connection, which stops the agent the same way.
+      // An agent that did not end: ending its transport process closes the connection, which stops the agent the
+      // same way.
       for (Agent& a : agents) {
         if (a.running()) {
           ::kill(-a.pid, SIGKILL);
