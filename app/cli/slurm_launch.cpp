@@ -17,8 +17,6 @@
 #include <memory>
 #include <set>
 
-#include <unistd.h>
-
 namespace fathom::cli {
 namespace {
 
@@ -137,16 +135,12 @@ launch::MultiNodeLauncher SlurmLaunchFlags::makeLauncher(launch::LaunchOptions o
     o.rendezvousTimeout = std::chrono::seconds(seconds);
   }
   // srun carries no tunnel: the workers connect to this process's collector over TCP (with the run's token), at
-  // the address the nodes reach this machine by: --same_network's, else this host's name.
-  std::string address = optionText("--same_network");
-  if (address.empty()) {
-    char host[256] = {};
-    ::gethostname(host, sizeof(host) - 1);
-    address = host;
-  }
-  launch::validateHostName(address, "--same_network");
-  o.telemetryAddress = address;
-  return launch::MultiNodeLauncher(std::move(o), std::make_unique<launch::SrunTransport>());
+  // --same_network's address, else this machine's address on the route to the first node.
+  auto transport = std::make_unique<launch::SrunTransport>();
+  const std::string address = optionText("--same_network");
+  o.telemetryAddress = address.empty() ? transport->addressTowards(allocation.nodes.front()) : address;
+  launch::validateHostName(o.telemetryAddress, "--same_network");
+  return launch::MultiNodeLauncher(std::move(o), std::move(transport));
 }
 
 std::vector<std::string> SlurmLaunchFlags::jobCommand(const launch::LaunchOptions& options) const {

@@ -2,7 +2,15 @@
 #include <fathom/common/error.h>
 #include <fathom/launch/srun_transport.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 namespace fathom::launch {
 
@@ -48,6 +56,32 @@ std::string SrunTransport::describeUnreached(const std::string& host, const Exit
           : "srun could not start a step there (" + status.describe() + ")";
   return "srun could not run `fathom agent` on node " + host + ": " + why +
          (lastLines.empty() ? std::string() : ": " + lastLines);
+}
+
+std::string SrunTransport::addressTowards(const std::string& node) const {
+  const std::string peer = resolveAddress(node);
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* found = nullptr;
+  const int resolved = ::getaddrinfo(peer.c_str(), "9", &hints, &found);
+  FATHOM_CHECK(resolved == 0 && found != nullptr, ConfigError, "--slurm: node ", node, "'s address ", peer,
+               " does not resolve to IPv4 (", ::gai_strerror(resolved), "); give --same_network ADDRESS");
+  sockaddr_in local{};
+  socklen_t length = sizeof(local);
+  const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  const bool ok = fd >= 0 && ::connect(fd, found->ai_addr, found->ai_addrlen) == 0 &&
+                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length) == 0;
+  const int error = errno;
+  if (fd >= 0) {
+    ::close(fd);
+  }
+  ::freeaddrinfo(found);
+  FATHOM_CHECK(ok, ConfigError, "--slurm: no route from this machine to node ", node, " (", peer,
+               "): ", std::strerror(error), "; give --same_network ADDRESS");
+  char text[INET_ADDRSTRLEN] = {};
+  ::inet_ntop(AF_INET, &local.sin_addr, text, sizeof(text));
+  return text;
 }
 
 }  // namespace fathom::launch

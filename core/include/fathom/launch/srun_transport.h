@@ -41,6 +41,12 @@ public:
   std::string describeUnreached(const std::string& host, const ExitStatus& status,
                                 const std::string& lastLines) const override;
 
+  /// This machine's IPv4 address as `node` reaches it: the source address of the route to the node's address
+  /// (a UDP socket connected to it; nothing is sent). srun carries no tunnel, so the workers send their telemetry
+  /// to the launcher there over TCP. Not the host name's address, which Debian maps to 127.0.1.1. Throws
+  /// ConfigError when the node's address does not resolve to IPv4 or no route leads there.
+  std::string addressTowards(const std::string& node) const;
+
 private:
   SrunTransportOptions m_options;
   SlurmClient m_client;
