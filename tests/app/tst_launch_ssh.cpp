@@ -12,6 +12,7 @@
 //   never joins each give their clear error within their timeout, and a bad host name is refused before ssh runs.
 #include "cli_runner.h"
 #include "multinode_checks.h"
+#include "multinode_workspace.h"
 #include "process_survivors.h"
 #include "ssh_server.h"
 
@@ -144,30 +145,8 @@ private slots:
                                 fathom::test::launcherFreeEnvironment(), {}, 120'000);
     QVERIFY2(ssh.exitCode == 0, (ssh.out + ssh.err + m_sshd.log()).constData());
     // One run, one workspace: the launcher's, with every host's ranks and their metrics, as the local run has them.
-    fathom::store::Workspace sshRuns(sshWs.toStdString(), {.create = false});
-    fathom::store::Workspace localRuns(localWs.toStdString(), {.create = false});
-    const auto runs = sshRuns.listRuns();
-    QCOMPARE(runs.size(), std::size_t{1});
-    const auto& run = runs.front();
-    QCOMPARE(std::string(fathom::store::toString(run.status)), std::string("succeeded"));
-    QCOMPARE(run.layout.worldSize, 4);
-    QCOMPARE(run.layout.numMachines, 2);
-    QVERIFY(run.layout.hosts == (std::vector<std::string>{"h1", "h2"}));
-    const auto ranks = sshRuns.ranks(run.id);
-    QCOMPARE(ranks.size(), std::size_t{4});
-    for (const auto& rank : ranks) {
-      QCOMPARE(rank.host, std::string(rank.rank < 2 ? "h1" : "h2"));
-      QVERIFY(rank.pid > 0);
-      QCOMPARE(rank.exitCode.value_or(-1), 0);
-    }
-    const auto localRun = localRuns.listRuns().front().id;
-    QVERIFY(!sshRuns.metricKeys(run.id).empty());
-    QVERIFY(sshRuns.metricKeys(run.id) == localRuns.metricKeys(localRun));
-    for (const std::string& key : sshRuns.metricKeys(run.id)) {
-      for (int rank = 0; rank < 4; ++rank) {
-        QCOMPARE(sshRuns.metricSeries(run.id, key, rank).size(), localRuns.metricSeries(localRun, key, rank).size());
-      }
-    }
+    const QString runDifference = fathom::test::multiNodeRunDifference(sshWs, localWs, {"h1", "h2"}, 2);
+    QVERIFY2(runDifference.isEmpty(), qPrintable(runDifference));
     // The tunnels' sockets are gone with the agents.
     QVERIFY(QDir(u"/tmp"_s).entryList({u"fathom-telemetry-*.sock"_s}, QDir::System).isEmpty());
     const QString difference =

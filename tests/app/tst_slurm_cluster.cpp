@@ -21,24 +21,6 @@ private:
   QTemporaryDir m_root;
   fathom::test::SlurmCluster m_cluster;
 
-  /// `squeue -h -t all -j ID -o %T` until the job reaches a state other than PENDING, CONFIGURING, RUNNING or
-  /// COMPLETING (20 s at most); the last state seen.
-  QString waitForEnd(const QString& job) {
-    QElapsedTimer timer;
-    timer.start();
-    QString state;
-    while (timer.elapsed() < 20'000) {
-      m_cluster.run(u"squeue"_s, {u"-h"_s, u"-t"_s, u"all"_s, u"-j"_s, job, u"-o"_s, u"%T"_s}, &state);
-      state = state.trimmed();
-      if (!state.isEmpty() &&
-          !QStringList{u"PENDING"_s, u"CONFIGURING"_s, u"RUNNING"_s, u"COMPLETING"_s}.contains(state)) {
-        break;
-      }
-      QTest::qWait(100);
-    }
-    return state;
-  }
-
 private slots:
   void initTestCase() {
     if (const QString why = fathom::test::SlurmCluster::unavailable(); !why.isEmpty()) {
@@ -77,7 +59,7 @@ private slots:
              qPrintable(err));
     id = id.trimmed();
     QVERIFY2(!id.isEmpty() && id.toInt() > 0, qPrintable(id));  // --parsable: "ID" (or "ID;CLUSTER")
-    QCOMPARE(waitForEnd(id), u"FAILED"_s);
+    QCOMPARE(m_cluster.waitForJobEnd(id), u"FAILED"_s);
     QString record;
     // squeue's --Format exit_code is the wait status: 3 << 8.
     QVERIFY(m_cluster.run(u"squeue"_s, {u"-h"_s, u"-t"_s, u"all"_s, u"-j"_s, id, u"-O"_s, u"exit_code:|"_s}, &record));
@@ -106,7 +88,7 @@ private slots:
     const QString alive = survivingProcesses(pids, 10'000);
     QVERIFY2(alive.isEmpty(), qPrintable(u"still running 10 s after scancel: "_s + alive));
     qInfo("scancel: every process of the job gone after %lld ms", timer.elapsed());
-    QCOMPARE(waitForEnd(id), u"CANCELLED"_s);
+    QCOMPARE(m_cluster.waitForJobEnd(id), u"CANCELLED"_s);
   }
 
   /// Last: stopping the fixture leaves nothing behind (daemons, slurmstepd, job processes).

@@ -284,6 +284,24 @@ public:
     return text;
   }
 
+  /// Asks `squeue -h -t all -j JOB -o %T` until the job is in a state other than PENDING, CONFIGURING, RUNNING or
+  /// COMPLETING (`timeoutMs` at most); returns the last state seen.
+  QString waitForJobEnd(const QString& job, int timeoutMs = 20'000) const {
+    QElapsedTimer timer;
+    timer.start();
+    QString state;
+    while (timer.elapsed() < timeoutMs) {
+      run(u"squeue"_s, {u"-h"_s, u"-t"_s, u"all"_s, u"-j"_s, job, u"-o"_s, u"%T"_s}, &state);
+      state = state.trimmed();
+      if (!state.isEmpty() &&
+          !QStringList{u"PENDING"_s, u"CONFIGURING"_s, u"RUNNING"_s, u"COMPLETING"_s}.contains(state)) {
+        break;
+      }
+      QTest::qWait(100);
+    }
+    return state;
+  }
+
   /// Runs a SLURM client command with environment(); its stdout in `out`. True when it exited 0 within 30 s.
   bool run(const QString& program, const QStringList& args, QString* out = nullptr, QString* err = nullptr) const {
     QProcess p;
