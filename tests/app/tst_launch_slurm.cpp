@@ -6,8 +6,9 @@
 //   `fathom launch --slurm FLAGS PROGRAM ARGS` with arguments a shell would interpret; nothing is written;
 // - a submitted job is followed to its end: arguments reach every worker unchanged on both nodes, the job's output
 //   is streamed, and the job's exit code is the command's (0, and 7 when rank 3 fails);
-// - a 4-process DDP `fathom train` under salloc (2 nodes x 2) gives losses bit-identical to the same 4 processes
-//   launched locally, and its 4 ranks (with their nodes) and metrics are in the launcher's workspace;
+// - a 4-process DDP `fathom train` on 2 nodes x 2, under salloc and submitted with --nodes 2, gives losses
+//   bit-identical to the same 4 processes launched locally, and its 4 ranks (with their nodes) and metrics are in
+//   the launcher's workspace;
 // - scancel of a running job, and SIGTERM to the command following it, stop every process (workers, their
 //   children, the agents) within 10 s.
 #include "cli_runner.h"
@@ -241,31 +242,46 @@ private slots:
     QVERIFY2(alive.isEmpty(), qPrintable(u"still running after the job: "_s + alive));
   }
 
-  /// The Done-when check of issue 21 under SLURM: salloc -N2, then 2 nodes x 2 processes == 4 processes locally.
-  void ddpUnderSallocMatchesLocalLaunch() {
+  void ddpUnderSlurmMatchesLocalLaunch_data() {
+    QTest::addColumn<bool>("submitted");
+    QTest::newRow("inside salloc -N2") << false;
+    QTest::newRow("submitted with --nodes 2 (sbatch)") << true;
+  }
+  /// The Done-when check of issue 21 under SLURM: 2 nodes x 2 processes == 4 processes launched locally, bit for
+  /// bit, and the run with its ranks and metrics in the launcher's workspace; inside an allocation and submitted.
+  void ddpUnderSlurmMatchesLocalLaunch() {
     if (!m_skip.isEmpty()) {
       QSKIP(qPrintable(m_skip));
     }
+    QFETCH(bool, submitted);
     const QString out = dir(u"ddp"_s);
     const QString localWs = out + u"/local.sqlite"_s;
-    const QString slurmWs = out + u"/slurm.sqlite"_s;
     const QStringList common{u"launch"_s, u"--num_processes"_s, u"4"_s, u"--cpu"_s, u"--quiet"_s};
-    const fathom::test::CliRun local =
-        fathom::test::runFathom(common + QStringList{u"--workspace"_s, localWs} + fathom::test::ddpTrainCommand() +
-                                    QStringList{out + u"/local.json"_s},
-                                environment(), {}, 120'000);
-    QVERIFY2(local.exitCode == 0, qPrintable(fathom::test::describe(local)));
-    QProcess salloc;
-    salloc.setProcessEnvironment(environment());
-    salloc.start(u"salloc"_s, QStringList{u"-N2"_s, fathom::test::fathomExecutable()} + common +
-                                  QStringList{u"--workspace"_s, slurmWs, u"--slurm"_s, u"--main_process_port"_s,
-                                              QString::number(fathom::test::SlurmCluster::freePort())} +
-                                  fathom::test::ddpTrainCommand() + QStringList{out + u"/slurm.json"_s});
-    QVERIFY(salloc.waitForFinished(120'000));
-    QVERIFY2(salloc.exitCode() == 0, salloc.readAllStandardError().constData());
+    if (!QFile::exists(out + u"/local.json"_s)) {  // the local run, once for both rows
+      const fathom::test::CliRun local =
+          fathom::test::runFathom(common + QStringList{u"--workspace"_s, localWs} + fathom::test::ddpTrainCommand() +
+                                      QStringList{out + u"/local.json"_s},
+                                  environment(), {}, 120'000);
+      QVERIFY2(local.exitCode == 0, qPrintable(fathom::test::describe(local)));
+    }
+    const QString name = submitted ? u"sbatch"_s : u"salloc"_s;
+    const QString slurmWs = out + u"/"_s + name + u".sqlite"_s;
+    const QStringList slurm = common + QStringList{u"--workspace"_s, slurmWs, u"--slurm"_s, u"--main_process_port"_s,
+                                                   QString::number(fathom::test::SlurmCluster::freePort())};
+    const QStringList train = fathom::test::ddpTrainCommand() + QStringList{out + u"/"_s + name + u".json"_s};
+    QProcess p;
+    p.setProcessEnvironment(environment());
+    if (submitted) {
+      p.start(fathom::test::fathomExecutable(),
+              slurm + QStringList{u"--nodes"_s, u"2"_s, u"--log_dir"_s, dir(u"ddp-run"_s)} + train);
+    } else {
+      p.start(u"salloc"_s, QStringList{u"-N2"_s, fathom::test::fathomExecutable()} + slurm + train);
+    }
+    QVERIFY(p.waitForFinished(120'000));
+    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
     const QString difference =
-        fathom::test::lossDifference(fathom::test::stepLosses(out + u"/slurm.json"_s),
-                                     fathom::test::stepLosses(out + u"/local.json"_s), 4, u"under salloc"_s);
+        fathom::test::lossDifference(fathom::test::stepLosses(out + u"/"_s + name + u".json"_s),
+                                     fathom::test::stepLosses(out + u"/local.json"_s), 4, u"under "_s + name);
     QVERIFY2(difference.isEmpty(), qPrintable(difference));
     // One run, one workspace: the launcher's, with both nodes' ranks and their metrics (sent over TCP from n1, n2).
     const QString runDifference = fathom::test::multiNodeRunDifference(slurmWs, localWs, {"n1", "n2"}, 2);
