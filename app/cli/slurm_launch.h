@@ -29,8 +29,8 @@ public:
   /// Inside an allocation: the launcher for `options` (resolved as for one machine; numProcesses the total, a
   /// multiple of the allocation's nodes) over srun, one agent per node of SLURM_JOB_NODELIST. The workers send
   /// their telemetry straight to this machine over TCP (--same_network ADDRESS, default this machine's address on
-  /// the route to the first node: srun carries no tunnel); --rdzv_timeout and --remote_fathom apply as over ssh. Throws ConfigError outside an
-  /// allocation or for bad flags.
+  /// the route to the first node: srun carries no tunnel); --rdzv_timeout and --remote_fathom apply as over ssh.
+  /// Throws ConfigError outside an allocation or for bad flags.
   launch::MultiNodeLauncher makeLauncher(launch::LaunchOptions options) const;
   /// With --nodes: writes the sbatch script (kept in the run folder; printed and nothing else with --dry_run),
   /// submits it, prints the job id and, unless --detach, follows the job to its end; returns the exit code.
