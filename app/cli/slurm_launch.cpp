@@ -17,6 +17,8 @@
 #include <memory>
 #include <set>
 
+#include <arpa/inet.h>
+
 namespace fathom::cli {
 namespace {
 
@@ -113,6 +115,11 @@ void SlurmLaunchFlags::checkUsage(bool sshGiven, bool json) const {
 }
 
 launch::MultiNodeLauncher SlurmLaunchFlags::makeLauncher(launch::LaunchOptions options) const {
+  const std::string address = optionText("--same_network");
+  // The workers' telemetry endpoint takes an IPv4 address, not a name: checked here, before any worker fails on it.
+  in_addr parsed{};
+  FATHOM_CHECK(address.empty() || ::inet_pton(AF_INET, address.c_str(), &parsed) == 1, ConfigError,
+               "--same_network takes this machine's IPv4 address as the nodes reach it, got ", address);
   const launch::SlurmClient client;
   const launch::SlurmAllocation allocation = launch::SlurmAllocation::current(client);
   const int nodes = static_cast<int>(allocation.nodes.size());
@@ -137,9 +144,7 @@ launch::MultiNodeLauncher SlurmLaunchFlags::makeLauncher(launch::LaunchOptions o
   // srun carries no tunnel: the workers connect to this process's collector over TCP (with the run's token), at
   // --same_network's address, else this machine's address on the route to the first node.
   auto transport = std::make_unique<launch::SrunTransport>();
-  const std::string address = optionText("--same_network");
   o.telemetryAddress = address.empty() ? transport->addressTowards(allocation.nodes.front()) : address;
-  launch::validateHostName(o.telemetryAddress, "--same_network");
   return launch::MultiNodeLauncher(std::move(o), std::move(transport));
 }
 
