@@ -49,7 +49,8 @@ TXT
     ;;
   test)
     step "dependencies"
-    # multinode: the SSH launch tests start a private sshd (installer/deps-debian.txt).
+    # multinode: the SSH launch tests start a private sshd, the SLURM ones a private munged + slurmctld + slurmd
+    # (installer/deps-debian.txt).
     installer/install-deps.sh --groups core,studio,test,multinode
     step "configure + build + test (build/default)"
     start=$(date +%s)

@@ -4,6 +4,7 @@
 #include "command.h"
 #include "launch_flags.h"
 #include "launch_json_channel.h"
+#include "slurm_launch.h"
 #include "ssh_launch.h"
 #include "train_plan.h"
 
@@ -29,6 +30,7 @@ namespace {
 struct LaunchCommandFlags {
   LaunchFlags launch;
   SshLaunchFlags ssh;
+  SlurmLaunchFlags slurm;
   bool json = false;
 };
 
@@ -53,6 +55,7 @@ int runLaunch(const LaunchCommandFlags& flags, const std::vector<std::string>& c
   // CLI11 hands an unknown flag before PROGRAM to PROGRAM's arguments; say what it is instead.
   FATHOM_CHECK(command.empty() || command.front().empty() || command.front()[0] != '-', ConfigError, "unknown flag ",
                command.front(), " for `fathom launch` (see `fathom launch --help`)");
+  flags.slurm.checkUsage(flags.ssh.given(), flags.json);
   std::vector<std::string> notes;
   config::WorkspaceSetting workspace;
   telemetry::RunRecordOptions record;
@@ -63,12 +66,23 @@ int runLaunch(const LaunchCommandFlags& flags, const std::vector<std::string>& c
   // With --json, stdout carries only the JSON lines: the workers' stdout joins their stderr on the launcher's.
   options.workerStdoutToStderr = flags.json;
   LaunchFlags::printNotes("launch", notes, options);
-  // One machine (LocalLauncher) or several (MultiNodeLauncher over ssh, ssh_launch.cpp): both record the run in
-  // the workspace and send every worker's telemetry to this process's collector.
+  if (flags.slurm.submits()) {
+    // Outside an allocation (slurm_launch.cpp): an sbatch job, followed to its end; the `fathom launch --slurm` the
+    // job runs records the run and collects its telemetry.
+    return flags.slurm.submit(options);
+  }
+  // One machine (LocalLauncher) or several (MultiNodeLauncher over ssh or srun: ssh_launch.cpp, slurm_launch.cpp):
+  // both record the run in the workspace and send every worker's telemetry to this process's collector.
   std::optional<launch::LocalLauncher> local;
   std::optional<launch::MultiNodeLauncher> multi;
   if (flags.ssh.given(spec)) {
     multi.emplace(flags.ssh.makeLauncher(std::move(options), spec));
+    for (const launch::HostSlots& host : multi->options().hosts) {
+      record.hosts.push_back(host.host);
+    }
+  } else if (flags.slurm.given()) {
+    // Inside an allocation: one agent per node through srun (slurm_launch.cpp).
+    multi.emplace(flags.slurm.makeLauncher(std::move(options)));
     for (const launch::HostSlots& host : multi->options().hosts) {
       record.hosts.push_back(host.host);
     }
@@ -161,6 +175,7 @@ void addLaunchCommand(CLI::App& root, CommandAction& action) {
   cmd->prefix_command();  // everything from PROGRAM on belongs to PROGRAM
   flags->launch.addTo(*cmd, LaunchFlags::Scope::Launch);
   flags->ssh.addTo(*cmd);
+  flags->slurm.addTo(*cmd);
   cmd->add_flag("--json", flags->json,
                 "Machine-readable: JSON lines on stdout (the run id, name and workspace, each rank's start and end, "
                 "the final status; docs/launch.md); the workers' output then goes to stderr, stdout lines included");

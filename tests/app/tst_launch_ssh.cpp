@@ -11,6 +11,8 @@
 // - an unreachable host, a refused key, another Fathom version on a host, the rendezvous port in use and a host that
 //   never joins each give their clear error within their timeout, and a bad host name is refused before ssh runs.
 #include "cli_runner.h"
+#include "multinode_checks.h"
+#include "multinode_workspace.h"
 #include "process_survivors.h"
 #include "ssh_server.h"
 
@@ -21,9 +23,6 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -36,36 +35,10 @@
 
 using namespace Qt::StringLiterals;
 using fathom::test::pidsInFiles;
+using fathom::test::splitNul;
 using fathom::test::survivingProcesses;
 
 namespace {
-
-/// $1: where to record; $2: the mode; the rest: arguments to record. Records pid.$RANK, child.$RANK (a grandchild
-/// of the agent: `sleep 300 &`), agent.$RANK (its parent: the agent), ssh.$RANK ($SSH_CONNECTION: which address the
-/// agent was reached at) and args.$RANK (its arguments, NUL-separated).
-constexpr auto kWorker = R"(#!/bin/bash
-dir=$1; mode=$2; shift 2
-cd "$dir" || exit 99
-printf '%s\0' "$@" > args.$RANK
-echo "$SSH_CONNECTION" > ssh.$RANK
-sleep 300 &
-echo $! > child.$RANK
-echo $PPID > agent.$RANK
-echo $$ > pid.$RANK
-case "$mode" in
-  args) kill $!; exit 0 ;;
-  fail) if [ "$RANK" = 3 ]; then
-          while [ $(ls pid.* | wc -l) -lt $WORLD_SIZE ]; do sleep 0.05; done
-          echo "rank 3 gives up"; exit 7
-        fi ;;
-esac
-wait
-)";
-
-const QStringList kNastyArguments{u"two words"_s,      u"it's"_s,          u"\"double\""_s,   u"$HOME"_s,
-                                  u"$(touch pwned)"_s, u"`touch pwned`"_s, u"a;b && c | d"_s, u"*"_s,
-                                  u"back\\slash"_s,    u"line\nbreak"_s,   QString(),         u"--flag"_s,
-                                  u"é 中文"_s};
 
 /// `--remote_fathom` stand-ins that run the real `fathom agent` on host 1 and, on host 2 (reached at 127.0.0.2),
 /// either hand it a spec that claims another launcher version, or never start it (waiting for the connection to
@@ -82,20 +55,6 @@ case "$SSH_CONNECTION" in
 esac
 exec "@FATHOM@" "$@"
 )sh";
-
-QStringList splitNul(const QByteArray& data) {
-  QStringList words;
-  QByteArray current;
-  for (const char c : data) {
-    if (c == '\0') {
-      words << QString::fromUtf8(current);
-      current.clear();
-    } else {
-      current += c;
-    }
-  }
-  return words;
-}
 
 }  // namespace
 
@@ -125,22 +84,6 @@ private:
     return d;
   }
 
-  /// Every rank's loss at every step, rank by rank, from a --stats_json file.
-  static QList<double> losses(const QString& statsFile) {
-    QFile f(statsFile);
-    if (!f.open(QIODevice::ReadOnly)) {
-      return {};
-    }
-    QList<double> result;
-    const QJsonObject stats = QJsonDocument::fromJson(f.readAll()).object();
-    for (const QJsonValue& rank : stats[u"ranks"_s].toArray()) {
-      for (const QJsonValue& step : rank.toObject()[u"steps"_s].toArray()) {
-        result << step.toObject()[u"loss"_s].toDouble();
-      }
-    }
-    return result;
-  }
-
 private slots:
   void cleanupTestCase() {
     // An agent killed outright (or refused for another version) cannot remove its telemetry tunnel's socket, which
@@ -160,7 +103,7 @@ private slots:
     const QString error = m_sshd.start(dir(u"sshd"_s));
     QVERIFY2(error.isEmpty(), qPrintable(error));
     m_script = m_root.filePath(u"worker.sh"_s);
-    const QString written = fathom::test::writeExecutable(m_script, kWorker);
+    const QString written = fathom::test::writeExecutable(m_script, fathom::test::kMultinodeWorker);
     QVERIFY2(written.isEmpty(), qPrintable(written));
   }
 
@@ -168,13 +111,13 @@ private slots:
     const QString out = dir(u"args"_s);
     const fathom::test::CliRun r = fathom::test::runFathom(
         QStringList{u"launch"_s} + sshFlags(u"h1,h2"_s) +
-            QStringList{u"--num_processes"_s, u"4"_s, m_script, out, u"args"_s} + kNastyArguments,
+            QStringList{u"--num_processes"_s, u"4"_s, m_script, out, u"args"_s} + fathom::test::nastyArguments(),
         fathom::test::launcherFreeEnvironment(), {}, 60'000);
     QVERIFY2(r.exitCode == 0, (r.out + r.err + m_sshd.log()).constData());
     for (int rank = 0; rank < 4; ++rank) {
       QFile args(out + u"/args."_s + QString::number(rank));
       QVERIFY2(args.open(QIODevice::ReadOnly), qPrintable(args.fileName()));
-      QCOMPARE(splitNul(args.readAll()), kNastyArguments);
+      QCOMPARE(splitNul(args.readAll()), fathom::test::nastyArguments());
       QFile ssh(out + u"/ssh."_s + QString::number(rank));
       QVERIFY(ssh.open(QIODevice::ReadOnly));
       // SSH_CONNECTION is "client port server port": ranks 0, 1 ran behind h1 (127.0.0.1), ranks 2, 3 behind h2.
@@ -188,21 +131,7 @@ private slots:
   /// The Done-when check of issue 21: 2 hosts x 2 processes over ssh == 4 processes on one machine, bit for bit.
   void ddpOverSshMatchesLocalLaunch() {
     const QString out = dir(u"ddp"_s);
-    const QStringList train{fathom::test::fathomExecutable(),
-                            u"train"_s,
-                            u"--model"_s,
-                            u"mlp"_s,
-                            u"--hidden"_s,
-                            u"16"_s,
-                            u"--layers"_s,
-                            u"1"_s,
-                            u"--batch_size"_s,
-                            u"4"_s,
-                            u"--steps"_s,
-                            u"6"_s,
-                            u"--log_every"_s,
-                            u"0"_s,
-                            u"--stats_json"_s};
+    const QStringList train = fathom::test::ddpTrainCommand();
     const QStringList common{u"launch"_s, u"--num_processes"_s, u"4"_s, u"--cpu"_s, u"--quiet"_s};
     const QString localWs = out + u"/local.sqlite"_s;
     const QString sshWs = out + u"/ssh.sqlite"_s;
@@ -216,43 +145,14 @@ private slots:
                                 fathom::test::launcherFreeEnvironment(), {}, 120'000);
     QVERIFY2(ssh.exitCode == 0, (ssh.out + ssh.err + m_sshd.log()).constData());
     // One run, one workspace: the launcher's, with every host's ranks and their metrics, as the local run has them.
-    fathom::store::Workspace sshRuns(sshWs.toStdString(), {.create = false});
-    fathom::store::Workspace localRuns(localWs.toStdString(), {.create = false});
-    const auto runs = sshRuns.listRuns();
-    QCOMPARE(runs.size(), std::size_t{1});
-    const auto& run = runs.front();
-    QCOMPARE(std::string(fathom::store::toString(run.status)), std::string("succeeded"));
-    QCOMPARE(run.layout.worldSize, 4);
-    QCOMPARE(run.layout.numMachines, 2);
-    QVERIFY(run.layout.hosts == (std::vector<std::string>{"h1", "h2"}));
-    const auto ranks = sshRuns.ranks(run.id);
-    QCOMPARE(ranks.size(), std::size_t{4});
-    for (const auto& rank : ranks) {
-      QCOMPARE(rank.host, std::string(rank.rank < 2 ? "h1" : "h2"));
-      QVERIFY(rank.pid > 0);
-      QCOMPARE(rank.exitCode.value_or(-1), 0);
-    }
-    const auto localRun = localRuns.listRuns().front().id;
-    QVERIFY(!sshRuns.metricKeys(run.id).empty());
-    QVERIFY(sshRuns.metricKeys(run.id) == localRuns.metricKeys(localRun));
-    for (const std::string& key : sshRuns.metricKeys(run.id)) {
-      for (int rank = 0; rank < 4; ++rank) {
-        QCOMPARE(sshRuns.metricSeries(run.id, key, rank).size(), localRuns.metricSeries(localRun, key, rank).size());
-      }
-    }
+    const QString runDifference = fathom::test::multiNodeRunDifference(sshWs, localWs, {"h1", "h2"}, 2);
+    QVERIFY2(runDifference.isEmpty(), qPrintable(runDifference));
     // The tunnels' sockets are gone with the agents.
     QVERIFY(QDir(u"/tmp"_s).entryList({u"fathom-telemetry-*.sock"_s}, QDir::System).isEmpty());
-    const QList<double> expected = losses(out + u"/local.json"_s);
-    QCOMPARE(expected.size(), 4 * 6);  // 4 ranks x 6 steps
-    const QList<double> got = losses(out + u"/ssh.json"_s);
-    QCOMPARE(got.size(), expected.size());
-    for (qsizetype i = 0; i < got.size(); ++i) {
-      QVERIFY2(std::memcmp(&got[i], &expected[i], sizeof(double)) == 0,
-               qPrintable(u"rank %1 step %2: %3 over ssh, %4 locally"_s.arg(i / 6)
-                              .arg(i % 6 + 1)
-                              .arg(got[i], 0, 'g', 17)
-                              .arg(expected[i], 0, 'g', 17)));
-    }
+    const QString difference =
+        fathom::test::lossDifference(fathom::test::stepLosses(out + u"/ssh.json"_s),
+                                     fathom::test::stepLosses(out + u"/local.json"_s), 4, u"over ssh"_s);
+    QVERIFY2(difference.isEmpty(), qPrintable(difference));
   }
 
   /// --same_network: the workers reach the collector over TCP at the given address (no tunnel), and their metrics

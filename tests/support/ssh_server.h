@@ -9,6 +9,8 @@
 // every one with BatchMode yes, the generated known_hosts file and StrictHostKeyChecking yes.
 #pragma once
 
+#include "fixture_io.h"
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -60,28 +62,28 @@ public:
     if (m_port == 0) {
       return QStringLiteral("no free port on 127.0.0.1 and 127.0.0.2");
     }
-    const QByteArray hostKey = readFile(path(u"host_key.pub"_s)).trimmed();
+    const QByteArray hostKey = readWholeFile(path(u"host_key.pub"_s)).trimmed();
     const QString known =
         QStringLiteral("[127.0.0.1]:%1 %2\n[127.0.0.2]:%1 %2\n").arg(m_port).arg(QString::fromLatin1(hostKey));
-    writeFile(path(u"known_hosts"_s), known.toLatin1());
-    writeFile(path(u"authorized_keys"_s), readFile(path(u"user_key.pub"_s)));
-    writeFile(path(u"sshd_config"_s), QStringLiteral("Port %1\n"
-                                                     "ListenAddress 127.0.0.1\n"
-                                                     "ListenAddress 127.0.0.2\n"
-                                                     "HostKey %2\n"
-                                                     "AuthorizedKeysFile %3\n"
-                                                     "PubkeyAuthentication yes\n"
-                                                     "PasswordAuthentication no\n"
-                                                     "KbdInteractiveAuthentication no\n"
-                                                     "PermitRootLogin prohibit-password\n"
-                                                     "StrictModes no\n"  // the test's temp dir, maybe as root
-                                                     "UsePAM no\n"
-                                                     "PidFile none\n"
-                                                     "MaxStartups 50\n"
-                                                     "MaxSessions 50\n")
-                                          .arg(m_port)
-                                          .arg(path(u"host_key"_s), path(u"authorized_keys"_s))
-                                          .toLatin1());
+    writeWholeFile(path(u"known_hosts"_s), known.toLatin1());
+    writeWholeFile(path(u"authorized_keys"_s), readWholeFile(path(u"user_key.pub"_s)));
+    writeWholeFile(path(u"sshd_config"_s), QStringLiteral("Port %1\n"
+                                                          "ListenAddress 127.0.0.1\n"
+                                                          "ListenAddress 127.0.0.2\n"
+                                                          "HostKey %2\n"
+                                                          "AuthorizedKeysFile %3\n"
+                                                          "PubkeyAuthentication yes\n"
+                                                          "PasswordAuthentication no\n"
+                                                          "KbdInteractiveAuthentication no\n"
+                                                          "PermitRootLogin prohibit-password\n"
+                                                          "StrictModes no\n"  // the test's temp dir, maybe as root
+                                                          "UsePAM no\n"
+                                                          "PidFile none\n"
+                                                          "MaxStartups 50\n"
+                                                          "MaxSessions 50\n")
+                                               .arg(m_port)
+                                               .arg(path(u"host_key"_s), path(u"authorized_keys"_s))
+                                               .toLatin1());
     QString client;
     const auto host = [&](const char* name, const char* address, const QString& key) {
       client += QStringLiteral("Host %1\n  HostName %2\n  IdentityFile %3\n")
@@ -95,7 +97,7 @@ public:
                              "  StrictHostKeyChecking yes\n  BatchMode yes\n  LogLevel ERROR\n")
                   .arg(m_port)
                   .arg(path(u"known_hosts"_s));
-    writeFile(configFile(), client.toLatin1());
+    writeWholeFile(configFile(), client.toLatin1());
 
     m_sshd.setStandardOutputFile(path(u"sshd.log"_s));
     m_sshd.setStandardErrorFile(path(u"sshd.log"_s), QIODevice::Append);
@@ -108,7 +110,8 @@ public:
     timer.start();
     while (!(accepts("127.0.0.1") && accepts("127.0.0.2"))) {
       if (m_sshd.state() != QProcess::Running || timer.elapsed() > 10'000) {
-        return QStringLiteral("sshd is not listening: %1").arg(QString::fromLocal8Bit(readFile(path(u"sshd.log"_s))));
+        return QStringLiteral("sshd is not listening: %1")
+            .arg(QString::fromLocal8Bit(readWholeFile(path(u"sshd.log"_s))));
       }
       QTest::qWait(20);
     }
@@ -129,12 +132,12 @@ public:
   QString configFile() const { return path(u"ssh_config"_s); }
   quint16 port() const { return m_port; }
   /// What sshd logged so far (for failure messages).
-  QByteArray log() const { return readFile(path(u"sshd.log"_s)); }
+  QByteArray log() const { return readWholeFile(path(u"sshd.log"_s)); }
 
   /// A TCP port free on both 127.0.0.1 and 127.0.0.2 (bound and released; another process could take it later).
   static quint16 freePort() {
     for (int attempt = 0; attempt < 20; ++attempt) {
-      const quint16 port = bindAny("127.0.0.1");
+      const quint16 port = bindFreePort("127.0.0.1");
       if (port != 0 && canBind("127.0.0.2", port)) {
         return port;
       }
@@ -153,36 +156,12 @@ private:
     }
     return {};
   }
-  static QByteArray readFile(const QString& name) {
-    QFile f(name);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-  }
-  static void writeFile(const QString& name, const QByteArray& data) {
-    QFile f(name);
-    if (f.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-      f.write(data);
-    }
-  }
   static sockaddr_in address(const char* ip, quint16 port) {
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_port = htons(port);
     ::inet_pton(AF_INET, ip, &a.sin_addr);
     return a;
-  }
-  static quint16 bindAny(const char* ip) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a = address(ip, 0);
-    socklen_t length = sizeof(a);
-    quint16 port = 0;
-    if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &length) == 0) {
-      port = ntohs(a.sin_port);
-    }
-    if (fd >= 0) {
-      ::close(fd);
-    }
-    return port;
   }
   static bool canBind(const char* ip, quint16 port) {
     const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -1,6 +1,7 @@
 target_sources(fathom_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/agent_spec.cpp
   ${CMAKE_CURRENT_LIST_DIR}/child_process.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/command_output.cpp
   ${CMAKE_CURRENT_LIST_DIR}/host_list.cpp
   ${CMAKE_CURRENT_LIST_DIR}/launch_config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/launch_options.cpp
@@ -11,6 +12,11 @@ target_sources(fathom_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/rank_output.cpp
   ${CMAKE_CURRENT_LIST_DIR}/remote_agent.cpp
   ${CMAKE_CURRENT_LIST_DIR}/shell_quote.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/slurm_allocation.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/slurm_batch_script.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/slurm_client.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/slurm_job_state.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/srun_transport.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ssh_transport.cpp
   ${CMAKE_CURRENT_LIST_DIR}/worker_environment.cpp
   ${CMAKE_CURRENT_LIST_DIR}/worker_process.cpp)

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "slurm_launch.h"
+#include "slurm_job_follower.h"
+
+#include <fathom/common/error.h>
+#include <fathom/launch/host_list.h>
+#include <fathom/launch/slurm_allocation.h>
+#include <fathom/launch/slurm_batch_script.h>
+#include <fathom/launch/srun_transport.h>
+#include <fathom/store/process_identity.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <set>
+
+#include <arpa/inet.h>
+
+namespace fathom::cli {
+namespace {
+
+const char* const kGroup = "Multi-node under SLURM";
+
+/// The flags that shape the job (sbatch's business); the job's own `fathom launch --slurm` gets every other flag.
+const std::set<std::string, std::less<>> kSubmissionFlags{
+    "nodes", "gpus_per_node", "cpus_per_node", "partition", "time", "account", "job_name", "dry_run", "detach"};
+const std::set<std::string, std::less<>> kSubmissionSwitches{"dry_run", "detach"};  // take no value
+
+/// "--gpus-per-node=2" -> "gpus_per_node".
+std::string flagName(const std::string& word) {
+  std::string name = word.substr(2, word.find('=') == std::string::npos ? std::string::npos : word.find('=') - 2);
+  for (char& c : name) {
+    c = c == '-' ? '_' : c;
+  }
+  return name;
+}
+
+/// ./fathom-slurm/NAME-YYYYmmdd-HHMMSS, absolute.
+std::filesystem::path defaultRunDirectory(const std::string& jobName) {
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  ::localtime_r(&now, &local);
+  char stamp[32];
+  std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &local);
+  return std::filesystem::current_path() / "fathom-slurm" / (jobName + "-" + stamp);
+}
+
+std::string thisFathom() {
+  std::error_code ec;
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  FATHOM_CHECK(!self.empty(), ConfigError, "--slurm: cannot tell this fathom's path (/proc/self/exe)");
+  return self;
+}
+
+}  // namespace
+
+void SlurmLaunchFlags::addTo(CLI::App& cmd) {
+  m_cmd = &cmd;
+  cmd.add_flag("--slurm", m_slurm,
+               "Run under SLURM: inside an allocation (salloc, sbatch), one `fathom agent` per node through srun; "
+               "with --nodes, submit a job with sbatch that does so")
+      ->group(kGroup);
+  cmd.add_option("--nodes", m_nodes, "--slurm: submit a job of N nodes (sbatch) instead of using this allocation")
+      ->group(kGroup);
+  cmd.add_option("--gpus_per_node,--gpus-per-node", m_gpusPerNode, "--slurm --nodes: GPUs to ask for on each node")
+      ->group(kGroup);
+  cmd.add_option("--cpus_per_node,--cpus-per-node", m_cpusPerNode,
+                 "--slurm --nodes: CPUs to ask for on each node (default: the cluster's)")
+      ->group(kGroup);
+  cmd.add_option("--partition", m_partition, "--slurm --nodes: the partition (default: the cluster's)")->group(kGroup);
+  cmd.add_option("--time", m_time, "--slurm --nodes: the time limit, as sbatch takes it (HH:MM:SS, D-HH:MM, ...)")
+      ->group(kGroup);
+  cmd.add_option("--account", m_account, "--slurm --nodes: the account to charge")->group(kGroup);
+  cmd.add_option("--job_name,--job-name", m_jobName, "--slurm --nodes: the job's name (default fathom)")->group(kGroup);
+  cmd.add_flag("--dry_run,--dry-run", m_dryRun,
+               "--slurm --nodes: print the sbatch script and submit nothing. Otherwise the script is kept in the run "
+               "folder: --log_dir when given, else ./fathom-slurm/JOBNAME-TIMESTAMP/, with the job's output "
+               "(slurm-JOBID.out)")
+      ->group(kGroup);
+  cmd.add_flag("--detach", m_detach,
+               "--slurm --nodes: print the job id and return once submitted, instead of following the job to its "
+               "end (its output streamed, its exit code returned; Ctrl-C cancels it)")
+      ->group(kGroup);
+}
+
+bool SlurmLaunchFlags::given() const {
+  return m_cmd != nullptr && m_cmd->count("--slurm") > 0;
+}
+
+bool SlurmLaunchFlags::submits() const {
+  return given() && m_cmd->count("--nodes") > 0;
+}
+
+std::string SlurmLaunchFlags::optionText(const std::string& name) const {
+  const CLI::Option* option = m_cmd->get_option_no_throw(name);
+  return option != nullptr && option->count() > 0 ? option->results().back() : std::string();
+}
+
+void SlurmLaunchFlags::checkUsage(bool sshGiven, bool json) const {
+  for (const std::string& name : kSubmissionFlags) {
+    const std::string flag = "--" + name;
+    FATHOM_CHECK(m_cmd->count(flag) == 0 || given(), ConfigError, flag, " needs --slurm");
+    FATHOM_CHECK(m_cmd->count(flag) == 0 || name == "nodes" || m_cmd->count("--nodes") > 0, ConfigError, flag,
+                 " is for submitting a job (--slurm --nodes N); inside an allocation the allocation decides");
+  }
+  if (given()) {
+    FATHOM_CHECK(!sshGiven, ConfigError, "give --slurm or --hosts / --hostfile, not both");
+    FATHOM_CHECK(
+        !json || !submits(), ConfigError,
+        "--json is not supported with --slurm --nodes (the job's own `fathom launch --slurm` records the run)");
+  }
+}
+
+launch::MultiNodeLauncher SlurmLaunchFlags::makeLauncher(launch::LaunchOptions options) const {
+  const std::string address = optionText("--same_network");
+  // The workers' telemetry endpoint takes an IPv4 address, not a name: checked here, before any worker fails on it.
+  in_addr parsed{};
+  FATHOM_CHECK(address.empty() || ::inet_pton(AF_INET, address.c_str(), &parsed) == 1, ConfigError,
+               "--same_network takes this machine's IPv4 address as the nodes reach it, got ", address);
+  const launch::SlurmClient client;
+  const launch::SlurmAllocation allocation = launch::SlurmAllocation::current(client);
+  const int nodes = static_cast<int>(allocation.nodes.size());
+  FATHOM_CHECK(options.numProcesses % nodes == 0, ConfigError, "--num_processes ", options.numProcesses,
+               " does not divide evenly over the ", nodes, " nodes of allocation ", allocation.jobId,
+               ": give a multiple of ", nodes);
+  launch::MultiNodeOptions o;
+  o.launch = std::move(options);
+  for (const std::string& node : allocation.nodes) {
+    o.hosts.push_back({node, 0});
+  }
+  o.hostsFlag = "--slurm";
+  // srun runs the agent on every node from the same path: a shared file system or identical installs.
+  const std::string remote = optionText("--remote_fathom");
+  o.remoteFathom = remote.empty() ? thisFathom() : remote;
+  o.workingDirectory = std::filesystem::current_path().string();
+  if (const std::string timeout = optionText("--rdzv_timeout"); !timeout.empty()) {
+    const int seconds = std::stoi(timeout);  // CLI11 has parsed it as an int already
+    FATHOM_CHECK(seconds >= 1, ConfigError, "--rdzv_timeout must be >= 1 second, got ", seconds);
+    o.rendezvousTimeout = std::chrono::seconds(seconds);
+  }
+  // srun carries no tunnel: the workers connect to this process's collector over TCP (with the run's token), at
+  // --same_network's address, else this machine's address on the route to the first node.
+  auto transport = std::make_unique<launch::SrunTransport>();
+  o.telemetryAddress = address.empty() ? transport->addressTowards(allocation.nodes.front()) : address;
+  return launch::MultiNodeLauncher(std::move(o), std::move(transport));
+}
+
+std::vector<std::string> SlurmLaunchFlags::jobCommand(const launch::LaunchOptions& options) const {
+  // This process's own words: `fathom launch FLAGS... PROGRAM ARGS...`; PROGRAM ARGS are options.command.
+  const std::vector<std::string> argv = store::currentArguments();
+  std::size_t first = 0;
+  while (first < argv.size() && argv[first] != "launch") {
+    ++first;
+  }
+  FATHOM_ASSERT(first < argv.size() && argv.size() >= first + 1 + options.command.size(), "unexpected command line");
+  const std::size_t program = argv.size() - options.command.size();
+  std::vector<std::string> command{thisFathom(), "launch"};
+  for (std::size_t i = first + 1; i < program; ++i) {
+    const std::string& word = argv[i];
+    if (word.rfind("--", 0) == 0 && word.size() > 2 && kSubmissionFlags.count(flagName(word)) > 0) {
+      const bool inlineValue = word.find('=') != std::string::npos;
+      if (!inlineValue && kSubmissionSwitches.count(flagName(word)) == 0) {
+        ++i;  // its value
+      }
+      continue;
+    }
+    command.push_back(word);
+  }
+  command.insert(command.end(), options.command.begin(), options.command.end());
+  return command;
+}
+
+int SlurmLaunchFlags::submit(const launch::LaunchOptions& options) const {
+  FATHOM_CHECK(!options.command.empty(), ConfigError, "--slurm --nodes: no PROGRAM to run");
+  FATHOM_CHECK(options.maxRestarts == 0, ConfigError,
+               "--max_restarts is not supported with --slurm (a multi-node run is not restarted)");
+  launch::SlurmBatchOptions o;
+  o.nodes = m_nodes;
+  o.gpusPerNode = m_gpusPerNode;
+  o.cpusPerNode = m_cpusPerNode;
+  o.partition = m_partition;
+  o.time = m_time;
+  o.account = m_account;
+  o.jobName = m_jobName;
+  o.runDirectory = options.logDir.empty() ? defaultRunDirectory(m_jobName) : std::filesystem::absolute(options.logDir);
+  o.workingDirectory = std::filesystem::current_path();
+  o.command = jobCommand(options);
+  const launch::SlurmBatchScript script(std::move(o));  // checks --nodes and the other values first
+  FATHOM_CHECK(options.numProcesses % m_nodes == 0, ConfigError, "--num_processes ", options.numProcesses,
+               " does not divide evenly over --nodes ", m_nodes, ": give a multiple of ", m_nodes);
+  if (m_dryRun) {
+    std::cout << script.text() << std::flush;
+    return 0;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(script.options().runDirectory, ec);
+  FATHOM_CHECK(!ec, ConfigError, "cannot create the run folder ", script.options().runDirectory.string(), ": ",
+               ec.message());
+  {
+    std::ofstream file(script.scriptFile(), std::ios::binary | std::ios::trunc);
+    file << script.text();
+    FATHOM_CHECK(file.flush(), StorageError, "cannot write ", script.scriptFile().string());
+  }
+  const launch::SlurmClient client;
+  const std::string job = client.submit(script.scriptFile());
+  std::cout << job << std::endl;  // stdout's first line: the job id (scripts read it)
+  if (!options.quiet) {
+    std::cerr << "fathom launch: submitted job " << job << " (" << script.scriptFile().string() << "); output in "
+              << script.outputFile(job).string() << "\n";
+  }
+  if (m_detach) {
+    return 0;
+  }
+  return followSlurmJob(client, job, script.outputFile(job), std::cout, {.quiet = options.quiet});
+}
+
+}  // namespace fathom::cli
