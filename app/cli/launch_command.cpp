@@ -29,6 +29,7 @@ namespace {
 
 struct LaunchCommandFlags {
   LaunchFlags launch;
+  MultiNodeFlags multiNode;
   SshLaunchFlags ssh;
   SlurmLaunchFlags slurm;
   bool json = false;
@@ -55,13 +56,13 @@ int runLaunch(const LaunchCommandFlags& flags, const std::vector<std::string>& c
   // CLI11 hands an unknown flag before PROGRAM to PROGRAM's arguments; say what it is instead.
   FATHOM_CHECK(command.empty() || command.front().empty() || command.front()[0] != '-', ConfigError, "unknown flag ",
                command.front(), " for `fathom launch` (see `fathom launch --help`)");
-  flags.slurm.checkUsage(flags.ssh.given(), flags.json);
   std::vector<std::string> notes;
   config::WorkspaceSetting workspace;
   telemetry::RunRecordOptions record;
   MonitorSettings monitor;
   config::RunSpec spec;
   launch::LaunchOptions options = flags.launch.resolve(&notes, &workspace, &record.name, &monitor, &spec);
+  flags.slurm.checkUsage(flags.ssh.given(spec), flags.json);
   options.command = command;
   // With --json, stdout carries only the JSON lines: the workers' stdout joins their stderr on the launcher's.
   options.workerStdoutToStderr = flags.json;
@@ -76,13 +77,13 @@ int runLaunch(const LaunchCommandFlags& flags, const std::vector<std::string>& c
   std::optional<launch::LocalLauncher> local;
   std::optional<launch::MultiNodeLauncher> multi;
   if (flags.ssh.given(spec)) {
-    multi.emplace(flags.ssh.makeLauncher(std::move(options), spec));
+    multi.emplace(flags.ssh.makeLauncher(std::move(options), spec, flags.multiNode));
     for (const launch::HostSlots& host : multi->options().hosts) {
       record.hosts.push_back(host.host);
     }
   } else if (flags.slurm.given()) {
     // Inside an allocation: one agent per node through srun (slurm_launch.cpp).
-    multi.emplace(flags.slurm.makeLauncher(std::move(options)));
+    multi.emplace(flags.slurm.makeLauncher(std::move(options), spec, flags.multiNode));
     for (const launch::HostSlots& host : multi->options().hosts) {
       record.hosts.push_back(host.host);
     }
@@ -140,7 +141,7 @@ int runLaunch(const LaunchCommandFlags& flags, const std::vector<std::string>& c
   launch::LaunchResult result;
   if (multi) {
     const launch::MultiNodeResult outcome = multi->run(observer);
-    SshLaunchFlags::report(outcome, o.quiet);
+    MultiNodeFlags::report(outcome, o.quiet);
     result.exitCode = outcome.exitCode;
     result.attempts = 1;
     result.interruptedBy = outcome.interruptedBy;
@@ -175,6 +176,7 @@ void addLaunchCommand(CLI::App& root, CommandAction& action) {
   cmd->prefix_command();  // everything from PROGRAM on belongs to PROGRAM
   flags->launch.addTo(*cmd, LaunchFlags::Scope::Launch);
   flags->ssh.addTo(*cmd);
+  flags->multiNode.addTo(*cmd);
   flags->slurm.addTo(*cmd);
   cmd->add_flag("--json", flags->json,
                 "Machine-readable: JSON lines on stdout (the run id, name and workspace, each rank's start and end, "

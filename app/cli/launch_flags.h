@@ -3,6 +3,7 @@
 
 #include <fathom/config/config_resolver.h>
 #include <fathom/config/monitor_spec.h>
+#include <fathom/config/run_spec.h>
 #include <fathom/launch/launch_options.h>
 #include <fathom/telemetry/run_monitor.h>
 

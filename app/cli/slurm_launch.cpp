@@ -4,6 +4,7 @@
 
 #include <fathom/common/error.h>
 #include <fathom/launch/host_list.h>
+#include <fathom/launch/launch_config.h>
 #include <fathom/launch/slurm_allocation.h>
 #include <fathom/launch/slurm_batch_script.h>
 #include <fathom/launch/srun_transport.h>
@@ -16,8 +17,6 @@
 #include <iostream>
 #include <memory>
 #include <set>
-
-#include <arpa/inet.h>
 
 namespace fathom::cli {
 namespace {
@@ -46,13 +45,6 @@ std::filesystem::path defaultRunDirectory(const std::string& jobName) {
   char stamp[32];
   std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &local);
   return std::filesystem::current_path() / "fathom-slurm" / (jobName + "-" + stamp);
-}
-
-std::string thisFathom() {
-  std::error_code ec;
-  const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  FATHOM_CHECK(!self.empty(), ConfigError, "--slurm: cannot tell this fathom's path (/proc/self/exe)");
-  return self;
 }
 
 }  // namespace
@@ -94,11 +86,6 @@ bool SlurmLaunchFlags::submits() const {
   return given() && m_cmd->count("--nodes") > 0;
 }
 
-std::string SlurmLaunchFlags::optionText(const std::string& name) const {
-  const CLI::Option* option = m_cmd->get_option_no_throw(name);
-  return option != nullptr && option->count() > 0 ? option->results().back() : std::string();
-}
-
 void SlurmLaunchFlags::checkUsage(bool sshGiven, bool json) const {
   for (const std::string& name : kSubmissionFlags) {
     const std::string flag = "--" + name;
@@ -114,37 +101,30 @@ void SlurmLaunchFlags::checkUsage(bool sshGiven, bool json) const {
   }
 }
 
-launch::MultiNodeLauncher SlurmLaunchFlags::makeLauncher(launch::LaunchOptions options) const {
-  const std::string address = optionText("--same_network");
-  // The workers' telemetry endpoint takes an IPv4 address, not a name: checked here, before any worker fails on it.
-  in_addr parsed{};
-  FATHOM_CHECK(address.empty() || ::inet_pton(AF_INET, address.c_str(), &parsed) == 1, ConfigError,
-               "--same_network takes this machine's IPv4 address as the nodes reach it, got ", address);
+launch::MultiNodeLauncher SlurmLaunchFlags::makeLauncher(launch::LaunchOptions options, const config::RunSpec& spec,
+                                                         const MultiNodeFlags& multiNode) const {
+  launch::MultiNodeOptions o;
+  // srun runs the agent on every node from the same path (a shared file system or identical installs), from this
+  // working directory; --same_network, --rdzv_timeout and --remote_fathom apply as over ssh (checked first).
+  multiNode.applyTo(o);
   const launch::SlurmClient client;
   const launch::SlurmAllocation allocation = launch::SlurmAllocation::current(client);
   const int nodes = static_cast<int>(allocation.nodes.size());
   FATHOM_CHECK(options.numProcesses % nodes == 0, ConfigError, "--num_processes ", options.numProcesses,
                " does not divide evenly over the ", nodes, " nodes of allocation ", allocation.jobId,
                ": give a multiple of ", nodes);
-  launch::MultiNodeOptions o;
+  launch::setMultiNodeTopology(options, spec, nodes);
   o.launch = std::move(options);
   for (const std::string& node : allocation.nodes) {
     o.hosts.push_back({node, 0});
   }
   o.hostsFlag = "--slurm";
-  // srun runs the agent on every node from the same path: a shared file system or identical installs.
-  const std::string remote = optionText("--remote_fathom");
-  o.remoteFathom = remote.empty() ? thisFathom() : remote;
-  o.workingDirectory = std::filesystem::current_path().string();
-  if (const std::string timeout = optionText("--rdzv_timeout"); !timeout.empty()) {
-    const int seconds = std::stoi(timeout);  // CLI11 has parsed it as an int already
-    FATHOM_CHECK(seconds >= 1, ConfigError, "--rdzv_timeout must be >= 1 second, got ", seconds);
-    o.rendezvousTimeout = std::chrono::seconds(seconds);
-  }
   // srun carries no tunnel: the workers connect to this process's collector over TCP (with the run's token), at
   // --same_network's address, else this machine's address on the route to the first node.
   auto transport = std::make_unique<launch::SrunTransport>();
-  o.telemetryAddress = address.empty() ? transport->addressTowards(allocation.nodes.front()) : address;
+  if (o.telemetryAddress.empty()) {
+    o.telemetryAddress = transport->addressTowards(allocation.nodes.front());
+  }
   return launch::MultiNodeLauncher(std::move(o), std::move(transport));
 }
 
@@ -157,7 +137,7 @@ std::vector<std::string> SlurmLaunchFlags::jobCommand(const launch::LaunchOption
   }
   FATHOM_ASSERT(first < argv.size() && argv.size() >= first + 1 + options.command.size(), "unexpected command line");
   const std::size_t program = argv.size() - options.command.size();
-  std::vector<std::string> command{thisFathom(), "launch"};
+  std::vector<std::string> command{MultiNodeFlags::thisFathom(), "launch"};
   for (std::size_t i = first + 1; i < program; ++i) {
     const std::string& word = argv[i];
     if (word.rfind("--", 0) == 0 && word.size() > 2 && kSubmissionFlags.count(flagName(word)) > 0) {

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "multi_node_flags.h"
+
+#include <fathom/config/run_spec.h>
 #include <fathom/launch/launch_options.h>
 #include <fathom/launch/multi_node_launcher.h>
 
@@ -31,7 +34,8 @@ public:
   /// their telemetry straight to this machine over TCP (--same_network ADDRESS, default this machine's address on
   /// the route to the first node: srun carries no tunnel); --rdzv_timeout and --remote_fathom apply as over ssh.
   /// Throws ConfigError outside an allocation or for bad flags.
-  launch::MultiNodeLauncher makeLauncher(launch::LaunchOptions options) const;
+  launch::MultiNodeLauncher makeLauncher(launch::LaunchOptions options, const config::RunSpec& spec,
+                                         const MultiNodeFlags& multiNode) const;
   /// With --nodes: writes the sbatch script (kept in the run folder; printed and nothing else with --dry_run),
   /// submits it, prints the job id and, unless --detach, follows the job to its end; returns the exit code.
   int submit(const launch::LaunchOptions& options) const;
@@ -39,8 +43,6 @@ public:
 private:
   /// `FATHOM launch` and this command's own flags but the submission ones, then PROGRAM ARGS: what the job runs.
   std::vector<std::string> jobCommand(const launch::LaunchOptions& options) const;
-  /// The value of another flag group's option (--same_network, --rdzv_timeout, --remote_fathom) when given.
-  std::string optionText(const std::string& name) const;
 
   CLI::App* m_cmd = nullptr;
   bool m_slurm = false;

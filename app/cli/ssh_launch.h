@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "multi_node_flags.h"
+
 #include <fathom/config/run_spec.h>
 #include <fathom/launch/launch_options.h>
 #include <fathom/launch/multi_node_launcher.h>
@@ -11,8 +13,8 @@
 
 namespace fathom::cli {
 
-/// `fathom launch`'s multi-node flags over SSH: --hosts, --hostfile, --ssh_config, --remote_fathom,
-/// --ssh_connect_timeout, --rdzv_timeout, --same_network (docs/launch.md, "Multi-node over SSH").
+/// `fathom launch`'s flags for a launch over SSH: --hosts, --hostfile, --ssh_config, --ssh_connect_timeout (with
+/// the multi-node flags of MultiNodeFlags; docs/launch.md, "Multi-node over SSH").
 class SshLaunchFlags {
 public:
   void addTo(CLI::App& cmd);
@@ -22,19 +24,15 @@ public:
   /// The launcher for `options` (resolved as for one machine; numProcesses the total) on the hosts, over ssh. The
   /// flags win over the configuration's `fathom.hosts` / `hostfile` / `ssh_user` / `ssh_config`. Throws ConfigError
   /// for bad flags.
-  launch::MultiNodeLauncher makeLauncher(launch::LaunchOptions options, const config::RunSpec& spec) const;
-  /// Prints what a finished multi-node launch came to (the failing host and its last lines, the teardown time).
-  static void report(const launch::MultiNodeResult& result, bool quiet);
+  launch::MultiNodeLauncher makeLauncher(launch::LaunchOptions options, const config::RunSpec& spec,
+                                         const MultiNodeFlags& multiNode) const;
 
 private:
   CLI::App* m_cmd = nullptr;
   std::string m_hosts;
   std::string m_hostfile;
   std::string m_sshConfig;
-  std::string m_remoteFathom;
   int m_connectTimeout = 10;
-  int m_rendezvousTimeout = 600;
-  std::string m_sameNetwork;
 };
 
 }  // namespace fathom::cli

@@ -2,19 +2,16 @@
 // The configuration wizard end to end, offscreen, through the main window (so the planner panel is fed by the real
 // PlannerController): choose FSDP, change the GPU count and see the planner panel follow; fill every page; Finish
 // writes exactly tests/data/studio/wizard_fsdp.yaml. Also: a plan that does not fit is flagged before it is saved,
-// Accelerate's own config files fill the wizard and survive a save, Save and Launch ask before they replace an
-// existing file, and a run on two hosts over ssh (a private sshd on 127.0.0.1 and 127.0.0.2) launches from the wizard
-// and shows its ranks grouped by host.
+// Accelerate's own config files fill the wizard and survive a save, and Save and Launch ask before they replace
+// an existing file.
 #include "environment_controller.h"
 #include "launch_controller.h"
 #include "main_window.h"
-#include "ssh_server.h"
 #include "studio_test_mode.h"
 #include "widget_lookup.h"
 #include "workspace_controller.h"
 
 #include "planner/planner_panel.h"
-#include "runs/run_details_page.h"
 #include "runs/runs_model.h"
 #include "wizard/config_wizard.h"
 
@@ -37,7 +34,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
-#include <QTreeView>
 
 #include <memory>
 
@@ -302,74 +298,6 @@ private slots:
       QCOMPARE(m.hangTimeout, std::optional<double>(30));
       QCOMPARE(m.stragglerThreshold, std::optional<double>(50));
       QVERIFY(m.hangAction == fathom::config::HangAction::Abort);
-    }
-  }
-
-  // Other hosts over ssh (issue 21): the wizard saves the hosts, the launcher, the ssh configuration and launches
-  // `fathom launch --config_file`, which reaches two loopback hosts through a private sshd; the run's four ranks
-  // come from both hosts into the open workspace, and the run page shows them grouped by host.
-  void launchOverSshGroupsRanksByHost() {
-    QTemporaryDir dir;
-    fathom::test::SshServer sshd;
-    const QString sshError = sshd.start(dir.filePath(u"sshd"_s));
-    QVERIFY2(sshError.isEmpty(), qPrintable(sshError));
-    MainWindow window;
-    QTRY_VERIFY_WITH_TIMEOUT(window.environment()->hasReport(), 30'000);
-    const QString workspace = dir.filePath(u"ws.sqlite"_s);
-    window.openWorkspace(workspace, /*create=*/true);
-    QTRY_COMPARE(window.workspace()->path(), workspace);
-    ConfigWizard* wizard = window.newConfiguration();
-    click(child<QRadioButton>(wizard, u"targetRemote"_s));
-    child<QCheckBox>(wizard, u"useCpu"_s)->setChecked(true);
-    child<QPlainTextEdit>(wizard, u"hosts"_s)->setPlainText(u"h1\nh2"_s);
-    auto* launcher = child<QComboBox>(wizard, u"launcher"_s);
-    launcher->setCurrentIndex(launcher->findData(int(fathom::config::Launcher::Ssh)));
-    child<QLineEdit>(wizard, u"sshConfig"_s)->setText(sshd.configFile());
-    child<QSpinBox>(wizard, u"mainProcessPort"_s)->setValue(fathom::test::SshServer::freePort());
-    wizard->next();
-    click(child<QRadioButton>(wizard, u"paradigmDdp"_s));
-    typeInto(child<QSpinBox>(wizard, u"numProcesses"_s), 4);
-    wizard->next();
-    wizard->next();
-    typeInto(child<QSpinBox>(wizard, u"microBatch"_s), 2);
-    wizard->next();
-    typeInto(child<QSpinBox>(wizard, u"steps"_s), 4);
-    typeInto(child<QSpinBox>(wizard, u"logEvery"_s), 1);
-    wizard->next();
-    wizard->next();
-    const QString config = dir.filePath(u"two_hosts.yaml"_s);
-    child<QLineEdit>(wizard, u"configPath"_s)->setText(config);
-    QAbstractButton* launch = wizard->button(QWizard::CustomButton1);
-    QVERIFY2(launch->isEnabled(), "Launch is not offered for other hosts over ssh");
-    QTest::mouseClick(launch, Qt::LeftButton);
-    const QByteArray saved = readFile(config);
-    QVERIFY2(saved.contains("launcher: ssh") && saved.contains("- h2"), saved.constData());
-    QTRY_VERIFY_WITH_TIMEOUT(window.runsModel()->rowCount() == 1 &&
-                                 window.runsModel()->runs().front().info.status == fathom::store::RunStatus::Succeeded,
-                             120'000);
-    const fathom::views::RunRow& run = window.runsModel()->runs().front();
-    QCOMPARE(run.worldSize, 4);
-    window.openRun(run.info.id.value);
-    fathom::views::RunDetailsPage* page = window.runPage(run.info.id.value);
-    QVERIFY(page != nullptr);
-    auto* ranks = child<QTreeView>(page, u"ranksTable"_s);
-    const QAbstractItemModel* model = ranks->model();
-    QTRY_COMPARE(model->rowCount(), 2);
-    for (int host = 0; host < 2; ++host) {
-      const QModelIndex group = model->index(host, 0);
-      QCOMPARE(group.data().toString(), u"h%1 (2 ranks)"_s.arg(host + 1));
-      QCOMPARE(model->rowCount(group), 2);
-      QVERIFY(ranks->isExpanded(group));
-      for (int i = 0; i < 2; ++i) {
-        QCOMPARE(model->index(i, 0, group).data().toString(), QString::number(host * 2 + i));
-      }
-    }
-    if (const QString shots = qEnvironmentVariable("FATHOM_TEST_SCREENSHOTS"); !shots.isEmpty()) {
-      window.resize(1600, 1000);
-      window.show();
-      QTest::qWait(500);
-      QVERIFY(window.grab().save(shots + u"/ranks_by_host.png"_s));
-      QFile::copy(workspace, shots + u"/two_hosts.sqlite"_s);
     }
   }
 

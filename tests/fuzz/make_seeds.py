@@ -95,7 +95,9 @@ for i, text in enumerate([b"\x001,1,3,2", b"\x002,0,1,2,0", b"\x01window_3/profi
                           b'\x03{"event":"run","version":1,"run_id":3,"name":"r","workspace":"w.sqlite",'
                           b'"world_size":2,"ranks":[0,1]}',
                           b"\x04--model\ngpt\n--n_layer\n4\n--n_embd=64\n--lr\n0.1",
-                          b"\x05FATHOM_TRACKERS=csv,jsonl\nFATHOM_PROJECT_DIR=/tmp/p\nFATHOM_PROFILER__ACTIVITIES=cpu"]):
+                          b"\x05FATHOM_TRACKERS=csv,jsonl\nFATHOM_PROJECT_DIR=/tmp/p\nFATHOM_PROFILER__ACTIVITIES=cpu",
+                          b"\x06FAILED|768|", b"\x06CANCELLED|15|", b"\x07CANCELLED by 0|0:15\n",
+                          b"\x07COMPLETED|0:0"]):
     seed("text_values", f"seed_{i}.bin", text)
 
 # ---- telemetry streams ------------------------------------------------------------------------------------------

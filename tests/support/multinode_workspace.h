@@ -34,6 +34,11 @@ inline QString multiNodeRunDifference(const QString& multiWorkspace, const QStri
         .arg(run.layout.numMachines)
         .arg(run.layout.hosts.size());
   }
+  // The recorded configuration (and the plan made from it) has the real topology: one machine per host.
+  const std::string machines = "num_machines: " + std::to_string(hosts.size()) + "\n";
+  if (run.runSpec.find(machines) == std::string::npos) {
+    return QStringLiteral("the recorded run specification lacks '%1'").arg(QString::fromStdString(machines).trimmed());
+  }
   const auto ranks = multi.ranks(run.id);
   if (static_cast<int>(ranks.size()) != world) {
     return QStringLiteral("%1 ranks recorded, expected %2").arg(ranks.size()).arg(world);

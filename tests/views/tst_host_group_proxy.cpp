@@ -64,12 +64,12 @@ private slots:
     addRank(source, 2, u"h2"_s, u"c"_s);
     addRank(source, 3, u"h2"_s, u"d"_s);
     QVERIFY(proxy.grouped());
-    QCOMPARE(dump(proxy), u"h1 (2 ranks): 0=a 1=b | h2 (2 ranks): 2=c 3=d"_s);
+    QCOMPARE(dump(proxy), u"h1 (2 rank(s)): 0=a 1=b | h2 (2 rank(s)): 2=c 3=d"_s);
     QCOMPARE(proxy.index(1, kHostColumn).data().toString(), u"h2"_s);  // a group shows its host in the host column
     QVERIFY(!(proxy.flags(proxy.index(0, 0)) & Qt::ItemIsSelectable));
     // Rank 1 moves to h2 (a record corrected): it changes group.
     source.item(1, kHostColumn)->setText(u"h2"_s);
-    QCOMPARE(dump(proxy), u"h1 (1 rank): 0=a | h2 (3 ranks): 1=b 2=c 3=d"_s);
+    QCOMPARE(dump(proxy), u"h1 (1 rank(s)): 0=a | h2 (3 rank(s)): 1=b 2=c 3=d"_s);
   }
 
   void valuesReachTheMappedCells() {
@@ -103,11 +103,11 @@ private slots:
     sorted.setSourceModel(&proxy);
     sorted.setSortRole(kSortRole);
     QAbstractItemModelTester tester(&sorted, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QCOMPARE(dump(sorted), u"h2 (2 ranks): 0=x 2=z | h1 (2 ranks): 1=y 3=w"_s);  // first appearance
+    QCOMPARE(dump(sorted), u"h2 (2 rank(s)): 0=x 2=z | h1 (2 rank(s)): 1=y 3=w"_s);  // first appearance
     sorted.sort(0, Qt::DescendingOrder);
-    QCOMPARE(dump(sorted), u"h2 (2 ranks): 2=z 0=x | h1 (2 ranks): 3=w 1=y"_s);
+    QCOMPARE(dump(sorted), u"h2 (2 rank(s)): 2=z 0=x | h1 (2 rank(s)): 3=w 1=y"_s);
     sorted.sort(0, Qt::AscendingOrder);
-    QCOMPARE(dump(sorted), u"h1 (2 ranks): 1=y 3=w | h2 (2 ranks): 0=x 2=z"_s);
+    QCOMPARE(dump(sorted), u"h1 (2 rank(s)): 1=y 3=w | h2 (2 rank(s)): 0=x 2=z"_s);
   }
 };
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Small process helpers of the multi-node launch (MultiNodeLauncher and its transports). Private to core/launch.
+// How the multi-node launch starts its transport processes. Private to core/launch.
 #pragma once
 
 #include <string>
@@ -13,10 +13,5 @@ namespace fathom::launch::detail {
 /// stdout and stderr. Only async-signal-safe calls between fork and exec. Error when fork fails; an exec that fails
 /// ends the child with exit code 127.
 pid_t spawnInOwnGroup(const std::vector<std::string>& argv, int in, int out, int err);
-
-/// Runs `argv` (argv[0] a path) with stdin and stderr on /dev/null and returns its stdout, or nothing unless it
-/// exits 0. Blocks until it ends; reaps it. For programs whose output is meant for programs (`ssh -G`,
-/// `scontrol show hostnames`).
-std::string captureOutput(const std::vector<std::string>& argv);
 
 }  // namespace fathom::launch::detail

@@ -168,8 +168,19 @@ LaunchOptions launchOptionsFromRunSpec(const config::RunSpec& spec) {
     o.gradientAccumulationSteps = ds.gradientAccumulationSteps;
   }
   o.fathomVariables = fathomVariables(spec);
-  o.runSpec = config::emitConfig(config::toConfig(spec, {}, config::DefaultKeys::Write));
+  o.runSpec = recordedRunSpec(spec);
   return o;
+}
+
+std::string recordedRunSpec(const config::RunSpec& spec) {
+  return config::emitConfig(config::toConfig(spec, {}, config::DefaultKeys::Write));
+}
+
+void setMultiNodeTopology(LaunchOptions& options, config::RunSpec spec, int machines) {
+  spec.numMachines = machines;
+  spec.machineRank = 0;
+  spec.numProcesses = options.numProcesses;
+  options.runSpec = recordedRunSpec(spec);
 }
 
 std::vector<HostSlots> hostsFromRunSpec(const config::RunSpec& spec) {

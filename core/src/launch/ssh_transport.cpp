@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "launch/child_process.h"
-
 #include <fathom/common/error.h>
+#include <fathom/launch/command_output.h>
 #include <fathom/launch/shell_quote.h>
 #include <fathom/launch/ssh_transport.h>
 
 #include <cstdlib>
-#include <sstream>
 
 namespace fathom::launch {
 
@@ -53,8 +51,8 @@ std::string SshTransport::resolveAddress(const std::string& host) const {
   std::vector<std::string> argv = baseCommand();
   argv.insert(argv.end(), {"-G", "--", host});
   // `ssh -G` prints the configuration it would use, one "keyword value" a line (ssh_config(5) keywords, lower-case).
-  std::istringstream lines(detail::captureOutput(argv));
-  for (std::string line; std::getline(lines, line);) {
+  const CommandOutput resolved = CommandOutput::run(argv, std::chrono::seconds(10));
+  for (const std::string& line : resolved.ok() ? resolved.lines() : std::vector<std::string>{}) {
     if (line.rfind("hostname ", 0) == 0) {
       return line.substr(9);
     }

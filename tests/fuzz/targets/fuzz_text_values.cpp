@@ -5,7 +5,9 @@
 //   2 FATHOM_TELEMETRY_ENDPOINT (net::parseEndpoint: what a worker connects to);
 //   3 a line of `fathom launch --json`'s event stream (parseLaunchEvent), written back and read again;
 //   4 a `fathom train` command line stored with a run (modelRequestFromArguments; one word a line);
-//   5 a worker's environment (workerSettingsFromEnvironment: FATHOM_TRACKERS, FATHOM_PROFILER__*; NAME=VALUE lines).
+//   5 a worker's environment (workerSettingsFromEnvironment: FATHOM_TRACKERS, FATHOM_PROFILER__*; NAME=VALUE lines);
+//   6 a line of `squeue -h -O State:|,exit_code:|` (SlurmJobState::fromSqueue), and the exit code it gives;
+//   7 `sacct -n -P -X -o State,ExitCode` output (SlurmJobState::fromSacct), and the exit code it gives.
 // Oracle: ConfigError (and CommError) are good answers; anything else escaping, or a sanitizer report, is a finding.
 #include "fuzz_input.h"
 
@@ -13,6 +15,7 @@
 
 #include <fathom/common/error.h>
 #include <fathom/config/run_spec.h>
+#include <fathom/launch/slurm_job_state.h>
 #include <fathom/models/builtin_model.h>
 #include <fathom/profile/profiler_options.h>
 #include <fathom/telemetry/launch_events.h>
@@ -29,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const std::string_view text = fuzz::text(data + 1, size - 1);
   try {
-    switch (data[0] % 6) {
+    switch (data[0] % 8) {
     case 0: {
       const profile::ProfileSchedule schedule = profile::ProfileSchedule::parse(text);
       schedule.validate();
@@ -55,6 +58,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       break;
     }
     case 5: config::workerSettingsFromEnvironment(fuzz::keyValues(text)); break;
+    case 6:
+    case 7: {
+      const auto state =
+          data[0] % 8 == 6 ? launch::SlurmJobState::fromSqueue(text) : launch::SlurmJobState::fromSacct(text);
+      if (state && state->ended()) {
+        state->exitCode();
+      }
+      break;
+    }
     }
   } catch (const Error&) {
   }

@@ -23,6 +23,15 @@ namespace fathom::launch {
 /// Launcher-only settings (restarts, logs, tee, ...) keep their defaults: they are flags, not config keys.
 LaunchOptions launchOptionsFromRunSpec(const config::RunSpec& spec);
 
+/// The run specification as the launcher records it with the run (LaunchOptions::runSpec): Accelerate YAML with
+/// every key written.
+std::string recordedRunSpec(const config::RunSpec& spec);
+
+/// Records a multi-node launch's real topology in `options.runSpec` (num_machines = `machines`, machine_rank 0,
+/// num_processes the launch's total), so the run's configuration and the plan made from it (GPUs per node) say what
+/// ran, whichever flags named the hosts.
+void setMultiNodeTopology(LaunchOptions& options, config::RunSpec spec, int machines);
+
 /// The hosts of a multi-node launch as a configuration names them: `fathom.hosts` (each as `ssh_user@host` when
 /// `fathom.ssh_user` is set and the host names no user), else the DeepSpeed hostfile `fathom.hostfile`; empty when
 /// it names neither. ConfigError for a host name that is not one (validateHostName) or a hostfile that cannot be
