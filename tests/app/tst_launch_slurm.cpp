@@ -116,7 +116,7 @@ private slots:
                                          << u"--json is not supported with --slurm --nodes"_s;
     QTest::newRow("--same_network not an IPv4 address")
         << QStringList{u"--slurm"_s, u"--same_network"_s, u"headnode"_s}
-        << u"--same_network takes this machine's IPv4 address as the nodes reach it, got headnode"_s;
+        << u"--same_network takes this machine's IPv4 address as the hosts reach it, got headnode"_s;
     QTest::newRow("with restarts") << QStringList{u"--slurm"_s, u"--nodes"_s, u"1"_s, u"--max_restarts"_s, u"1"_s}
                                    << u"--max_restarts is not supported with --slurm"_s;
   }
