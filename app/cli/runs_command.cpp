@@ -129,7 +129,8 @@ json runJson(const RunInfo& r) {
           {"world_size", known(r.layout.worldSize, 0)},
           {"num_machines", known(r.layout.numMachines, 0)},
           {"mixed_precision", known(r.layout.mixedPrecision, std::string())},
-          {"hosts", hosts}};
+          {"hosts", hosts},
+          {"slurm_job_id", known(r.slurmJobId, std::string())}};
 }
 
 json summaryJson(const MetricSummary& m) {
@@ -239,6 +240,7 @@ int showRun(const RunsFlags& flags) {
        {"ended", r.endedAt ? formatTime(*r.endedAt) + " UTC (" + duration(r) + ")" : "-"},
        {"exit code", r.exitCode ? std::to_string(*r.exitCode) : "-"},
        {"host", r.host + " (launcher pid " + std::to_string(r.launcherPid) + ")"},
+       {"slurm job", r.slurmJobId.empty() ? "-" : r.slurmJobId},
        {"strategy", strategyText(r.layout)},
        {"processes", r.layout.worldSize > 0
                          ? std::to_string(r.layout.worldSize) + " on " +

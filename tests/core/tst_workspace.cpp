@@ -116,6 +116,7 @@ private slots:
                   "DROP TABLE run_hosts; ALTER TABLE runs DROP COLUMN world_size; ALTER TABLE runs DROP COLUMN "
                   "num_machines; ALTER TABLE runs DROP COLUMN strategy; ALTER TABLE runs DROP COLUMN fsdp_sharding; "
                   "ALTER TABLE runs DROP COLUMN mixed_precision; ALTER TABLE runs DROP COLUMN run_spec; "
+                  "ALTER TABLE runs DROP COLUMN slurm_job_id; "
                   "PRAGMA user_version = 1;");
     QCOMPARE(rawInt(path, "PRAGMA user_version"), 1);
 
@@ -126,7 +127,8 @@ private slots:
     QCOMPARE(rawInt(path, "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('heartbeats', 'trace_chunks')"), 2);
     QCOMPARE(rawInt(path, "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('alerts', 'alert_ranks')"), 2);
     QCOMPARE(rawInt(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'run_plans'"), 1);
-    QVERIFY(!ws.runPlan(run));  // a run older than version 8 has no plan
+    QVERIFY(!ws.runPlan(run));                         // a run older than version 8 has no plan
+    QCOMPARE(ws.run(run)->slurmJobId, std::string());  // nor a SLURM job (version 10)
     QCOMPARE(ws.metricSeries(run, "loss").size(), std::size_t{10});
     // Version 4 derived the run's layout from what it had: no ranks, no configuration: DDP of unknown size.
     QCOMPARE(ws.run(run)->layout.worldSize, 0);
@@ -225,6 +227,13 @@ private slots:
     const RunId a = ws.createRun({"alpha", "fathom train --lr 0.1", "yaml", "lr: 0.1\n"});
     const RunId b = ws.createRun({"beta", "", "", ""});
     QVERIFY(b > a);
+    QCOMPARE(ws.run(a)->slurmJobId, std::string());
+    {
+      const RunId job = ws.createRun({.name = "in-a-job", .slurmJobId = "4711"});  // `fathom launch --slurm`
+      QCOMPARE(ws.run(job)->slurmJobId, std::string("4711"));
+      ws.finishRun(job, RunStatus::Succeeded, 0);
+      ws.deleteRun(job);
+    }
     ws.upsertRank(a, {0, "hostA", 101, "cuda:0", std::nullopt});
     ws.upsertRank(a, {1, "hostA", 102, "cuda:1", std::nullopt});
     ws.upsertRank(a, {1, "hostA", 102, "cuda:1", 0});  // replaced with its exit code

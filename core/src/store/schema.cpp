@@ -169,7 +169,13 @@ ALTER TABLE alerts ADD COLUMN ended TEXT;
 UPDATE alerts SET ended = 'resolved' WHERE resolved_at IS NOT NULL;
 )sql";
 
-constexpr std::array<Migration, 9> kMigrations{{
+// Version 10: the SLURM job a run ran in (SLURM_JOB_ID of `fathom launch --slurm`, docs/launch.md), so the Studio
+// and `fathom runs` can name it and ask squeue for its state; '' for a run outside SLURM and for older runs.
+constexpr std::string_view kVersion10 = R"sql(
+ALTER TABLE runs ADD COLUMN slurm_job_id TEXT NOT NULL DEFAULT '';
+)sql";
+
+constexpr std::array<Migration, 10> kMigrations{{
     {1, "runs, ranks, metrics, events, artifacts", kVersion1},
     {2, "metric-series index, plans", kVersion2},
     {3, "heartbeats, trace chunks", kVersion3},
@@ -179,6 +185,7 @@ constexpr std::array<Migration, 9> kMigrations{{
     {7, "run monitor: heartbeat wavefronts, alerts", "", &addRunMonitorTables},
     {8, "the plan of a run", "", &createRunPlans},
     {9, "how an alert ended", kVersion9},
+    {10, "the SLURM job of a run", kVersion10},
 }};
 
 }  // namespace

@@ -104,7 +104,7 @@ LogLevel parseLevel(std::string_view text) {
 
 constexpr std::string_view kRunColumns =
     "id, name, status, created_at, started_at, ended_at, exit_code, command_line, host, launcher_pid, "
-    "launcher_start_time, config_format, config_text, run_spec";
+    "launcher_start_time, config_format, config_text, run_spec, slurm_job_id";
 
 /// "SELECT <every column readRun() reads> FROM runs <tail>".
 std::string selectRuns(std::string_view tail) {
@@ -129,7 +129,8 @@ RunInfo readRun(const sql::Statement& s) {
   r.configFormat = s.text(11);
   r.configText = s.text(12);
   r.runSpec = s.text(13);
-  r.layout = readLayoutColumns(s, 14);  // selectRuns() puts kLayoutColumns last; the hosts are read separately
+  r.slurmJobId = s.text(14);
+  r.layout = readLayoutColumns(s, 15);  // selectRuns() puts kLayoutColumns last; the hosts are read separately
   return r;
 }
 
@@ -392,8 +393,8 @@ RunId Workspace::createRun(const NewRun& run, const ProcessIdentity& launcher) {
   const double now = unixNowSeconds();
   sql::Transaction tx(m_impl->db);
   sql::Statement s(m_impl->db, "INSERT INTO runs (name, status, created_at, started_at, command_line, host, "
-                               "launcher_pid, launcher_start_time, config_format, config_text, run_spec) "
-                               "VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                               "launcher_pid, launcher_start_time, config_format, config_text, run_spec, "
+                               "slurm_job_id) VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.bind(1, std::string_view(run.name))
       .bind(2, now)
       .bind(3, now)
@@ -403,7 +404,8 @@ RunId Workspace::createRun(const NewRun& run, const ProcessIdentity& launcher) {
       .bind(7, static_cast<std::int64_t>(launcher.startTime))
       .bind(8, std::string_view(run.configFormat))
       .bind(9, std::string_view(run.configText))
-      .bind(10, std::string_view(run.runSpec));
+      .bind(10, std::string_view(run.runSpec))
+      .bind(11, std::string_view(run.slurmJobId));
   s.run();
   const RunId id{sqlite3_last_insert_rowid(m_impl->db.handle())};
   if (run.numberName) {

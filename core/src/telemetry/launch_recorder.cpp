@@ -54,6 +54,7 @@ store::NewRun newRun(const launch::LaunchOptions& o, const RunRecordOptions& rec
   run.configText = config.dump(2);
   run.runSpec = o.runSpec;
   run.planJson = record.planJson;
+  run.slurmJobId = record.slurmJobId;
   run.layout.worldSize = o.numProcesses;
   run.layout.numMachines = o.numMachines;
   run.layout.strategy = launchStrategy(o);

@@ -76,6 +76,8 @@ struct NewRun {
   /// `fathom launch --config_file` of that text would run again. Empty when the run was not made from one.
   std::string runSpec;
   RunLayout layout;  ///< the run's shape, as far as its creator knows it
+  /// The SLURM job the run ran in (SLURM_JOB_ID of `fathom launch --slurm`); empty outside SLURM.
+  std::string slurmJobId;
   /// The plan it was launched with: the `fathom plan --json` object (plan/prediction_json.h), stored as a run plan
   /// of source "launch" in the same transaction; empty when the launcher could not plan the program.
   std::string planJson;
@@ -99,7 +101,8 @@ struct RunInfo {
   std::uint64_t launcherStartTime = 0;
   std::string configFormat;
   std::string configText;
-  std::string runSpec;  ///< see NewRun::runSpec ('' for runs of schema 5 and older)
+  std::string runSpec;     ///< see NewRun::runSpec ('' for runs of schema 5 and older)
+  std::string slurmJobId;  ///< see NewRun::slurmJobId ('' for runs of schema 9 and older)
   RunLayout layout;
 };
 

@@ -26,7 +26,7 @@ namespace fathom::store {
 class Workspace {
 public:
   /// The schema this build writes; files from older builds are migrated on open, newer ones refused.
-  static constexpr int kSchemaVersion = 9;
+  static constexpr int kSchemaVersion = 10;
   /// `PRAGMA application_id` of every workspace: "FTHM".
   static constexpr std::int32_t kApplicationId = 0x4654484D;
 

@@ -28,6 +28,8 @@ struct RunRecordOptions {
   /// A multi-node launch's hosts by machine rank, as it names them (`--hosts`); recorded as the run's layout.hosts.
   /// Empty: this machine's host name at the options' machine rank.
   std::vector<std::string> hosts;
+  /// The SLURM job the launch runs in (`fathom launch --slurm`: the allocation's SLURM_JOB_ID); empty: none.
+  std::string slurmJobId;
 };
 
 /// What `fathom launch` records of a run in the workspace (docs/workspace.md): the run row (name, the launcher's
