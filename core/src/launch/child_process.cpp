@@ -31,4 +31,16 @@ pid_t spawnInOwnGroup(const std::vector<std::string>& argv, int in, int out, int
   return pid;
 }
 
+bool readAvailable(int fd, std::string& text) {
+  char chunk[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, chunk, sizeof(chunk));
+    if (n > 0) {
+      text.append(chunk, static_cast<std::size_t>(n));
+      continue;
+    }
+    return n < 0 && (errno == EAGAIN || errno == EINTR);
+  }
+}
+
 }  // namespace fathom::launch::detail

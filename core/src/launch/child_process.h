@@ -14,4 +14,8 @@ namespace fathom::launch::detail {
 /// ends the child with exit code 127.
 pid_t spawnInOwnGroup(const std::vector<std::string>& argv, int in, int out, int err);
 
+/// Appends everything `fd` (non-blocking) has to read now to `text`. True while more may come (the read would
+/// block or was interrupted); false at end of file or on an error, when the caller closes `fd`.
+bool readAvailable(int fd, std::string& text);
+
 }  // namespace fathom::launch::detail

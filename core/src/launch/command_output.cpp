@@ -2,7 +2,8 @@
 #include <fathom/common/error.h>
 #include <fathom/launch/command_output.h>
 
-#include <cerrno>
+#include "launch/child_process.h"
+
 #include <csignal>
 #include <cstdlib>
 #include <thread>
@@ -17,18 +18,8 @@ namespace {
 
 /// Appends what `fd` has to `text`; closes it (through `process`) at end of file.
 void drain(WorkerProcess& process, int fd, std::string& text) {
-  char chunk[4096];
-  for (;;) {
-    const ssize_t n = ::read(fd, chunk, sizeof(chunk));
-    if (n > 0) {
-      text.append(chunk, static_cast<std::size_t>(n));
-      continue;
-    }
-    if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-      return;
-    }
+  if (!detail::readAvailable(fd, text)) {
     process.closeOutput(fd);
-    return;
   }
 }
 

@@ -118,21 +118,11 @@ ExitStatus toExitStatus(int status) {
 
 /// Splits complete lines off `buffer` after reading what `fd` has; returns false at end of file.
 bool readLines(int& fd, std::string& buffer, std::vector<std::string>& lines) {
-  char chunk[4096];
-  for (;;) {
-    const ssize_t n = ::read(fd, chunk, sizeof(chunk));
-    if (n > 0) {
-      buffer.append(chunk, static_cast<std::size_t>(n));
-      continue;
-    }
-    if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-      break;
-    }
+  if (!detail::readAvailable(fd, buffer)) {
     closeFd(fd);  // end of file or an error: no more output
     if (!buffer.empty()) {
       buffer += '\n';
     }
-    break;
   }
   for (auto newline = buffer.find('\n'); newline != std::string::npos; newline = buffer.find('\n')) {
     lines.push_back(buffer.substr(0, newline));
