@@ -62,15 +62,15 @@ int runLaunch(const LaunchCommandFlags& flags, const std::vector<std::string>& c
   MonitorSettings monitor;
   config::RunSpec spec;
   launch::LaunchOptions options = flags.launch.resolve(&notes, &workspace, &record.name, &monitor, &spec);
-  flags.slurm.checkUsage(flags.ssh.given(spec), flags.json);
+  flags.slurm.checkUsage(spec, flags.ssh.given(spec));
   options.command = command;
   // With --json, stdout carries only the JSON lines: the workers' stdout joins their stderr on the launcher's.
   options.workerStdoutToStderr = flags.json;
   LaunchFlags::printNotes("launch", notes, options);
-  if (flags.slurm.submits()) {
+  if (flags.slurm.submits(spec)) {
     // Outside an allocation (slurm_launch.cpp): an sbatch job, followed to its end; the `fathom launch --slurm` the
     // job runs records the run and collects its telemetry.
-    return flags.slurm.submit(options);
+    return flags.slurm.submit(options, spec, flags.json);
   }
   // One machine (LocalLauncher) or several (MultiNodeLauncher over ssh or srun: ssh_launch.cpp, slurm_launch.cpp):
   // both record the run in the workspace and send every worker's telemetry to this process's collector.
@@ -81,9 +81,9 @@ int runLaunch(const LaunchCommandFlags& flags, const std::vector<std::string>& c
     for (const launch::HostSlots& host : multi->options().hosts) {
       record.hosts.push_back(host.host);
     }
-  } else if (flags.slurm.given()) {
-    // Inside an allocation: one agent per node through srun (slurm_launch.cpp).
-    multi.emplace(flags.slurm.makeLauncher(std::move(options), spec, flags.multiNode));
+  } else if (flags.slurm.given(spec)) {
+    // Inside an allocation: one agent per node through srun (slurm_launch.cpp); the run records the job.
+    multi.emplace(flags.slurm.makeLauncher(std::move(options), spec, flags.multiNode, record.slurmJobId));
     for (const launch::HostSlots& host : multi->options().hosts) {
       record.hosts.push_back(host.host);
     }

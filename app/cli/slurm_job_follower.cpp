@@ -3,12 +3,15 @@
 
 #include <fathom/common/error.h>
 #include <fathom/launch/worker_process.h>
+#include <fathom/telemetry/launch_events.h>
 
 #include <array>
 #include <csignal>
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <thread>
 
 namespace fathom::cli {
@@ -47,8 +50,42 @@ private:
   std::array<struct sigaction, 2> m_previous{};
 };
 
-/// Copies what was appended to `file` since `offset` to `out`; returns whether anything was.
-bool copyNewOutput(const std::filesystem::path& file, std::streamoff& offset, std::ostream& out) {
+/// Where the job's output goes: all of it to `out`, or (--json) its event lines to `out` and the rest to stderr,
+/// split at line ends (a line still being written waits for its end).
+class OutputCopy {
+public:
+  OutputCopy(std::ostream& out, bool json) : m_out(out), m_json(json) {}
+
+  void write(const char* data, std::size_t size) {
+    if (!m_json) {
+      m_out.write(data, static_cast<std::streamsize>(size));
+      return;
+    }
+    m_partial.append(data, size);
+    std::size_t start = 0;
+    for (std::size_t end; (end = m_partial.find('\n', start)) != std::string::npos; start = end + 1) {
+      const std::string_view line(m_partial.data() + start, end - start);
+      (telemetry::isEventLine(line) ? m_out : std::cerr) << line << '\n';
+    }
+    m_partial.erase(0, start);
+  }
+  /// The job has ended: a last line without its newline is written as it is.
+  void finish() {
+    if (!m_partial.empty()) {
+      write("\n", 1);
+    }
+    m_out.flush();
+  }
+  void flush() { m_out.flush(); }
+
+private:
+  std::ostream& m_out;
+  bool m_json;
+  std::string m_partial;
+};
+
+/// Copies what was appended to `file` since `offset`; returns whether anything was.
+bool copyNewOutput(const std::filesystem::path& file, std::streamoff& offset, OutputCopy& out) {
   std::ifstream in(file, std::ios::binary);
   if (!in) {
     return false;  // not created yet: the job has not started
@@ -57,7 +94,7 @@ bool copyNewOutput(const std::filesystem::path& file, std::streamoff& offset, st
   char chunk[8192];
   bool any = false;
   while (in.read(chunk, sizeof(chunk)) || in.gcount() > 0) {
-    out.write(chunk, in.gcount());
+    out.write(chunk, static_cast<std::size_t>(in.gcount()));
     offset += in.gcount();
     any = true;
   }
@@ -80,6 +117,7 @@ void pause(std::chrono::milliseconds interval) {
 int followSlurmJob(const launch::SlurmClient& client, const std::string& jobId, const std::filesystem::path& outputFile,
                    std::ostream& out, const SlurmFollowOptions& options) {
   const FollowSignals signals;
+  OutputCopy copy(out, options.json);
   std::streamoff offset = 0;
   std::optional<launch::SlurmJobState> last;
   std::optional<int> interruptedBy;
@@ -94,12 +132,17 @@ int followSlurmJob(const launch::SlurmClient& client, const std::string& jobId, 
       client.cancel(jobId);
       cancelled = Clock::now();
     }
-    copyNewOutput(outputFile, offset, out);
+    copyNewOutput(outputFile, offset, copy);
     const std::optional<launch::SlurmJobState> state = client.queueState(jobId);
     if (state) {
       misses = 0;
-      if (!options.quiet && (!last || last->state != state->state)) {
-        std::cerr << "fathom launch: job " << jobId << " " << state->state << "\n";
+      if (!last || last->state != state->state) {
+        if (!options.quiet) {
+          std::cerr << "fathom launch: job " << jobId << " " << state->state << "\n";
+        }
+        if (options.json) {
+          out << telemetry::toJsonLine(telemetry::SlurmJobUpdate{jobId, state->state}) << std::endl;
+        }
       }
       last = state;
       if (state->ended()) {
@@ -126,11 +169,12 @@ int followSlurmJob(const launch::SlurmClient& client, const std::string& jobId, 
   const auto until = Clock::now() + std::chrono::seconds(3);
   auto quietSince = Clock::now();
   while (Clock::now() < until && Clock::now() - quietSince < std::chrono::milliseconds(500)) {
-    if (copyNewOutput(outputFile, offset, out)) {
+    if (copyNewOutput(outputFile, offset, copy)) {
       quietSince = Clock::now();
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  copy.finish();
   const int code = interruptedBy ? 128 + *interruptedBy : final->exitCode();
   if (!options.quiet) {
     std::cerr << "fathom launch: job " << jobId << " ended " << final->state

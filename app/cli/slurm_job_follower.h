@@ -17,6 +17,10 @@ struct SlurmFollowOptions {
   std::chrono::seconds cancelWait{60};
   /// No state lines on stderr (--quiet).
   bool quiet = false;
+  /// `fathom launch --json`: `out` carries JSON lines only: a "slurm_job" event (telemetry::SlurmJobUpdate) at each
+  /// state change, and the lines of the output file that are event lines (the job's own `fathom launch --json`);
+  /// the file's other lines go to stderr.
+  bool json = false;
 };
 
 /// Follows a submitted job to its end: its state from squeue (SlurmClient::queueState; a state change is a line on

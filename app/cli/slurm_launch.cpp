@@ -9,8 +9,10 @@
 #include <fathom/launch/slurm_batch_script.h>
 #include <fathom/launch/srun_transport.h>
 #include <fathom/store/process_identity.h>
+#include <fathom/telemetry/launch_events.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -78,37 +80,41 @@ void SlurmLaunchFlags::addTo(CLI::App& cmd) {
       ->group(kGroup);
 }
 
-bool SlurmLaunchFlags::given() const {
-  return m_cmd != nullptr && m_cmd->count("--slurm") > 0;
+bool SlurmLaunchFlags::given(const config::RunSpec& spec) const {
+  return (m_cmd != nullptr && m_cmd->count("--slurm") > 0) || spec.fathom.launcher == config::Launcher::Slurm;
 }
 
-bool SlurmLaunchFlags::submits() const {
-  return given() && m_cmd->count("--nodes") > 0;
+bool SlurmLaunchFlags::submits(const config::RunSpec& spec) const {
+  if (!given(spec)) {
+    return false;
+  }
+  const char* job = std::getenv("SLURM_JOB_ID");
+  const bool inAllocation = job != nullptr && *job != '\0';
+  return m_cmd->count("--nodes") > 0 || (spec.fathom.launcher == config::Launcher::Slurm && !inAllocation);
 }
 
-void SlurmLaunchFlags::checkUsage(bool sshGiven, bool json) const {
+void SlurmLaunchFlags::checkUsage(const config::RunSpec& spec, bool sshGiven) const {
   for (const std::string& name : kSubmissionFlags) {
     const std::string flag = "--" + name;
-    FATHOM_CHECK(m_cmd->count(flag) == 0 || given(), ConfigError, flag, " needs --slurm");
-    FATHOM_CHECK(m_cmd->count(flag) == 0 || name == "nodes" || m_cmd->count("--nodes") > 0, ConfigError, flag,
+    FATHOM_CHECK(m_cmd->count(flag) == 0 || given(spec), ConfigError, flag,
+                 " needs --slurm (or fathom.launcher: slurm in the configuration)");
+    FATHOM_CHECK(m_cmd->count(flag) == 0 || name == "nodes" || submits(spec), ConfigError, flag,
                  " is for submitting a job (--slurm --nodes N); inside an allocation the allocation decides");
   }
-  if (given()) {
+  if (given(spec)) {
     FATHOM_CHECK(!sshGiven, ConfigError, "give --slurm or --hosts / --hostfile, not both");
-    FATHOM_CHECK(
-        !json || !submits(), ConfigError,
-        "--json is not supported with --slurm --nodes (the job's own `fathom launch --slurm` records the run)");
   }
 }
 
 launch::MultiNodeLauncher SlurmLaunchFlags::makeLauncher(launch::LaunchOptions options, const config::RunSpec& spec,
-                                                         const MultiNodeFlags& multiNode) const {
+                                                         const MultiNodeFlags& multiNode, std::string& jobId) const {
   launch::MultiNodeOptions o;
   // srun runs the agent on every node from the same path (a shared file system or identical installs), from this
   // working directory; --same_network, --rdzv_timeout and --remote_fathom apply as over ssh (checked first).
   multiNode.applyTo(o);
   const launch::SlurmClient client;
   const launch::SlurmAllocation allocation = launch::SlurmAllocation::current(client);
+  jobId = allocation.jobId;
   const int nodes = static_cast<int>(allocation.nodes.size());
   FATHOM_CHECK(options.numProcesses % nodes == 0, ConfigError, "--num_processes ", options.numProcesses,
                " does not divide evenly over the ", nodes, " nodes of allocation ", allocation.jobId,
@@ -153,24 +159,31 @@ std::vector<std::string> SlurmLaunchFlags::jobCommand(const launch::LaunchOption
   return command;
 }
 
-int SlurmLaunchFlags::submit(const launch::LaunchOptions& options) const {
+int SlurmLaunchFlags::submit(const launch::LaunchOptions& options, const config::RunSpec& spec, bool json) const {
   FATHOM_CHECK(!options.command.empty(), ConfigError, "--slurm --nodes: no PROGRAM to run");
+  FATHOM_CHECK(!json || !m_dryRun, ConfigError, "--dry_run prints the sbatch script, not JSON lines: drop --json");
   FATHOM_CHECK(options.maxRestarts == 0, ConfigError,
                "--max_restarts is not supported with --slurm (a multi-node run is not restarted)");
+  const bool nodesFlag = m_cmd->count("--nodes") > 0;
+  const std::string nodesName = nodesFlag ? "--nodes" : "num_machines";
   launch::SlurmBatchOptions o;
-  o.nodes = m_nodes;
-  o.gpusPerNode = m_gpusPerNode;
+  // The flags win over the configuration's keys (`fathom launch --config_file F` with launcher: slurm).
+  o.nodes = nodesFlag ? m_nodes : options.numMachines;  // SlurmBatchScript checks the range
+  o.gpusPerNode = m_cmd->count("--gpus_per_node") > 0       ? m_gpusPerNode
+                  : options.cpu || nodesFlag || o.nodes < 1 ? 0
+                                                            : options.numProcesses / o.nodes;
   o.cpusPerNode = m_cpusPerNode;
-  o.partition = m_partition;
-  o.time = m_time;
-  o.account = m_account;
+  o.partition = m_cmd->count("--partition") > 0 ? m_partition : spec.fathom.slurmPartition.value_or("");
+  o.time = m_cmd->count("--time") > 0 ? m_time : spec.fathom.slurmTime.value_or("");
+  o.account = m_cmd->count("--account") > 0 ? m_account : spec.fathom.slurmAccount.value_or("");
   o.jobName = m_jobName;
   o.runDirectory = options.logDir.empty() ? defaultRunDirectory(m_jobName) : std::filesystem::absolute(options.logDir);
   o.workingDirectory = std::filesystem::current_path();
   o.command = jobCommand(options);
-  const launch::SlurmBatchScript script(std::move(o));  // checks --nodes and the other values first
-  FATHOM_CHECK(options.numProcesses % m_nodes == 0, ConfigError, "--num_processes ", options.numProcesses,
-               " does not divide evenly over --nodes ", m_nodes, ": give a multiple of ", m_nodes);
+  const launch::SlurmBatchScript script(std::move(o));  // checks the values first
+  const int nodes = script.options().nodes;
+  FATHOM_CHECK(options.numProcesses % nodes == 0, ConfigError, "--num_processes ", options.numProcesses,
+               " does not divide evenly over ", nodesName, " ", nodes, ": give a multiple of ", nodes);
   if (m_dryRun) {
     std::cout << script.text() << std::flush;
     return 0;
@@ -186,7 +199,8 @@ int SlurmLaunchFlags::submit(const launch::LaunchOptions& options) const {
   }
   const launch::SlurmClient client;
   const std::string job = client.submit(script.scriptFile());
-  std::cout << job << std::endl;  // stdout's first line: the job id (scripts read it)
+  // stdout's first line: the job id (scripts read it), or with --json the "slurm_job" event that carries it.
+  std::cout << (json ? telemetry::toJsonLine(telemetry::SlurmJobUpdate{job, "SUBMITTED"}) : job) << std::endl;
   if (!options.quiet) {
     std::cerr << "fathom launch: submitted job " << job << " (" << script.scriptFile().string() << "); output in "
               << script.outputFile(job).string() << "\n";
@@ -194,7 +208,7 @@ int SlurmLaunchFlags::submit(const launch::LaunchOptions& options) const {
   if (m_detach) {
     return 0;
   }
-  return followSlurmJob(client, job, script.outputFile(job), std::cout, {.quiet = options.quiet});
+  return followSlurmJob(client, job, script.outputFile(job), std::cout, {.quiet = options.quiet, .json = json});
 }
 
 }  // namespace fathom::cli

@@ -22,23 +22,29 @@ namespace fathom::cli {
 class SlurmLaunchFlags {
 public:
   void addTo(CLI::App& cmd);
-  /// True when --slurm was given.
-  bool given() const;
-  /// True when --slurm --nodes N was given: submit a job rather than use the allocation this runs in.
-  bool submits() const;
-  /// ConfigError for a SLURM flag without --slurm, a submission flag without --nodes, or --slurm with --hosts /
-  /// --hostfile, or --json with --nodes. Called before the launch options are resolved.
-  void checkUsage(bool sshGiven, bool json) const;
+  /// True when --slurm was given or the configuration says `fathom.launcher: slurm`.
+  bool given(const config::RunSpec& spec) const;
+  /// True when a job is to be submitted rather than the allocation this runs in used: --slurm --nodes N, or
+  /// `launcher: slurm` in the configuration outside an allocation (no SLURM_JOB_ID; num_machines nodes).
+  bool submits(const config::RunSpec& spec) const;
+  /// ConfigError for a SLURM flag without --slurm (or `launcher: slurm`), a submission flag when no job is
+  /// submitted, or --slurm with --hosts / --hostfile. Called once the launch options are resolved.
+  void checkUsage(const config::RunSpec& spec, bool sshGiven) const;
   /// Inside an allocation: the launcher for `options` (resolved as for one machine; numProcesses the total, a
-  /// multiple of the allocation's nodes) over srun, one agent per node of SLURM_JOB_NODELIST. The workers send
-  /// their telemetry straight to this machine over TCP (--same_network ADDRESS, default this machine's address on
-  /// the route to the first node: srun carries no tunnel); --rdzv_timeout and --remote_fathom apply as over ssh.
-  /// Throws ConfigError outside an allocation or for bad flags.
+  /// multiple of the allocation's nodes) over srun, one agent per node of SLURM_JOB_NODELIST; `jobId` gets the
+  /// allocation's SLURM_JOB_ID (recorded with the run). The workers send their telemetry straight to this machine
+  /// over TCP (--same_network ADDRESS, default this machine's address on the route to the first node: srun carries
+  /// no tunnel); --rdzv_timeout and --remote_fathom apply as over ssh. Throws ConfigError outside an allocation or
+  /// for bad flags.
   launch::MultiNodeLauncher makeLauncher(launch::LaunchOptions options, const config::RunSpec& spec,
-                                         const MultiNodeFlags& multiNode) const;
-  /// With --nodes: writes the sbatch script (kept in the run folder; printed and nothing else with --dry_run),
-  /// submits it, prints the job id and, unless --detach, follows the job to its end; returns the exit code.
-  int submit(const launch::LaunchOptions& options) const;
+                                         const MultiNodeFlags& multiNode, std::string& jobId) const;
+  /// Submits a job (submits() is true): writes the sbatch script (kept in the run folder; printed and nothing else
+  /// with --dry_run), submits it, prints the job id and, unless --detach, follows the job to its end; returns the
+  /// exit code. The flags win over the configuration: --nodes over num_machines, --gpus_per_node over
+  /// num_processes / num_machines (none with use_cpu), --partition / --time / --account over fathom.slurm_*. With
+  /// `json`, stdout carries JSON lines only: "slurm_job" events (SUBMITTED, then each state), then the job's own
+  /// `fathom launch --json` lines from its output file; its other lines go to stderr.
+  int submit(const launch::LaunchOptions& options, const config::RunSpec& spec, bool json) const;
 
 private:
   /// `FATHOM launch` and this command's own flags but the submission ones, then PROGRAM ARGS: what the job runs.

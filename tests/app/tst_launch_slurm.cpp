@@ -8,7 +8,9 @@
 //   is streamed, and the job's exit code is the command's (0, and 7 when rank 3 fails);
 // - a 4-process DDP `fathom train` on 2 nodes x 2, under salloc and submitted with --nodes 2, gives losses
 //   bit-identical to the same 4 processes launched locally, and its 4 ranks (with their nodes) and metrics are in
-//   the launcher's workspace;
+//   the launcher's workspace, which records the SLURM job id;
+// - `fathom launch --json --config_file F` with `fathom.launcher: slurm` submits and follows a job of num_machines
+//   nodes with JSON lines only on stdout (the Studio's way);
 // - scancel of a running job, and SIGTERM to the command following it, stop every process (workers, their
 //   children, the agents) within 10 s.
 #include "cli_runner.h"
@@ -20,6 +22,9 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -73,6 +78,15 @@ private:
             u"2"_s};
   }
 
+  /// The SLURM job id the newest run of workspace `ws` records (`fathom runs list --json`).
+  QString recordedJobId(const QString& ws) const {
+    const fathom::test::CliRun r =
+        fathom::test::runFathom({u"runs"_s, u"list"_s, u"--json"_s, u"--workspace"_s, ws}, environment());
+    const QJsonArray runs = QJsonDocument::fromJson(r.out).array();
+    return runs.isEmpty() ? QString::fromUtf8(r.out + r.err)
+                          : runs.last().toObject().value(u"slurm_job_id"_s).toString();
+  }
+
 private slots:
   void initTestCase() {
     QVERIFY(m_root.isValid());
@@ -112,8 +126,9 @@ private slots:
         << u"the run folder '/tmp/a b' (--log_dir) must be an absolute path without whitespace"_s;
     QTest::newRow("with --hosts") << QStringList{u"--slurm"_s, u"--hosts"_s, u"h1,h2"_s}
                                   << u"give --slurm or --hosts / --hostfile, not both"_s;
-    QTest::newRow("--json with --nodes") << QStringList{u"--slurm"_s, u"--nodes"_s, u"1"_s, u"--json"_s}
-                                         << u"--json is not supported with --slurm --nodes"_s;
+    QTest::newRow("--json with --dry_run")
+        << QStringList{u"--slurm"_s, u"--nodes"_s, u"1"_s, u"--json"_s, u"--dry_run"_s}
+        << u"--dry_run prints the sbatch script, not JSON lines: drop --json"_s;
     QTest::newRow("--same_network not an IPv4 address")
         << QStringList{u"--slurm"_s, u"--same_network"_s, u"headnode"_s}
         << u"--same_network takes this machine's IPv4 address as the hosts reach it, got headnode"_s;
@@ -289,6 +304,55 @@ private slots:
     // One run, one workspace: the launcher's, with both nodes' ranks and their metrics (sent over TCP from n1, n2).
     const QString runDifference = fathom::test::multiNodeRunDifference(slurmWs, localWs, {"n1", "n2"}, 2);
     QVERIFY2(runDifference.isEmpty(), qPrintable(runDifference));
+    // The run shows its job: the allocation's SLURM_JOB_ID (the job id sbatch printed, when submitted).
+    const QString recorded = recordedJobId(slurmWs);
+    QVERIFY2(recorded.toInt() > 0, qPrintable(recorded));
+    if (submitted) {
+      QCOMPARE(recorded, QString::fromUtf8(p.readAllStandardOutput().split('\n').value(0)).trimmed());
+    }
+  }
+
+  /// `fathom launch --json --config_file F` with `fathom.launcher: slurm` outside an allocation submits a job of
+  /// num_machines nodes (as the Studio launches it): stdout holds JSON lines only, the "slurm_job" event first, then
+  /// the job's own launch's "run" ... "finished"; the workers' output goes to stderr; the run records the job.
+  void configSubmissionWithJson() {
+    if (!m_skip.isEmpty()) {
+      QSKIP(qPrintable(m_skip));
+    }
+    const QString out = dir(u"config-json"_s);
+    const QString ws = out + u"/runs.sqlite"_s;
+    const QString config = out + u"/slurm.yaml"_s;
+    QFile file(config);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_CPU\nnum_machines: 2\n"
+               "num_processes: 4\nuse_cpu: true\nfathom:\n  launcher: slurm\n");
+    file.close();
+    const fathom::test::CliRun r = fathom::test::runFathom(
+        QStringList{u"launch"_s, u"--json"_s, u"--config_file"_s, config, u"--workspace"_s, ws, u"--log_dir"_s,
+                    dir(u"config-json-run"_s), u"--main_process_port"_s,
+                    QString::number(fathom::test::SlurmCluster::freePort()), m_script, out, u"args"_s},
+        environment(), {}, 60'000);
+    QVERIFY2(r.exitCode == 0, qPrintable(fathom::test::describe(r) + m_cluster.logTails()));
+    QStringList events;
+    QString job;
+    for (const QByteArray& line : r.out.trimmed().split('\n')) {
+      const QJsonDocument doc = QJsonDocument::fromJson(line);
+      QVERIFY2(doc.isObject() && doc.object().value(u"event"_s).isString(), line.constData());
+      const QJsonObject o = doc.object();
+      events << o.value(u"event"_s).toString();
+      if (o.value(u"event"_s) == u"slurm_job"_s && job.isEmpty()) {
+        QCOMPARE(o.value(u"state"_s).toString(), u"SUBMITTED"_s);
+        job = o.value(u"job_id"_s).toString();
+      }
+      if (o.value(u"event"_s) == u"finished"_s) {
+        QCOMPARE(o.value(u"status"_s).toString(), u"succeeded"_s);
+      }
+    }
+    QCOMPARE(events.value(0), u"slurm_job"_s);
+    QVERIFY2(events.contains(u"run"_s) && events.contains(u"finished"_s), qPrintable(events.join(u' ')));
+    QCOMPARE(events.count(u"rank_started"_s), 4);
+    QVERIFY2(r.err.contains("rank 0 on n1") && r.err.contains("rank 3 on n2"), r.err.constData());
+    QCOMPARE(recordedJobId(ws), job);
   }
 
   void cancellingStopsEveryProcess_data() {

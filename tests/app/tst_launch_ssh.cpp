@@ -311,6 +311,8 @@ private slots:
            u"same version on every host"_s;
     QTest::newRow("rendezvous port in use")
         << u"port"_s << 3 << u"failed on host h1 (machine 0): port @P@ (the rendezvous of rank 0) cannot be used"_s;
+    QTest::newRow("rendezvous address unreachable")
+        << u"unreachable"_s << 3 << u"cannot reach the rendezvous at nosuch.invalid:@P@: it does not resolve"_s;
     QTest::newRow("host 2 never joins")
         << u"never-joins"_s << 124
         << u"the rendezvous timed out after 3 s (--rdzv_timeout): never joined: h2 (machine 1, ranks 2-3)"_s;
@@ -331,6 +333,8 @@ private slots:
       text.replace("@FATHOM@", fathom::test::fathomExecutable().toUtf8());
       QCOMPARE(fathom::test::writeExecutable(script, text), QString());
       flags[flags.indexOf(u"--remote_fathom"_s) + 1] = script;
+    } else if (mode == u"unreachable"_s) {
+      flags << u"--main_process_ip"_s << u"nosuch.invalid"_s;  // RFC 2606: never resolves
     } else {
       // Something else listens on the rendezvous port on every address of host 1.
       blocker = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -365,7 +369,7 @@ private slots:
     // host that never joins started none, while the other's did.
     const bool host1Refused = mode == u"port"_s;
     for (int rank = 0; rank < 4; ++rank) {
-      const bool onRefusingHost = host1Refused ? rank < 2 : rank >= 2;
+      const bool onRefusingHost = mode == u"unreachable"_s || (host1Refused ? rank < 2 : rank >= 2);
       if (onRefusingHost) {
         QVERIFY2(!QFile::exists(out + u"/pid."_s + QString::number(rank)), qPrintable(u"rank %1 ran"_s.arg(rank)));
       } else if (mode == u"never-joins"_s) {

@@ -154,6 +154,7 @@ private slots:
         LaunchFinished{12, store::RunStatus::Failed, 137, 2, 3, std::nullopt},
         LaunchFinished{12, store::RunStatus::Failed, 130, 1, std::nullopt, 2},
         LaunchError{"ws.sqlite: not a Fathom workspace"},
+        SlurmJobUpdate{"4711", "PENDING"},
     };
     for (const LaunchEvent& event : events) {
       const std::string line = toJsonLine(event);
@@ -177,6 +178,13 @@ private slots:
                               "{\"event\":\"log\",\"step\":3}", "[1,2]", "{\"event\":\"run\",\"run_id\":\"x\"}",
                               "{\"event\":\"finished\"}"}) {
       QVERIFY2(!parseLaunchEvent(other), other);
+    }
+    // The stream's lines among text for people: any object with a string "event" (alerts too), nothing else.
+    QVERIFY(isEventLine(toJsonLine(events[0])));
+    QVERIFY(isEventLine(R"({"event":"alert","kind":"hang"})"));
+    for (const char* other : {"", "fathom launch: job 4711 RUNNING", "[rank0]: {\"event\":\"run\"}", "[1,2]",
+                              "{\"event\":3}", "{\"event\":\"run\""}) {
+      QVERIFY2(!isEventLine(other), other);
     }
     // Numbers are taken exactly or the line is no event (found by fuzz_text_values: a world size of 1.4e28 reached
     // nlohmann's cast to int, undefined behaviour; 2^32 + 2 ranks became 2).

@@ -393,6 +393,9 @@ void addFathom(std::vector<KeySpec>& t) {
   t.push_back(tableKey("fathom", "launcher", kLaunchers, "how agents start on the hosts"));
   t.push_back(key("fathom", "ssh_user", ValueKind::String, "user for ssh launches"));
   t.push_back(key("fathom", "ssh_config", ValueKind::String, "ssh configuration file for ssh launches (ssh -F)"));
+  t.push_back(key("fathom", "slurm_partition", ValueKind::String, "SLURM partition of the job a slurm launch submits"));
+  t.push_back(key("fathom", "slurm_time", ValueKind::String, "time limit of that job, as sbatch --time takes it"));
+  t.push_back(key("fathom", "slurm_account", ValueKind::String, "account that job is charged to"));
   const std::string p = "fathom.profiler";
   t.push_back(key(p, "enabled", ValueKind::Bool, "profile the run"));
   t.push_back(tableKey(p, "activities", kProfilerActivities, "what to record", ValueKind::EnumList));

@@ -186,6 +186,9 @@ const std::vector<Field>& fields() {
         choice("fathom.launcher", FATHOM_FIELD(fathom.launcher), kLaunchers),
         field("fathom.ssh_user", FATHOM_FIELD(fathom.sshUser)),
         field("fathom.ssh_config", FATHOM_FIELD(fathom.sshConfig)),
+        field("fathom.slurm_partition", FATHOM_FIELD(fathom.slurmPartition)),
+        field("fathom.slurm_time", FATHOM_FIELD(fathom.slurmTime)),
+        field("fathom.slurm_account", FATHOM_FIELD(fathom.slurmAccount)),
         // the run monitor (the schema checks the numbers' range)
         field("fathom.hang_timeout", FATHOM_FIELD(fathom.monitor.hangTimeout)),
         field("fathom.straggler_threshold", FATHOM_FIELD(fathom.monitor.stragglerThreshold)),

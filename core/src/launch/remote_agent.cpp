@@ -8,10 +8,14 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <thread>
 
+#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -138,6 +142,53 @@ bool waitForSocket(const std::string& path, std::chrono::seconds timeout) {
   }
 }
 
+/// How long an agent tries to reach the rendezvous address before it refuses: a SYN that gets no answer (a
+/// firewall dropping it) otherwise leaves the workers waiting for the whole --rdzv_timeout.
+constexpr std::chrono::seconds kReachWait{10};
+
+/// Whether this host reaches `address`:`port`, where rank 0's store will listen: the address resolves and a TCP
+/// connection is accepted or refused (a refusal is an answer from that host: the store just does not listen yet).
+/// Error text when it does not (resolution failed, no route, no answer within `timeout`); nothing when it does.
+std::optional<std::string> rendezvousUnreachable(const std::string& address, std::uint16_t port,
+                                                 std::chrono::seconds timeout) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const std::string service = std::to_string(port);
+  if (const int rc = ::getaddrinfo(address.c_str(), service.c_str(), &hints, &found); rc != 0) {
+    return "it does not resolve (" + std::string(::gai_strerror(rc)) + ")";
+  }
+  std::string error = "no address";
+  for (const addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
+    if (fd < 0) {
+      error = std::strerror(errno);
+      continue;
+    }
+    int result = ::connect(fd, a->ai_addr, a->ai_addrlen) == 0 ? 0 : errno;
+    if (result == EINPROGRESS) {
+      pollfd p{fd, POLLOUT, 0};
+      const int ready = ::poll(&p, 1, static_cast<int>(timeout.count() * 1000));
+      socklen_t size = sizeof(result);
+      if (ready == 1) {
+        ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &result, &size);
+      } else {
+        result = ETIMEDOUT;
+      }
+    }
+    ::close(fd);
+    if (result == 0 || result == ECONNREFUSED) {
+      ::freeaddrinfo(found);
+      return std::nullopt;
+    }
+    error = result == ETIMEDOUT ? "no answer within " + std::to_string(timeout.count()) + " s"
+                                : std::string(std::strerror(result));
+  }
+  ::freeaddrinfo(found);
+  return error;
+}
+
 }  // namespace
 
 int runAgentFromJson(std::string_view specJson, std::ostream& events, int stopFd) {
@@ -162,6 +213,18 @@ int runAgentFromJson(std::string_view specJson, std::ostream& events, int stopFd
                         "; choose another with --main_process_port",
                     {{"port", spec.options.mainProcessPort}});
     }
+  }
+  // Every host's workers connect to rank 0's store: a host that cannot reach it is refused now, named, rather than
+  // found by --rdzv_timeout. Machine rank 0 checks too (its workers connect to the same address).
+  if (const auto error = rendezvousUnreachable(spec.options.mainProcessIp, spec.options.mainProcessPort, kReachWait)) {
+    if (!spec.tunnelSocket.empty() && waitForSocket(spec.tunnelSocket, std::chrono::seconds(2))) {
+      ::unlink(spec.tunnelSocket.c_str());  // no worker will use it
+    }
+    return refuse(events, "rendezvous",
+                  "this host cannot reach the rendezvous at " + spec.options.mainProcessIp + ":" +
+                      std::to_string(spec.options.mainProcessPort) + ": " + *error +
+                      "; give --main_process_ip an address of the first host that every host reaches",
+                  {{"address", spec.options.mainProcessIp}, {"port", spec.options.mainProcessPort}});
   }
   if (!spec.tunnelSocket.empty() && !waitForSocket(spec.tunnelSocket, kTunnelWait)) {
     return refuse(events, "tunnel",

@@ -71,6 +71,10 @@ json toJson(const LaunchError& e) {
   return {{"event", "error"}, {"message", e.message}};
 }
 
+json toJson(const SlurmJobUpdate& e) {
+  return {{"event", "slurm_job"}, {"job_id", e.jobId}, {"state", e.state}};
+}
+
 LaunchEvent fromJson(const json& j, const std::string& kind) {
   if (kind == "run") {
     return RunCreated{integerAt<std::int64_t>(j, "run_id"), j.at("name").get<std::string>(),
@@ -93,6 +97,9 @@ LaunchEvent fromJson(const json& j, const std::string& kind) {
                           optionalField<int>(j, "failed_rank"),
                           optionalField<int>(j, "interrupted_by")};
   }
+  if (kind == "slurm_job") {
+    return SlurmJobUpdate{j.at("job_id").get<std::string>(), j.at("state").get<std::string>()};
+  }
   return LaunchError{j.at("message").get<std::string>()};
 }
 
@@ -108,6 +115,18 @@ std::string alertJsonLine(const store::AlertRow& alert) {
   return j.dump();
 }
 
+bool isEventLine(std::string_view line) {
+  if (line.empty() || line.front() != '{') {
+    return false;  // the common case, text for people, without a parse
+  }
+  const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) {
+    return false;
+  }
+  const auto kind = j.find("event");
+  return kind != j.end() && kind->is_string();
+}
+
 std::optional<LaunchEvent> parseLaunchEvent(std::string_view line) {
   const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) {
@@ -118,7 +137,8 @@ std::optional<LaunchEvent> parseLaunchEvent(std::string_view line) {
     return std::nullopt;
   }
   const std::string name = kind->get<std::string>();
-  if (name != "run" && name != "rank_started" && name != "rank_ended" && name != "finished" && name != "error") {
+  if (name != "run" && name != "rank_started" && name != "rank_ended" && name != "finished" && name != "error" &&
+      name != "slurm_job") {
     return std::nullopt;
   }
   try {

@@ -111,9 +111,14 @@ struct FathomSpec {
   std::optional<Launcher> launcher;       ///< launcher
   std::optional<std::string> sshUser;     ///< ssh_user
   std::optional<std::string> sshConfig;   ///< ssh_config: `ssh -F FILE` for an ssh launch
-  MonitorSpec monitor;                    ///< hang_timeout, straggler_threshold, hang_action (the run monitor)
-  ProfilerSpec profiler;                  ///< profiler.*
-  PlannerSpec planner;                    ///< planner.*
+  /// slurm_partition, slurm_time, slurm_account: the job `fathom launch` submits for `launcher: slurm` outside an
+  /// allocation (sbatch's --partition, --time, --account; unset: the cluster's defaults).
+  std::optional<std::string> slurmPartition;
+  std::optional<std::string> slurmTime;
+  std::optional<std::string> slurmAccount;
+  MonitorSpec monitor;    ///< hang_timeout, straggler_threshold, hang_action (the run monitor)
+  ProfilerSpec profiler;  ///< profiler.*
+  PlannerSpec planner;    ///< planner.*
   bool operator==(const FathomSpec&) const = default;
 };
 

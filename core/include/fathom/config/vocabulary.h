@@ -315,7 +315,7 @@ inline constexpr NameTable kLaunchers{
     std::array{
         NamedValue<Launcher>{Launcher::Local, "local", "`fathom launch` on each machine"},
         NamedValue<Launcher>{Launcher::Ssh, "ssh", "agents started over ssh (`fathom launch --hosts`)"},
-        NamedValue<Launcher>{Launcher::Slurm, "slurm", "agents started by srun (not yet in Fathom)", false},
+        NamedValue<Launcher>{Launcher::Slurm, "slurm", "agents started by srun (`fathom launch --slurm`)"},
     }};
 
 /// What `fathom launch` does when its run monitor reports a hang: the config key `fathom.hang_action`, the flag

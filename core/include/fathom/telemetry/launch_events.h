@@ -65,7 +65,15 @@ struct LaunchError {
   std::string message;
 };
 
-using LaunchEvent = std::variant<RunCreated, RankStarted, RankEnded, LaunchFinished, LaunchError>;
+/// "slurm_job": `fathom launch --slurm --nodes N --json` (or `launcher: slurm` outside an allocation) submitted a job
+/// (state "SUBMITTED"), or squeue reported a new state of it while the launcher follows it. The job's own launch
+/// writes the "run" line and those after it, which the follower passes on unchanged.
+struct SlurmJobUpdate {
+  std::string jobId;
+  std::string state;  ///< "SUBMITTED", then SLURM's state names (PENDING, RUNNING, COMPLETED, ...)
+};
+
+using LaunchEvent = std::variant<RunCreated, RankStarted, RankEnded, LaunchFinished, LaunchError, SlurmJobUpdate>;
 
 /// The event as one line of JSON, without the newline.
 std::string toJsonLine(const LaunchEvent& event);
@@ -77,5 +85,9 @@ std::string alertJsonLine(const store::AlertRow& alert);
 /// Reads one line written by toJsonLine(); nothing for a line that is not a launch event of a known kind (blank,
 /// not JSON, another object).
 std::optional<LaunchEvent> parseLaunchEvent(std::string_view line);
+
+/// Whether `line` is a line of the event stream at all: a JSON object with a string "event" (a LaunchEvent, an
+/// alert, or a kind a later version adds). How a reader of mixed output tells the stream from text for people.
+bool isEventLine(std::string_view line);
 
 }  // namespace fathom::telemetry
