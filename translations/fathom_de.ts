@@ -419,6 +419,14 @@ vorhergesagt %2, bei ProfilerStep#%3 + %4</translation>
         <source>The fathom command was not found next to the Studio or in PATH.</source>
         <translation>Der Befehl fathom wurde weder neben dem Studio noch im PATH gefunden.</translation>
     </message>
+    <message>
+        <source>Submitted SLURM job %1; waiting for it to start.</source>
+        <translation>SLURM-Job %1 eingereicht; warte auf seinen Start.</translation>
+    </message>
+    <message>
+        <source>SLURM job %1: %2</source>
+        <translation>SLURM-Job %1: %2</translation>
+    </message>
 </context>
 <context>
     <name>fathom::studio::MainWindow</name>
@@ -2189,6 +2197,18 @@ Umschalt+Ziehen über die Zeitleiste wählt einen aus</translation>
         <source>Starts the run&apos;s configuration again with --resume_from_checkpoint and the selected checkpoint: training continues from its step.</source>
         <translation>Startet die Konfiguration des Laufs erneut mit --resume_from_checkpoint und dem ausgewählten Checkpoint: Das Training wird ab dessen Schritt fortgesetzt.</translation>
     </message>
+    <message>
+        <source>SLURM job</source>
+        <translation>SLURM-Job</translation>
+    </message>
+    <message>
+        <source>%1 (queue state unknown: SLURM cannot be asked from here)</source>
+        <translation>%1 (Warteschlangenstatus unbekannt: SLURM ist von hier aus nicht erreichbar)</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
 </context>
 <context>
     <name>fathom::views::RunSummaryModel</name>
@@ -3209,16 +3229,44 @@ Zeitpunkt-Ereignis bei %2</translation>
         <translation>fathom launch auf jeder Maschine</translation>
     </message>
     <message>
-        <source>Other hosts (over SSH, one agent per host)</source>
-        <translation>Andere Hosts (über SSH, ein Agent je Host)</translation>
-    </message>
-    <message>
         <source>~/.ssh/config</source>
         <translation>~/.ssh/config</translation>
     </message>
     <message>
         <source>SSH configuration file:</source>
         <translation>SSH-Konfigurationsdatei:</translation>
+    </message>
+    <message>
+        <source>Other hosts (over SSH or under SLURM, one agent per host)</source>
+        <translation>Andere Hosts (über SSH oder unter SLURM, ein Agent je Host)</translation>
+    </message>
+    <message>
+        <source>the cluster&apos;s default</source>
+        <translation>Standard des Clusters</translation>
+    </message>
+    <message>
+        <source>the partition&apos;s default (HH:MM:SS, D-HH:MM, ...)</source>
+        <translation>Standard der Partition (HH:MM:SS, T-HH:MM, ...)</translation>
+    </message>
+    <message>
+        <source>your default account</source>
+        <translation>Ihr Standardkonto</translation>
+    </message>
+    <message>
+        <source>Nodes:</source>
+        <translation>Knoten:</translation>
+    </message>
+    <message>
+        <source>Partition:</source>
+        <translation>Partition:</translation>
+    </message>
+    <message>
+        <source>Time limit:</source>
+        <translation>Zeitlimit:</translation>
+    </message>
+    <message>
+        <source>Account:</source>
+        <translation>Konto:</translation>
     </message>
 </context>
 <context>

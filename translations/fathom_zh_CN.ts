@@ -416,6 +416,14 @@ predicted %2, at ProfilerStep#%3 + %4</source>
         <source>The fathom command was not found next to the Studio or in PATH.</source>
         <translation>在 Studio 旁边和 PATH 中都找不到 fathom 命令。</translation>
     </message>
+    <message>
+        <source>Submitted SLURM job %1; waiting for it to start.</source>
+        <translation>已提交 SLURM 作业 %1；等待其启动。</translation>
+    </message>
+    <message>
+        <source>SLURM job %1: %2</source>
+        <translation>SLURM 作业 %1：%2</translation>
+    </message>
 </context>
 <context>
     <name>fathom::studio::MainWindow</name>
@@ -2183,6 +2191,18 @@ Shift+drag over the timeline to select one</source>
         <source>Starts the run&apos;s configuration again with --resume_from_checkpoint and the selected checkpoint: training continues from its step.</source>
         <translation>使用 --resume_from_checkpoint 和所选检查点再次启动该运行的配置：训练从该检查点的步数继续。</translation>
     </message>
+    <message>
+        <source>SLURM job</source>
+        <translation>SLURM 作业</translation>
+    </message>
+    <message>
+        <source>%1 (queue state unknown: SLURM cannot be asked from here)</source>
+        <translation>%1（队列状态未知：无法从此处查询 SLURM）</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
 </context>
 <context>
     <name>fathom::views::RunSummaryModel</name>
@@ -3192,16 +3212,44 @@ instant at %2</source>
         <translation>在每台机器上运行 fathom launch</translation>
     </message>
     <message>
-        <source>Other hosts (over SSH, one agent per host)</source>
-        <translation>其他主机（通过 SSH，每台主机一个代理）</translation>
-    </message>
-    <message>
         <source>~/.ssh/config</source>
         <translation>~/.ssh/config</translation>
     </message>
     <message>
         <source>SSH configuration file:</source>
         <translation>SSH 配置文件：</translation>
+    </message>
+    <message>
+        <source>Other hosts (over SSH or under SLURM, one agent per host)</source>
+        <translation>其他主机（通过 SSH 或在 SLURM 下，每台主机一个代理）</translation>
+    </message>
+    <message>
+        <source>the cluster&apos;s default</source>
+        <translation>集群的默认值</translation>
+    </message>
+    <message>
+        <source>the partition&apos;s default (HH:MM:SS, D-HH:MM, ...)</source>
+        <translation>分区的默认值（HH:MM:SS、D-HH:MM 等）</translation>
+    </message>
+    <message>
+        <source>your default account</source>
+        <translation>您的默认账户</translation>
+    </message>
+    <message>
+        <source>Nodes:</source>
+        <translation>节点：</translation>
+    </message>
+    <message>
+        <source>Partition:</source>
+        <translation>分区：</translation>
+    </message>
+    <message>
+        <source>Time limit:</source>
+        <translation>时间限制：</translation>
+    </message>
+    <message>
+        <source>Account:</source>
+        <translation>账户：</translation>
     </message>
 </context>
 <context>

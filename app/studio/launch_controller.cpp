@@ -134,6 +134,14 @@ void LaunchController::readEvents() {
       emit output(QString::fromUtf8(line));  // not the launcher's (an older `fathom`?): shown, not lost
       continue;
     }
+    if (const auto* job = std::get_if<telemetry::SlurmJobUpdate>(&*event)) {
+      // A submitted SLURM job (fathom.launcher: slurm outside an allocation): its id, then each queue state.
+      emit output(
+          job->state == "SUBMITTED"
+              ? tr("Submitted SLURM job %1; waiting for it to start.").arg(QString::fromStdString(job->jobId))
+              : tr("SLURM job %1: %2").arg(QString::fromStdString(job->jobId), QString::fromStdString(job->state)));
+      continue;
+    }
     if (const auto* run = std::get_if<telemetry::RunCreated>(&*event); run != nullptr && m_runId == 0) {
       m_runId = run->runId;
       emit runRecorded(m_runId, QString::fromStdString(run->workspace));

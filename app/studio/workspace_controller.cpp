@@ -2,6 +2,7 @@
 #include "workspace_controller.h"
 
 #include <fathom/common/error.h>
+#include <fathom/launch/slurm_client.h>
 #include <fathom/store/run_comparison.h>
 #include <fathom/store/workspace.h>
 
@@ -13,6 +14,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
+#include <chrono>
+#include <string>
 
 using namespace Qt::StringLiterals;
 
@@ -29,6 +32,26 @@ struct RunsSnapshot {
   QList<views::RunRow> runs;
   QList<views::SavedPlanRow> plans;
 };
+
+/// The state of SLURM job `jobId` as squeue (else sacct) reports it, asked from this machine (the Studio runs where
+/// the job was submitted, or on a login node); empty when `jobId` is empty or SLURM cannot say. Blocks up to 5 s
+/// per command: called off the GUI thread.
+std::string slurmJobState(const std::string& jobId) {
+  if (jobId.empty()) {
+    return {};
+  }
+  try {
+    const launch::SlurmClient client({.timeout = std::chrono::seconds(5)});
+    std::optional<launch::SlurmJobState> state = client.queueState(jobId);
+    if (!state) {
+      state = client.accountingState(jobId);
+    }
+    return state ? state->state : std::string();
+  } catch (const Error& e) {
+    qCInfo(lcWorkspace) << "no state for SLURM job" << jobId.c_str() << ":" << e.what();
+    return {};
+  }
+}
 
 template <typename T> struct Outcome {
   std::optional<T> value;
@@ -211,6 +234,7 @@ void WorkspaceController::loadRun(qint64 runId) {
       d.metrics = ws.metricSummaries(info->id);
       d.row = views::RunRow::fromStore(*info, static_cast<int>(d.ranks.size()), d.metrics);
       d.artifacts = ws.artifacts(info->id);
+      d.slurmState = slurmJobState(info->slurmJobId);
       out.value = std::move(d);
     } catch (const Error& e) {
       out.error = QString::fromUtf8(e.what());

@@ -91,6 +91,24 @@ private slots:
     QVERIFY(!proxy.mapToSource(proxy.index(0, 0)).isValid());  // a group row has no source row
   }
 
+  /// The column headers are the source's, grouped or not (found in a screenshot: QAbstractProxyModel maps a
+  /// header section through row 0, a group row without a source row, and the Ranks tab's headers were blank).
+  void headersAreTheSources() {
+    QStandardItemModel source(0, 3);
+    source.setHorizontalHeaderLabels({u"Rank"_s, u"Host"_s, u"Value"_s});
+    addRank(source, 0, u"h1"_s, u"a"_s);
+    HostGroupProxy proxy(kHostColumn, kSortRole);
+    proxy.setSourceModel(&source);
+    for (const bool grouped : {false, true}) {
+      QCOMPARE(proxy.grouped(), grouped);
+      for (int column = 0; column < 3; ++column) {
+        QCOMPARE(proxy.headerData(column, Qt::Horizontal).toString(),
+                 source.headerData(column, Qt::Horizontal).toString());
+      }
+      addRank(source, 1, u"h2"_s, u"b"_s);
+    }
+  }
+
   void sortsWithinEachHost() {
     QStandardItemModel source(0, 3);
     addRank(source, 0, u"h2"_s, u"x"_s);

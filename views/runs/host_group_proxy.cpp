@@ -113,6 +113,13 @@ bool HostGroupProxy::hasChildren(const QModelIndex& parent) const {
   return rowCount(parent) > 0;
 }
 
+QVariant HostGroupProxy::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (sourceModel() == nullptr || orientation != Qt::Horizontal) {
+    return QAbstractProxyModel::headerData(section, orientation, role);
+  }
+  return sourceModel()->headerData(section, orientation, role);
+}
+
 QVariant HostGroupProxy::data(const QModelIndex& index, int role) const {
   if (!index.isValid()) {
     return {};

@@ -33,6 +33,9 @@ public:
   int columnCount(const QModelIndex& parent = {}) const override;
   bool hasChildren(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  /// The source's column headers (QAbstractProxyModel's default maps a section through row 0, which may be a
+  /// group row without a source row: the headers came out blank).
+  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
   Qt::ItemFlags flags(const QModelIndex& index) const override;
   QModelIndex mapToSource(const QModelIndex& proxy) const override;
   QModelIndex mapFromSource(const QModelIndex& source) const override;

@@ -16,6 +16,10 @@ struct RunDetails {
   std::vector<store::RankInfo> ranks;
   std::vector<store::MetricSummary> metrics;
   std::vector<store::ArtifactRow> artifacts;
+  /// The state of the run's SLURM job (row.info.slurmJobId) when it was read, as squeue (else sacct) names it:
+  /// "RUNNING", "COMPLETED", ...; empty for a run outside SLURM, or when SLURM could not say (no squeue here, the
+  /// job long gone).
+  std::string slurmState;
 
   /// How many of the last log lines a page reads when it opens.
   static constexpr std::size_t kEventLimit = 500;

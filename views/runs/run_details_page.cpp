@@ -201,6 +201,7 @@ void RunDetailsPage::showTimelineTab() {
 
 void RunDetailsPage::setDetails(const RunDetails& d) {
   m_runId = d.row.info.id.value;
+  m_slurmState = d.slurmState;
   showHeader(d.row);
   m_config->setPlainText(QString::fromStdString(d.row.info.configText));
   m_runSpec = QString::fromStdString(d.row.info.runSpec);
@@ -241,6 +242,12 @@ void RunDetailsPage::showHeader(const RunRow& row) {
   line(tr("Strategy"), row.strategy.toHtmlEscaped());
   line(tr("Final loss"), format::scalar(row.finalLoss));
   line(tr("Host"), tr("%1 (launcher pid %2)").arg(QString::fromStdString(r.host).toHtmlEscaped()).arg(r.launcherPid));
+  if (!r.slurmJobId.empty()) {
+    const QString job = QString::fromStdString(r.slurmJobId).toHtmlEscaped();
+    line(tr("SLURM job"), m_slurmState.empty()
+                              ? tr("%1 (queue state unknown: SLURM cannot be asked from here)").arg(job)
+                              : tr("%1 (%2)").arg(job, QString::fromStdString(m_slurmState).toHtmlEscaped()));
+  }
   line(tr("Command"), u"<code>%1</code>"_s.arg(QString::fromStdString(r.commandLine).toHtmlEscaped()));
   m_summary->setText(u"<h3>%1</h3><table>%2</table>"_s.arg(
       tr("Run %1: %2").arg(r.id.value).arg(QString::fromStdString(r.name).toHtmlEscaped()), rows.join(QString())));

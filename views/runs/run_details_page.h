@@ -109,7 +109,8 @@ private:
   CheckpointsModel* m_checkpoints = nullptr;
   QTableView* m_checkpointsView = nullptr;
   QPushButton* m_resume = nullptr;
-  QString m_runSpec;  ///< the run's stored specification (YAML); empty for runs not made from one
+  std::string m_slurmState;  ///< RunDetails::slurmState of the run shown
+  QString m_runSpec;         ///< the run's stored specification (YAML); empty for runs not made from one
   QTableView* m_metricsView = nullptr;
   /// The ranks, grouped by host when the run has several (HostGroupProxy, then sorted within each host).
   QTreeView* m_ranksView = nullptr;

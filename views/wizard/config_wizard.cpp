@@ -135,13 +135,15 @@ void ConfigWizard::refreshReview() {
     error = QString::fromUtf8(e.what());
   }
   m_review->show(yaml, error, m_run.command(), m_notes);
-  // Launchable here: this machine, or other hosts reached over ssh (`fathom launch` reads fathom.hosts,
-  // ssh_user and ssh_config from the saved file); an Accelerate-style file for per-machine launches is only saved.
+  // Launchable here: this machine, other hosts reached over ssh (`fathom launch` reads fathom.hosts, ssh_user and
+  // ssh_config from the saved file), or a SLURM job (launcher: slurm; `fathom launch` submits it, or uses the
+  // allocation the Studio runs in); an Accelerate-style file for per-machine launches is only saved.
   const config::FathomSpec& f = m_run.spec.fathom;
-  const bool overSsh = m_run.target == WizardRun::Target::RemoteHosts && f.launcher == config::Launcher::Ssh &&
-                       (!f.hosts.empty() || f.hostfile.has_value());
+  const bool remote = m_run.target == WizardRun::Target::RemoteHosts;
+  const bool overSsh = remote && f.launcher == config::Launcher::Ssh && (!f.hosts.empty() || f.hostfile.has_value());
+  const bool underSlurm = remote && f.launcher == config::Launcher::Slurm;
   button(QWizard::CustomButton1)
-      ->setEnabled(error.isEmpty() && (m_run.target == WizardRun::Target::ThisMachine || overSsh) &&
+      ->setEnabled(error.isEmpty() && (m_run.target == WizardRun::Target::ThisMachine || overSsh || underSlurm) &&
                    !m_run.command().isEmpty());
 }
 

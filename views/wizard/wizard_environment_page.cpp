@@ -19,6 +19,9 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <initializer_list>
+
 using namespace Qt::StringLiterals;
 
 namespace fathom::views {
@@ -31,7 +34,7 @@ WizardEnvironmentPage::WizardEnvironmentPage(QWidget* parent) : WizardPage(paren
   auto* where = new QGroupBox(tr("Run on"), this);
   m_thisMachine = new QRadioButton(tr("This machine"), where);
   m_thisMachine->setObjectName(u"targetThisMachine"_s);
-  m_remote = new QRadioButton(tr("Other hosts (over SSH, one agent per host)"), where);
+  m_remote = new QRadioButton(tr("Other hosts (over SSH or under SLURM, one agent per host)"), where);
   m_remote->setObjectName(u"targetRemote"_s);
   auto* group = new QButtonGroup(this);
   group->addButton(m_thisMachine);
@@ -62,13 +65,30 @@ WizardEnvironmentPage::WizardEnvironmentPage(QWidget* parent) : WizardPage(paren
   m_port->setObjectName(u"mainProcessPort"_s);
   m_port->setRange(0, 65535);
   m_port->setSpecialValueText(tr("launcher's choice"));
-  auto* remoteForm = new QFormLayout(m_remoteFields);
-  remoteForm->setContentsMargins(24, 0, 0, 0);
-  remoteForm->addRow(tr("Hosts:"), m_hosts);
-  remoteForm->addRow(tr("Start agents with:"), m_launcher);
-  remoteForm->addRow(tr("SSH user:"), m_sshUser);
-  remoteForm->addRow(tr("SSH configuration file:"), m_sshConfig);
-  remoteForm->addRow(tr("Rendezvous port:"), m_port);
+  // SLURM (launcher: slurm): `fathom launch` submits a job of these nodes, or uses the allocation it runs in.
+  m_nodes = new QSpinBox(m_remoteFields);
+  m_nodes->setObjectName(u"slurmNodes"_s);
+  m_nodes->setRange(1, 100000);
+  m_partition = new QLineEdit(m_remoteFields);
+  m_partition->setObjectName(u"slurmPartition"_s);
+  m_partition->setPlaceholderText(tr("the cluster's default"));
+  m_time = new QLineEdit(m_remoteFields);
+  m_time->setObjectName(u"slurmTime"_s);
+  m_time->setPlaceholderText(tr("the partition's default (HH:MM:SS, D-HH:MM, ...)"));
+  m_account = new QLineEdit(m_remoteFields);
+  m_account->setObjectName(u"slurmAccount"_s);
+  m_account->setPlaceholderText(tr("your default account"));
+  m_remoteForm = new QFormLayout(m_remoteFields);
+  m_remoteForm->setContentsMargins(24, 0, 0, 0);
+  m_remoteForm->addRow(tr("Start agents with:"), m_launcher);
+  m_remoteForm->addRow(tr("Hosts:"), m_hosts);
+  m_remoteForm->addRow(tr("SSH user:"), m_sshUser);
+  m_remoteForm->addRow(tr("SSH configuration file:"), m_sshConfig);
+  m_remoteForm->addRow(tr("Nodes:"), m_nodes);
+  m_remoteForm->addRow(tr("Partition:"), m_partition);
+  m_remoteForm->addRow(tr("Time limit:"), m_time);
+  m_remoteForm->addRow(tr("Account:"), m_account);
+  m_remoteForm->addRow(tr("Rendezvous port:"), m_port);
 
   auto* whereLayout = new QVBoxLayout(where);
   whereLayout->addWidget(m_thisMachine);
@@ -111,7 +131,14 @@ WizardEnvironmentPage::WizardEnvironmentPage(QWidget* parent) : WizardPage(paren
     notify();
   });
   connect(m_hosts, &QPlainTextEdit::textChanged, this, [this] { notify(); });
-  connect(m_launcher, &QComboBox::currentIndexChanged, this, [this] { notify(); });
+  connect(m_launcher, &QComboBox::currentIndexChanged, this, [this] {
+    updateEnabled();
+    notify();
+  });
+  for (QLineEdit* edit : {m_partition, m_time, m_account}) {
+    connect(edit, &QLineEdit::textChanged, this, [this] { notify(); });
+  }
+  connect(m_nodes, &QSpinBox::valueChanged, this, [this] { notify(); });
   connect(m_sshUser, &QLineEdit::textChanged, this, [this] { notify(); });
   connect(m_sshConfig, &QLineEdit::textChanged, this, [this] { notify(); });
   connect(m_port, &QSpinBox::valueChanged, this, [this] { notify(); });
@@ -127,6 +154,14 @@ void WizardEnvironmentPage::updateEnabled() {
   m_devices->setEnabled(local);
   m_useCpu->setEnabled(true);  // the hosts may have no GPU either
   m_remoteFields->setEnabled(!local);
+  // SLURM names no hosts (the allocation does): its rows replace the host and SSH rows.
+  const bool slurm = comboValue(m_launcher, std::optional<config::Launcher>()) == config::Launcher::Slurm;
+  for (QWidget* field : std::initializer_list<QWidget*>{m_hosts, m_sshUser, m_sshConfig}) {
+    m_remoteForm->setRowVisible(field, !slurm);
+  }
+  for (QWidget* field : std::initializer_list<QWidget*>{m_nodes, m_partition, m_time, m_account}) {
+    m_remoteForm->setRowVisible(field, slurm);
+  }
 }
 
 QString WizardEnvironmentPage::presetForDevice(const QString& name, std::uint64_t memoryBytes) {
@@ -195,6 +230,10 @@ void WizardEnvironmentPage::load(const WizardRun& run) {
   m_sshUser->setText(QString::fromStdString(s.fathom.sshUser.value_or("")));
   m_sshConfig->setText(QString::fromStdString(s.fathom.sshConfig.value_or("")));
   m_port->setValue(s.mainProcessPort.value_or(0));
+  m_nodes->setValue(std::max(1, s.numMachines));
+  m_partition->setText(QString::fromStdString(s.fathom.slurmPartition.value_or("")));
+  m_time->setText(QString::fromStdString(s.fathom.slurmTime.value_or("")));
+  m_account->setText(QString::fromStdString(s.fathom.slurmAccount.value_or("")));
   const int hw = m_hardware->findData(QString::fromStdString(s.fathom.planner.hardware.value_or("")));
   if (hw >= 0) {
     m_hardware->setCurrentIndex(hw);
@@ -214,12 +253,22 @@ void WizardEnvironmentPage::store(WizardRun& run) const {
       s.fathom.hosts.push_back(line.trimmed().toStdString());
     }
   }
-  if (run.target == WizardRun::Target::RemoteHosts && !s.fathom.hosts.empty()) {
+  s.fathom.launcher = comboValue(m_launcher, s.fathom.launcher);
+  const bool slurm = s.fathom.launcher == config::Launcher::Slurm;
+  if (run.target == WizardRun::Target::RemoteHosts && slurm) {
+    s.numMachines = m_nodes->value();  // the job's nodes; SLURM decides rank 0's address
+  } else if (run.target == WizardRun::Target::RemoteHosts && !s.fathom.hosts.empty()) {
     // The hosts decide the machines and rank 0's address; a file without hosts keeps its own.
     s.numMachines = static_cast<int>(s.fathom.hosts.size());
     s.mainProcessIp = s.fathom.hosts.front();
   }
-  s.fathom.launcher = comboValue(m_launcher, s.fathom.launcher);
+  auto text = [](const QLineEdit* edit) {
+    const QString value = edit->text().trimmed();
+    return value.isEmpty() ? std::nullopt : std::optional(value.toStdString());
+  };
+  s.fathom.slurmPartition = text(m_partition);
+  s.fathom.slurmTime = text(m_time);
+  s.fathom.slurmAccount = text(m_account);
   const QString user = m_sshUser->text().trimmed();
   s.fathom.sshUser = user.isEmpty() ? std::nullopt : std::optional(user.toStdString());
   const QString sshConfig = m_sshConfig->text().trimmed();

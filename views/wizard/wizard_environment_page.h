@@ -6,6 +6,7 @@
 #include <fathom/runtime/environment.h>
 
 class QCheckBox;
+class QFormLayout;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -15,8 +16,9 @@ class QSpinBox;
 
 namespace fathom::views {
 
-/// Environment: this machine's devices (from the EnvironmentReport), or hosts for a later remote run; and the
-/// device the planner predicts for (a hardware preset and its GPUs per node).
+/// Environment: this machine's devices (from the EnvironmentReport), or other hosts: named hosts reached over SSH
+/// (or listed for a per-machine launch), or a SLURM job (nodes, partition, time limit, account); and the device the
+/// planner predicts for (a hardware preset and its GPUs per node).
 class WizardEnvironmentPage : public WizardPage {
   Q_OBJECT
 
@@ -46,6 +48,11 @@ private:
   QLineEdit* m_sshUser = nullptr;
   QLineEdit* m_sshConfig = nullptr;
   QSpinBox* m_port = nullptr;
+  QFormLayout* m_remoteForm = nullptr;
+  QSpinBox* m_nodes = nullptr;  ///< SLURM: num_machines
+  QLineEdit* m_partition = nullptr;
+  QLineEdit* m_time = nullptr;
+  QLineEdit* m_account = nullptr;
   QComboBox* m_hardware = nullptr;
   QSpinBox* m_gpusPerNode = nullptr;
   bool m_hardwareChosen = false;  ///< the user picked a device: the report no longer picks one

@@ -254,6 +254,17 @@ RunSpec WizardRun::toRunSpec() const {
   if (remote) {
     s.numMachines = std::max(1, s.numMachines);
     s.machineRank = 0;
+    if (s.fathom.launcher == config::Launcher::Slurm) {
+      // The allocation names the nodes and rank 0's address; the SSH settings mean nothing to srun.
+      s.mainProcessIp.reset();
+      s.fathom.hosts.clear();
+      s.fathom.sshUser.reset();
+      s.fathom.sshConfig.reset();
+    } else {
+      s.fathom.slurmPartition.reset();
+      s.fathom.slurmTime.reset();
+      s.fathom.slurmAccount.reset();
+    }
   } else {
     s.numMachines = 1;
     s.machineRank = 0;
@@ -262,6 +273,9 @@ RunSpec WizardRun::toRunSpec() const {
     s.fathom.launcher.reset();
     s.fathom.sshUser.reset();
     s.fathom.sshConfig.reset();
+    s.fathom.slurmPartition.reset();
+    s.fathom.slurmTime.reset();
+    s.fathom.slurmAccount.reset();
   }
   if (!s.fathom.profiler.enabled.value_or(false)) {
     s.fathom.profiler = {};  // the profiler's settings are written only for a profiled run
