@@ -65,6 +65,7 @@ int run(int argc, char** argv) {
   addTrainCommand(app, action);
   addRunsCommand(app, action);
   addTraceCommand(app, action);
+  addDeviceMapCommand(app, action);
   addAgentCommand(app, action);
 
   if (const auto bad = invalidArgument(argc, argv)) {

@@ -23,5 +23,6 @@ void addShardCommand(CLI::App& root, CommandAction& action);
 void addTrainCommand(CLI::App& root, CommandAction& action);
 void addRunsCommand(CLI::App& root, CommandAction& action);
 void addTraceCommand(CLI::App& root, CommandAction& action);
+void addDeviceMapCommand(CLI::App& root, CommandAction& action);
 
 }  // namespace fathom::cli

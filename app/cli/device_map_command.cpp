@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: Apache-2.0
+// `fathom device-map`: Accelerate's device-map planning (core/bigmodel, docs/bigmodel.md) from the command line. A
+// request file (a model and one call in Accelerate's terms) is answered by bigmodel::answerRequest as it stands; a
+// module tree with flags becomes such a request (infer_auto_device_map, or get_balanced_memory). --json prints the
+// answer, else a table. The planning is all in core: this file reads flags and files and prints.
+#include "command.h"
+#include "text_table.h"
+
+#include <fathom/bigmodel/device_key.h>
+#include <fathom/bigmodel/device_map_json.h>
+#include <fathom/bigmodel/dtype.h>
+#include <fathom/common/error.h>
+#include <fathom/common/terminal_text.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fathom::cli {
+namespace {
+
+using nlohmann::json;
+using ojson = nlohmann::ordered_json;
+namespace bm = bigmodel;
+
+struct DeviceMapFlags {
+  std::string request;
+  std::string moduleTree;
+  std::vector<std::string> maxMemory;
+  std::vector<std::string> noSplit;
+  std::string dtype;
+  std::vector<std::string> specialDtypes;
+  bool noCleanResult = false;
+  bool offloadBuffers = false;
+  bool fallbackAllocation = false;
+  bool balancedMemory = false;
+  bool lowZero = false;
+  bool json = false;
+};
+
+/// The text of `path` ("-": standard input). ConfigError naming the flag and the file when it cannot be read.
+std::string readInput(const std::string& flag, const std::string& path) {
+  if (path == "-") {
+    return {std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+  }
+  std::error_code ec;
+  const std::string shown = terminalSafe(path);
+  FATHOM_CHECK(std::filesystem::exists(path, ec), ConfigError, flag, ": no such file '", shown, "'");
+  FATHOM_CHECK(!std::filesystem::is_directory(path, ec), ConfigError, flag, ": '", shown,
+               "' is a folder; expected a JSON file");
+  std::ifstream in(path, std::ios::binary);
+  FATHOM_CHECK(in.good(), ConfigError, flag, ": cannot read '", shown, "'");
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  FATHOM_CHECK(!in.bad(), ConfigError, flag, ": cannot read '", shown, "'");
+  return text;
+}
+
+/// The JSON in `text`. ConfigError naming the flag, the file and where the JSON breaks (nlohmann's line and column).
+json parseInput(const std::string& flag, const std::string& path, const std::string& text) {
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number a double cannot hold (1e400)
+    std::string message = e.what();
+    if (const auto end = message.find("] "); message.starts_with("[json.exception.") && end != std::string::npos) {
+      message.erase(0, end + 2);  // "[json.exception.parse_error.101] " says nothing to a user
+    }
+    throw ConfigError(detail::concat(flag, ": '", terminalSafe(path == "-" ? "standard input" : path),
+                                     "' is not valid JSON: ", message));
+  }
+}
+
+/// A dtype as Accelerate names it ("float16", "torch.bfloat16", "half", "int4", ...), or Fathom's mixed-precision
+/// shorthands bf16, fp16, fp32. ConfigError naming the flag and the known names.
+std::string dtypeFlag(const std::string& flag, const std::string& text) {
+  static const std::map<std::string, std::string> kShorthands{
+      {"bf16", "bfloat16"}, {"fp16", "float16"}, {"fp32", "float32"}};
+  if (const auto it = kShorthands.find(text); it != kShorthands.end()) {
+    return it->second;
+  }
+  if (const auto dtype = bm::dtypeFromName(text)) {
+    return std::string(bm::dtypeName(*dtype));
+  }
+  std::string known;
+  for (const std::string& name : bm::dtypeNames()) {
+    known += (known.empty() ? "" : ", ") + name;
+  }
+  throw ConfigError(detail::concat(flag, ": unknown dtype '", terminalSafe(text), "' (expected one of ", known,
+                                   ", \"torch.\"-prefixed or not, torch's aliases such as half, or bf16, fp16, fp32)"));
+}
+
+/// `NAME=VALUE`, split at the first '='. ConfigError naming the flag when there is no '=' or an empty side.
+std::pair<std::string, std::string> keyValue(const std::string& flag, const std::string& text,
+                                             const std::string& example) {
+  const auto eq = text.find('=');
+  FATHOM_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < text.size(), ConfigError, flag, ": expected ", example,
+               ", got '", terminalSafe(text), "'");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+/// --max_memory 0=20GiB,1=20GiB,cpu=64GiB as Accelerate's max_memory ([[device, bytes], ...]): a GPU index or mps,
+/// cpu, disk; a size with a unit as Accelerate writes it (parseMemorySize), or a whole number of bytes.
+json maxMemoryArg(const std::vector<std::string>& entries) {
+  json out = json::array();
+  for (const std::string& entry : entries) {
+    const auto [key, value] = keyValue("--max_memory", entry, "DEVICE=SIZE (0=20GiB, cpu=64GiB)");
+    const auto device = bm::DeviceKey::parse(key);
+    FATHOM_CHECK(device.has_value(), ConfigError, "--max_memory: device '", terminalSafe(key),
+                 "' is not recognized: use a GPU index (0, 1, ...) or mps, cpu, disk");
+    json bytes;
+    if (value.find_first_not_of("0123456789") == std::string::npos) {
+      const double whole = std::strtod(value.c_str(), nullptr);
+      FATHOM_CHECK(whole < 0x1p63, ConfigError, "--max_memory: the size for device ", key, " is too large: ", value);
+      bytes = static_cast<std::int64_t>(whole);
+    } else {
+      try {
+        bytes = bm::parseMemorySize(value);
+      } catch (const ConfigError& e) {
+        throw ConfigError(detail::concat("--max_memory: device ", key, ": ", e.what()));
+      }
+    }
+    out.push_back(json::array({device->isGpu() ? json(device->index()) : json(device->toString()), bytes}));
+  }
+  return out;
+}
+
+/// The request the --module_tree flags make: infer_auto_device_map, or get_balanced_memory with --balanced_memory.
+json requestFromFlags(const DeviceMapFlags& f) {
+  FATHOM_CHECK(!f.maxMemory.empty(), ConfigError,
+               "--max_memory is required with --module_tree: Fathom does not measure free memory; give each "
+               "device's limit, e.g. --max_memory 0=20GiB,1=20GiB,cpu=64GiB");
+  if (f.balancedMemory) {
+    FATHOM_CHECK(!f.noCleanResult && !f.offloadBuffers && !f.fallbackAllocation, ConfigError,
+                 "--no_clean_result, --offload_buffers and --fallback_allocation shape a device map; "
+                 "--balanced_memory prints limits (get_balanced_memory takes none of them)");
+  } else {
+    FATHOM_CHECK(!f.lowZero, ConfigError, "--low_zero applies to --balanced_memory only");
+  }
+  json args;
+  args["max_memory"] = maxMemoryArg(f.maxMemory);
+  args["no_split_module_classes"] = f.noSplit;
+  args["dtype"] = f.dtype.empty() ? json(nullptr) : json(dtypeFlag("--dtype", f.dtype));
+  json special = json::object();
+  for (const std::string& entry : f.specialDtypes) {
+    const auto [name, dtype] = keyValue("--special_dtype", entry, "TENSOR=DTYPE (lm_head.weight=float32)");
+    special[name] = dtypeFlag("--special_dtype " + name, dtype);
+  }
+  args["special_dtypes"] = special;
+  if (f.balancedMemory) {
+    args["low_zero"] = f.lowZero;
+  } else {
+    args["clean_result"] = !f.noCleanResult;
+    args["offload_buffers"] = f.offloadBuffers;
+    args["fallback_allocation"] = f.fallbackAllocation;
+  }
+  const std::string text = readInput("--module_tree", f.moduleTree);
+  json model = parseInput("--module_tree", f.moduleTree, text);
+  return {{"model", std::move(model)},
+          {"call", {{"function", f.balancedMemory ? "get_balanced_memory" : "infer_auto_device_map"}, {"args", args}}}};
+}
+
+// ---- the text form ------------------------------------------------------------------------------------------------
+
+/// Bytes as a number: whole ones as integers, the fractions bool and sub-byte dtypes give with up to 3 decimals.
+std::string bytesText(double bytes) {
+  char text[64];
+  if (std::floor(bytes) == bytes && std::abs(bytes) < 0x1p63) {
+    std::snprintf(text, sizeof text, "%lld", static_cast<long long>(bytes));
+    return text;
+  }
+  std::snprintf(text, sizeof text, "%.3f", bytes);
+  std::string s = text;
+  while (s.back() == '0') {
+    s.pop_back();
+  }
+  return s;
+}
+
+/// "280 bytes", or "1073741824 bytes (1.00 GiB)" from 1 KiB on.
+std::string bytesWithSize(double bytes) {
+  return bytesText(bytes) + " bytes" + (std::abs(bytes) < 1024 ? "" : " (" + formatBinaryBytes(bytes, 2) + ")");
+}
+
+std::string moduleText(const std::string& name) {
+  return name.empty() ? "(the whole model)" : name;
+}
+
+std::string deviceText(const ojson& device) {
+  return device.is_string() ? device.get<std::string>() : std::to_string(device.get<long long>());
+}
+
+double number(const ojson& j) {
+  return j.get<double>();
+}
+
+/// The call's arguments without the map ones, for a compute_module_sizes of the same model.
+json sizesArgs(const json& args) {
+  json out = json::object();
+  for (const char* key : {"dtype", "special_dtypes"}) {
+    if (args.contains(key)) {
+      out[key] = args.at(key);
+    }
+  }
+  return out;
+}
+
+void printDeviceMap(std::ostream& out, const json& request, const ojson& answer) {
+  const json& args = request.at("call").contains("args") ? request.at("call").at("args") : json::object();
+  const ojson& map = answer.at("device_map");
+  out << "Device map (infer_auto_device_map), " << map.size() << (map.size() == 1 ? " entry" : " entries") << ":\n";
+  std::vector<std::vector<std::string>> rows{{"module", "device"}};
+  for (const ojson& entry : map) {
+    rows.push_back({moduleText(entry.at(0).get<std::string>()), deviceText(entry.at(1))});
+  }
+  printTable(out, rows);
+
+  // What each device holds: the sizes of its names (compute_module_sizes of the same model and dtypes), beside its
+  // limit.
+  const ojson sizes = bm::answerRequest({{"model", request.at("model")},
+                                         {"call", {{"function", "compute_module_sizes"}, {"args", sizesArgs(args)}}}})
+                          .at("module_sizes");
+  std::map<bm::DeviceKey, double> held;
+  const bm::MaxMemory limits = bm::maxMemoryFromJson(args.at("max_memory"));
+  for (const bm::MemoryLimit& limit : limits) {
+    held[limit.device] = 0;
+  }
+  for (const ojson& entry : map) {
+    const bm::DeviceKey device = *bm::DeviceKey::parse(deviceText(entry.at(1)));  // the answer's own keys
+    const std::string name = entry.at(0).get<std::string>();
+    held[device] += sizes.contains(name) ? number(sizes.at(name)) : 0.0;
+  }
+  out << "\nBytes per device:\n";
+  rows = {{"device", "bytes", "size", "limit"}};
+  for (const auto& [device, bytes] : held) {
+    const auto limit = bm::limitOf(limits, device);
+    rows.push_back({device.toString(), bytesText(bytes), formatBinaryBytes(bytes, 2),
+                    limit ? formatBinaryBytes(*limit, 2) : std::string("no limit")});
+  }
+  printTable(out, rows, ColumnAlign::NumbersRight);
+
+  for (const ojson& minimum : answer.at("insufficient_memory_minimums")) {
+    out << "\nDevice " << deviceText(minimum.at(0)) << " got nothing: the first module tried there needed "
+        << bytesWithSize(number(minimum.at(1)))
+        << ", its size with its tied modules plus the room a main device keeps for the largest layer.\n";
+  }
+  if (answer.at("buffer_warning").get<bool>()) {
+    const double bytes = number(answer.at("buffer_warning_bytes"));
+    out << "\nWarning: the buffers of the modules on cpu and disk (" << bytesWithSize(bytes)
+        << ") fit in no GPU's remaining memory. They are moved to a GPU when their modules run and may not fit "
+           "there; offload_buffers (--offload_buffers) keeps them offloaded.\n";
+  }
+}
+
+void printLimits(std::ostream& out, const ojson& limits) {
+  out << "Balanced limits (get_balanced_memory):\n";
+  std::vector<std::vector<std::string>> rows{{"device", "bytes", "size"}};
+  for (const ojson& limit : limits) {
+    rows.push_back(
+        {deviceText(limit.at(0)), bytesText(number(limit.at(1))), formatBinaryBytes(number(limit.at(1)), 2)});
+  }
+  printTable(out, rows, ColumnAlign::NumbersRight);
+}
+
+void printSizes(std::ostream& out, const ojson& sizes) {
+  out << "Module sizes (compute_module_sizes):\n";
+  std::vector<std::vector<std::string>> rows{{"module", "bytes", "size"}};
+  for (const auto& [name, bytes] : sizes.items()) {
+    rows.push_back({moduleText(name), bytesText(number(bytes)), formatBinaryBytes(number(bytes), 2)});
+  }
+  printTable(out, rows, ColumnAlign::NumbersRight);
+}
+
+void printAnswerText(std::ostream& out, const json& request, const ojson& answer) {
+  const std::string function = request.at("call").at("function").get<std::string>();
+  if (function == "infer_auto_device_map") {
+    printDeviceMap(out, request, answer);
+  } else if (function == "get_balanced_memory") {
+    printLimits(out, answer.at("max_memory"));
+  } else if (function == "compute_module_sizes") {
+    printSizes(out, answer.at("module_sizes"));
+  } else if (function == "compute_module_total_buffer_size") {
+    const double bytes = number(answer.at("total_buffer_size"));
+    out << "Total buffer size (compute_module_total_buffer_size): " << bytesWithSize(bytes) << "\n";
+  } else if (function == "get_module_size_with_ties") {
+    const double bytes = number(answer.at("module_size_with_ties"));
+    std::string tied;
+    for (const ojson& name : answer.at("tied_module_names")) {
+      tied += (tied.empty() ? "" : ", ") + terminalSafe(name.get<std::string>());
+    }
+    out << "Size with ties (get_module_size_with_ties): " << bytesWithSize(bytes)
+        << "\nTied modules: " << (tied.empty() ? "none" : tied) << "\n";
+  } else {
+    out << answer.dump(2, ' ', false, ojson::error_handler_t::replace) << '\n';
+  }
+}
+
+int runDeviceMap(const DeviceMapFlags& f) {
+  const bool fromRequest = !f.request.empty();
+  FATHOM_CHECK(!(fromRequest && !f.moduleTree.empty()), ConfigError,
+               "--request and --module_tree exclude each other: a request file holds its model and arguments");
+  FATHOM_CHECK(fromRequest || !f.moduleTree.empty(), ConfigError,
+               "give --request FILE (a model and a call) or --module_tree FILE with --max_memory (see --help)");
+  if (fromRequest) {
+    const std::vector<std::pair<const char*, bool>> treeFlags{{"--max_memory", !f.maxMemory.empty()},
+                                                              {"--no_split", !f.noSplit.empty()},
+                                                              {"--dtype", !f.dtype.empty()},
+                                                              {"--special_dtype", !f.specialDtypes.empty()},
+                                                              {"--no_clean_result", f.noCleanResult},
+                                                              {"--offload_buffers", f.offloadBuffers},
+                                                              {"--fallback_allocation", f.fallbackAllocation},
+                                                              {"--balanced_memory", f.balancedMemory},
+                                                              {"--low_zero", f.lowZero}};
+    for (const auto& [flag, given] : treeFlags) {
+      FATHOM_CHECK(!given, ConfigError, flag,
+                   " applies to --module_tree; a --request file carries its own arguments under \"call\"");
+    }
+  }
+  const json request =
+      fromRequest ? parseInput("--request", f.request, readInput("--request", f.request)) : requestFromFlags(f);
+  const std::string flag = fromRequest ? "--request" : "--module_tree";
+  const std::string file = terminalSafe(fromRequest ? f.request : f.moduleTree);
+  ojson answer;
+  try {
+    answer = bm::answerRequest(request);
+  } catch (const ConfigError& e) {
+    throw ConfigError(detail::concat(flag, " ", file, ": ", e.what()));
+  }
+  if (f.json) {
+    std::cout << answer.dump(-1, ' ', false, ojson::error_handler_t::replace) << '\n';
+  } else {
+    std::ostringstream text;
+    printAnswerText(text, request, answer);
+    std::cout << text.str();
+  }
+  return 0;
+}
+
+}  // namespace
+
+void addDeviceMapCommand(CLI::App& root, CommandAction& action) {
+  auto f = std::make_shared<DeviceMapFlags>();
+  CLI::App* cmd = root.add_subcommand(
+      "device-map", "Plan where each module of a big model goes (GPUs, cpu, disk) exactly as Accelerate's "
+                    "infer_auto_device_map does, or its balanced limits (docs/bigmodel.md)");
+  cmd->add_option("--request", f->request,
+                  "A JSON file holding one question in Accelerate's terms: {\"model\": MODULE_TREE, \"call\": "
+                  "{\"function\": F, \"args\": {...}}}, F one of infer_auto_device_map, get_balanced_memory, "
+                  "compute_module_sizes, compute_module_total_buffer_size, get_module_size_with_ties; - reads "
+                  "standard input")
+      ->type_name("FILE");
+  cmd->add_option("--module_tree,--module-tree", f->moduleTree,
+                  "A module tree in JSON (modules in pre-order with their classes, children, parameters and buffers: "
+                  "docs/bigmodel.md); - reads standard input")
+      ->type_name("FILE");
+  cmd->add_option("--max_memory,--max-memory", f->maxMemory,
+                  "With --module_tree: each device's limit, DEVICE=SIZE separated by commas; DEVICE a GPU index, mps, "
+                  "cpu or disk; SIZE as Accelerate writes it (20GiB, 500MB, 8Gb) or a whole number of bytes")
+      ->delimiter(',')
+      ->type_name("DEVICE=SIZE");
+  cmd->add_option("--no_split,--no-split,--no_split_module_classes", f->noSplit,
+                  "Module classes never split across devices (e.g. LlamaDecoderLayer)")
+      ->type_name("CLASS");
+  cmd->add_option("--dtype", f->dtype,
+                  "The dtype the weights are loaded in (float16, bfloat16, torch.float16, half, int8, int4, ...; "
+                  "also bf16, fp16, fp32): floating-point tensors shrink to it")
+      ->type_name("DTYPE");
+  cmd->add_option("--special_dtype,--special-dtype", f->specialDtypes,
+                  "A tensor's own dtype, over --dtype (Accelerate's special_dtypes)")
+      ->type_name("TENSOR=DTYPE");
+  cmd->add_flag("--no_clean_result,--no-clean-result", f->noCleanResult,
+                "Keep every name; do not merge names sharing a device into their prefix (clean_result=False)");
+  cmd->add_flag("--offload_buffers,--offload-buffers", f->offloadBuffers,
+                "Buffers of modules on cpu and disk stay there (offload_buffers=True; silences the buffer warning)");
+  cmd->add_flag("--fallback_allocation,--fallback-allocation", f->fallbackAllocation,
+                "When a device would stay empty, place something further down the queue that fits "
+                "(fallback_allocation=True)");
+  cmd->add_flag("--balanced_memory,--balanced-memory", f->balancedMemory,
+                "Print get_balanced_memory's limits (the model spread evenly over the GPUs) instead of a map");
+  cmd->add_flag("--low_zero,--low-zero", f->lowZero,
+                "With --balanced_memory: keep GPU 0 as empty as the others allow (low_zero=True)");
+  cmd->add_flag("--json", f->json, "Print the answer as JSON, in the form of Accelerate's return value");
+  cmd->footer(
+      "Examples:\n"
+      "  fathom device-map --module_tree llama.json --max_memory 0=20GiB,1=20GiB,cpu=64GiB \\\n"
+      "      --no_split LlamaDecoderLayer --dtype bf16\n"
+      "  fathom device-map --module_tree llama.json --max_memory 0=20GiB,1=20GiB,cpu=64GiB --balanced_memory\n"
+      "  fathom device-map --request case.json --json\n"
+      "Without --json: the map (module -> device), the bytes on each device beside its limit, the devices that got "
+      "nothing and the buffer warning. Exit 2 for bad input, naming the flag or file.");
+  cmd->callback([f, &action] { action = [f] { return runDeviceMap(*f); }; });
+}
+
+}  // namespace fathom::cli

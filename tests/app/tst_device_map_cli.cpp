@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: Apache-2.0
+// `fathom device-map`: every case Accelerate's tests assert (tests/data/device_map/accelerate_asserted_cases.json)
+// answered through `--request FILE --json` exactly as tests/core/tst_device_map.cpp checks core/bigmodel; a module
+// tree with --max_memory strings and the other flags; the text form; bad input refused with exit code 2, naming the
+// flag or file.
+#include "cli_runner.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+using Run = fathom::test::CliRun;
+using fathom::test::describe;
+using fathom::test::runFathom;
+
+QJsonArray cases() {
+  QFile file(QStringLiteral(FATHOM_TEST_DATA_DIR "/device_map/accelerate_asserted_cases.json"));
+  if (!file.open(QIODevice::ReadOnly)) {
+    qFatal("cannot read %s", qPrintable(file.fileName()));
+  }
+  return QJsonDocument::fromJson(file.readAll()).array();
+}
+
+QJsonObject caseById(const QString& id) {
+  for (const QJsonValue& c : cases()) {
+    if (c.toObject().value(u"id"_s).toString() == id) {
+      return c.toObject();
+    }
+  }
+  qFatal("no case %s", qPrintable(id));
+}
+
+QJsonValue parse(const Run& r) {
+  QJsonParseError error;
+  const QJsonDocument doc = QJsonDocument::fromJson(r.out, &error);
+  if (doc.isNull()) {
+    qWarning("%s\n%s\n%s", qPrintable(error.errorString()), r.out.constData(), r.err.constData());
+  }
+  return doc.isObject() ? QJsonValue(doc.object()) : QJsonValue();
+}
+
+QString compact(const QJsonValue& v) {
+  return QString::fromUtf8(v.isObject()  ? QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact)
+                           : v.isArray() ? QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact)
+                                         : QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact));
+}
+
+/// ModelForTest: linear1 (64 bytes), batchnorm (72, 40 of them buffers), linear2 (100); idm_basic_two_gpus's model.
+QJsonObject modelForTest() {
+  return caseById(u"idm_basic_two_gpus"_s).value(u"model"_s).toObject();
+}
+
+}  // namespace
+
+class TestDeviceMapCli : public QObject {
+  Q_OBJECT
+
+private:
+  QTemporaryDir m_dir;
+
+  QString write(const QString& name, const QByteArray& bytes) {
+    const QString path = m_dir.filePath(name);
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(bytes) != bytes.size()) {
+      qFatal("cannot write %s", qPrintable(path));
+    }
+    return path;
+  }
+  QString write(const QString& name, const QJsonObject& o) { return write(name, QJsonDocument(o).toJson()); }
+
+private slots:
+  void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+  void everyAcceleratedCase_data() {
+    QTest::addColumn<QJsonObject>("testCase");
+    const QJsonArray all = cases();
+    QCOMPARE(all.size(), 29);
+    for (const QJsonValue& c : all) {
+      QTest::newRow(qPrintable(c.toObject().value(u"id"_s).toString())) << c.toObject();
+    }
+  }
+
+  /// The whole case file (id, source, expected and all) is the request: the answer is "expected", but for the two keys
+  /// that describe Python's hash-seeded order rather than a result.
+  void everyAcceleratedCase() {
+    QFETCH(QJsonObject, testCase);
+    const QString path = write(testCase.value(u"id"_s).toString() + u".json"_s, testCase);
+    const Run r = runFathom({u"device-map"_s, u"--request"_s, path, u"--json"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QJsonObject expected = testCase.value(u"expected"_s).toObject();
+    const bool deterministic = expected.value(u"device_map_order_deterministic"_s).toBool(true);
+    const QJsonArray possible = expected.value(u"device_map_orders_possible"_s).toArray();
+    expected.remove(u"device_map_order_deterministic"_s);
+    expected.remove(u"device_map_orders_possible"_s);
+    const QJsonValue answer = parse(r);
+    QVERIFY2(answer == QJsonValue(expected),
+             qPrintable(u"\n got      "_s + compact(answer) + u"\n expected "_s + compact(expected)));
+    if (!deterministic) {
+      QVERIFY(possible.contains(answer.toObject().value(u"device_map"_s)));
+    }
+  }
+
+  void requestFromStandardInput() {
+    const QJsonObject c = caseById(u"bal_two_gpus_200"_s);
+    const Run r = runFathom({u"device-map"_s, u"--request"_s, u"-"_s, u"--json"_s},
+                            QProcessEnvironment::systemEnvironment(), QJsonDocument(c).toJson());
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(parse(r), QJsonValue(c.value(u"expected"_s).toObject()));
+  }
+
+  /// --module_tree with Accelerate's memory strings: the flags become infer_auto_device_map's arguments.
+  void moduleTreeWithFlags() {
+    const QString tree = write(u"model_for_test.json"_s, modelForTest());
+    // idm_basic_two_gpus (200 bytes on GPUs 0 and 1), the limits written as a bare number of bytes and as "0.2KB".
+    Run r = runFathom({u"device-map"_s, u"--module_tree"_s, tree, u"--max_memory"_s, u"0=200,1=0.2KB"_s, u"--json"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(parse(r).toObject().value(u"device_map"_s),
+             caseById(u"idm_basic_two_gpus"_s).value(u"expected"_s).toObject().value(u"device_map"_s));
+
+    // GiB strings, cpu, and the dashed spellings: everything fits GPU 0 and merges into "".
+    r = runFathom({u"device-map"_s, u"--module-tree"_s, tree, u"--max-memory"_s, u"0=1GiB,cpu=64GiB"_s, u"--json"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(compact(parse(r).toObject().value(u"device_map"_s)), u"[[\"\",0]]"_s);
+
+    // --dtype bf16 (Fathom's shorthand for bfloat16), --no_split, --special_dtype and --no_clean_result reach the
+    // call: the same request written as a request file, in Accelerate's own spellings, gives the same answer.
+    r = runFathom({u"device-map"_s, u"--module_tree"_s, tree, u"--max_memory"_s, u"0=120,cpu=1MB"_s, u"--dtype"_s,
+                   u"bf16"_s, u"--no_split"_s, u"BatchNorm1d"_s, u"--special_dtype"_s, u"linear2.bias=float32"_s,
+                   u"--no_clean_result"_s, u"--offload_buffers"_s, u"--json"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QJsonObject fromFlags = parse(r).toObject();
+    const QJsonObject args{{u"max_memory"_s, QJsonObject{{u"0"_s, 120}, {u"cpu"_s, u"1MB"_s}}},
+                           {u"dtype"_s, u"torch.bfloat16"_s},
+                           {u"no_split_module_classes"_s, QJsonArray{u"BatchNorm1d"_s}},
+                           {u"special_dtypes"_s, QJsonObject{{u"linear2.bias"_s, u"float32"_s}}},
+                           {u"clean_result"_s, false},
+                           {u"offload_buffers"_s, true}};
+    const QJsonObject request{{u"model"_s, modelForTest()},
+                              {u"call"_s, QJsonObject{{u"function"_s, u"infer_auto_device_map"_s}, {u"args"_s, args}}}};
+    r = runFathom({u"device-map"_s, u"--request"_s, write(u"bf16_request.json"_s, request), u"--json"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(fromFlags, parse(r).toObject());
+    // Unclean: every name is listed; some of the model went to cpu.
+    QVERIFY2(compact(fromFlags).contains(u"[\"linear1\",0]"_s) && compact(fromFlags).contains(u"\"cpu\"]"_s),
+             qPrintable(compact(fromFlags)));
+    // And the flags made a difference: without them the answer differs.
+    r = runFathom({u"device-map"_s, u"--module_tree"_s, tree, u"--max_memory"_s, u"0=120,cpu=1MB"_s, u"--json"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QVERIFY(parse(r).toObject() != fromFlags);
+
+    // --balanced_memory: bal_two_gpus_300's limits (GPU 0 capped at 215), --max_memory given twice.
+    const QJsonObject bal = caseById(u"bal_two_gpus_300"_s);
+    r = runFathom({u"device-map"_s, u"--module_tree"_s, write(u"bal.json"_s, bal.value(u"model"_s).toObject()),
+                   u"--max_memory"_s, u"0=300"_s, u"--max_memory"_s, u"1=300"_s, u"--balanced_memory"_s, u"--json"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(parse(r).toObject(), bal.value(u"expected"_s).toObject());
+  }
+
+  void textForm() {
+    const Run r = runFathom(
+        {u"device-map"_s, u"--request"_s, write(u"warns.json"_s, caseById(u"idm_buffers_offloaded_warns"_s))});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QJsonObject expected = caseById(u"idm_buffers_offloaded_warns"_s).value(u"expected"_s).toObject();
+    const QString out = QString::fromUtf8(r.out);
+    QVERIFY2(out.startsWith(u"Device map (infer_auto_device_map), "_s), qPrintable(out));
+    // Each entry of the map on a row of its own: module, then device.
+    for (const QJsonValue& entry : expected.value(u"device_map"_s).toArray()) {
+      const QString module = entry.toArray()[0].toString();
+      const QJsonValue device = entry.toArray()[1];
+      const QString deviceText = device.isString() ? device.toString() : QString::number(device.toInt());
+      const QString name = module.isEmpty() ? u"(the whole model)"_s : module;
+      QVERIFY2(out.contains(QRegularExpression(u"\n  "_s + QRegularExpression::escape(name) + u" +"_s +
+                                               QRegularExpression::escape(deviceText) + u"\n"_s)),
+               qPrintable(name + u" -> "_s + deviceText + u" not in\n"_s + out));
+    }
+    QVERIFY2(out.contains(u"\nBytes per device:\n  device  "_s), qPrintable(out));
+    QVERIFY2(out.contains(u"\nWarning: the buffers of the modules on cpu and disk ("_s +
+                          QString::number(expected.value(u"buffer_warning_bytes"_s).toInt()) + u" bytes"_s),
+             qPrintable(out));
+
+    // Balanced limits and sizes have their own tables.
+    const Run bal =
+        runFathom({u"device-map"_s, u"--request"_s, write(u"bal200.json"_s, caseById(u"bal_two_gpus_200"_s))});
+    QVERIFY2(bal.exitCode == 0 && bal.out.startsWith("Balanced limits (get_balanced_memory):\n  device"),
+             qPrintable(describe(bal)));
+    const Run sizes =
+        runFathom({u"device-map"_s, u"--request"_s, write(u"sizes.json"_s, caseById(u"cms_model_for_test_fp32"_s))});
+    QVERIFY2(sizes.exitCode == 0 && sizes.out.contains("\n  (the whole model)") && sizes.out.contains("236"),
+             qPrintable(describe(sizes)));
+  }
+
+  void textBytesPerDevice() {
+    // idm_basic_two_gpus: linear1 (64) on GPU 0, batchnorm (72) and linear2 (100) on GPU 1, 200 bytes each.
+    const Run r =
+        runFathom({u"device-map"_s, u"--request"_s, write(u"basic.json"_s, caseById(u"idm_basic_two_gpus"_s))});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QString out = QString::fromUtf8(r.out);
+    QVERIFY2(out.contains(QRegularExpression(u"\n  0 +64 +64 B +200 B\n"_s)), qPrintable(out));
+    QVERIFY2(out.contains(QRegularExpression(u"\n  1 +172 +172 B +200 B\n"_s)), qPrintable(out));
+    QVERIFY2(!out.contains(u"Warning"_s), qPrintable(out));
+  }
+
+  void badInputExitsWithTwo_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    const QString tree = m_dir.filePath(u"tree.json"_s);
+    const QString missing = m_dir.filePath(u"missing.json"_s);
+    QTest::newRow("missing file") << QStringList{u"--request"_s, missing} << u"--request: no such file '"_s + missing;
+    QTest::newRow("missing tree") << QStringList{u"--module_tree"_s, missing, u"--max_memory"_s, u"0=1GiB"_s}
+                                  << u"--module_tree: no such file '"_s + missing;
+    QTest::newRow("folder") << QStringList{u"--request"_s, m_dir.path()} << u"is a folder; expected a JSON file"_s;
+    QTest::newRow("bad json") << QStringList{u"--request"_s, m_dir.filePath(u"bad.json"_s)}
+                              << u"bad.json' is not valid JSON: parse error at line 2, column"_s;
+    QTest::newRow("unknown device") << QStringList{u"--module_tree"_s, tree, u"--max_memory"_s, u"gpu0=1GiB"_s}
+                                    << u"--max_memory: device 'gpu0' is not recognized"_s;
+    QTest::newRow("no size") << QStringList{u"--module_tree"_s, tree, u"--max_memory"_s, u"0"_s}
+                             << u"--max_memory: expected DEVICE=SIZE"_s;
+    QTest::newRow("bad size") << QStringList{u"--module_tree"_s, tree, u"--max_memory"_s, u"0=20 parsecs"_s}
+                              << u"--max_memory: device 0: "_s;
+    QTest::newRow("unknown dtype") << QStringList{u"--module_tree"_s, tree,         u"--max_memory"_s,
+                                                  u"0=1GiB"_s,        u"--dtype"_s, u"float12"_s}
+                                   << u"--dtype: unknown dtype 'float12' (expected one of float64, float32"_s;
+    QTest::newRow("unknown special dtype")
+        << QStringList{u"--module_tree"_s, tree, u"--max_memory"_s, u"0=1GiB"_s, u"--special_dtype"_s, u"a.weight=f8"_s}
+        << u"--special_dtype a.weight: unknown dtype 'f8'"_s;
+    QTest::newRow("both inputs") << QStringList{u"--request"_s, tree, u"--module_tree"_s, tree}
+                                 << u"--request and --module_tree exclude each other"_s;
+    QTest::newRow("neither input") << QStringList{u"--json"_s} << u"give --request FILE"_s;
+    QTest::newRow("no max_memory") << QStringList{u"--module_tree"_s, tree}
+                                   << u"--max_memory is required with --module_tree"_s;
+    QTest::newRow("tree flag with request") << QStringList{u"--request"_s, tree, u"--max_memory"_s, u"0=1GiB"_s}
+                                            << u"--max_memory applies to --module_tree"_s;
+    QTest::newRow("low_zero without balanced")
+        << QStringList{u"--module_tree"_s, tree, u"--max_memory"_s, u"0=1GiB"_s, u"--low_zero"_s}
+        << u"--low_zero applies to --balanced_memory only"_s;
+    QTest::newRow("bad tree") << QStringList{u"--module_tree"_s, m_dir.filePath(u"broken_tree.json"_s),
+                                             u"--max_memory"_s, u"0=1GiB"_s}
+                              << u"broken_tree.json: module tree: "_s;
+    QTest::newRow("unknown function") << QStringList{u"--request"_s, m_dir.filePath(u"unknown_function.json"_s)}
+                                      << u"unknown_function.json: device-map request: unknown function 'guess'"_s;
+  }
+
+  void badInputExitsWithTwo() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    write(u"tree.json"_s, modelForTest());
+    write(u"bad.json"_s, "{\"model\":\n  {\"modules\": [,]}}\n");
+    write(u"broken_tree.json"_s, QJsonObject{{u"modules"_s, QJsonArray{QJsonObject{{u"name"_s, u""_s}}}}});
+    write(u"unknown_function.json"_s,
+          QJsonObject{{u"model"_s, modelForTest()}, {u"call"_s, QJsonObject{{u"function"_s, u"guess"_s}}}});
+    const Run r = runFathom(QStringList{u"device-map"_s} + args);
+    QVERIFY2(r.exitCode == 2, qPrintable(describe(r)));
+    QVERIFY2(r.out.isEmpty(), qPrintable(describe(r)));
+    QVERIFY2(QString::fromUtf8(r.err).contains(message), qPrintable(u"expected: "_s + message + u"\n"_s + describe(r)));
+  }
+
+  void helpHasAnExample() {
+    const Run r = runFathom({u"device-map"_s, u"--help"_s});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("--max_memory 0=20GiB,1=20GiB,cpu=64GiB"), r.out.constData());
+    QVERIFY2(r.out.contains("--request"), r.out.constData());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestDeviceMapCli)
+#include "tst_device_map_cli.moc"
