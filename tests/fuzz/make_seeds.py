@@ -204,3 +204,9 @@ seed("launch_spec", "spec_and_hostfile.bin",
                      fsdp={})) +
      "\0# two workers\nworker-1 slots=4\nuser@worker-2.example.com slots=2\n\n[fe80::1] slots=1 # v6\n")
 seed("launch_spec", "hosts_list.bin", "{}\0node1,node2,admin@10.0.0.3")
+
+# ---- device-map requests (a module tree and one call of Accelerate's, as `fathom device-map --request` reads them) ---
+# One file per case of Accelerate's asserted tests, without the case's id, source and expected answer.
+for case in json.loads((data / "device_map" / "accelerate_asserted_cases.json").read_text()):
+    seed("device_map", case["id"] + ".json",
+         json.dumps({"model": case["model"], "call": case["call"]}, separators=(",", ":")))

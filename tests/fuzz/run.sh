@@ -23,7 +23,8 @@ declare -A dicts=(
   [config_yaml]="config" [deepspeed_json]="json config" [hf_config]="json hf_config" [plan_file]="config plan"
   [plan_json]="json plan" [hardware]="plan" [plan_flags]="flags" [shard_flags]="flags" [telemetry]=""
   [text_values]="json" [safetensors]="json" [trace_reader]="json trace" [trace_validator]="json trace"
-  [trace_gzip]="trace" [checkpoint]="json" [launch_spec]="json")
+  [trace_gzip]="trace" [checkpoint]="json" [launch_spec]="json"
+  [device_map]="json device_map")
 
 if [ "${1:-}" = "--list" ]; then
   printf '%s\n' "${!dicts[@]}" | sort
