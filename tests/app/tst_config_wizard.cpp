@@ -9,6 +9,7 @@
 #include "main_window.h"
 #include "studio_test_mode.h"
 #include "widget_lookup.h"
+#include "wizard_input.h"
 #include "workspace_controller.h"
 
 #include "planner/planner_panel.h"
@@ -43,21 +44,10 @@ using fathom::views::ConfigWizard;
 using fathom::views::PlannerPanel;
 
 using fathom::test::child;
+using fathom::test::click;
+using fathom::test::typeInto;
 
 namespace {
-
-/// Types `value` into a spin box as a user would (select all, type; no Enter, which is the wizard's Next).
-void typeInto(QSpinBox* spin, int value) {
-  spin->setFocus();
-  spin->selectAll();
-  QTest::keyClicks(spin, QString::number(value));
-  QCOMPARE(spin->value(), value);
-}
-
-/// Clicks a radio button or check box on its indicator (its centre may lie past the label, outside the hit area).
-void click(QAbstractButton* button) {
-  QTest::mouseClick(button, Qt::LeftButton, {}, QPoint(8, button->height() / 2));
-}
 
 void choose(QComboBox* combo, const QString& data) {
   const int index = combo->findData(data);

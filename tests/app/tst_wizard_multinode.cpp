@@ -14,6 +14,7 @@
 #include "ssh_server.h"
 #include "studio_test_mode.h"
 #include "widget_lookup.h"
+#include "wizard_input.h"
 #include "workspace_controller.h"
 
 #include "runs/run_details_page.h"
@@ -39,22 +40,11 @@
 using namespace Qt::StringLiterals;
 using fathom::studio::MainWindow;
 using fathom::test::child;
+using fathom::test::click;
+using fathom::test::typeInto;
 using fathom::views::ConfigWizard;
 
 namespace {
-
-/// Types `value` into a spin box as a user would (select all, type; no Enter, which is the wizard's Next).
-void typeInto(QSpinBox* spin, int value) {
-  spin->setFocus();
-  spin->selectAll();
-  QTest::keyClicks(spin, QString::number(value));
-  QCOMPARE(spin->value(), value);
-}
-
-/// Clicks a radio button or check box on its indicator (its centre may lie past the label, outside the hit area).
-void click(QAbstractButton* button) {
-  QTest::mouseClick(button, Qt::LeftButton, {}, QPoint(8, button->height() / 2));
-}
 
 QByteArray readFile(const QString& path) {
   QFile f(path);
