@@ -89,6 +89,24 @@ class TestWizardMultinode : public QObject {
     QTRY_COMPARE(window.workspace()->path(), workspace);
   }
 
+  /// Clicks Launch (which must be offered: `what` says for what) and returns the configuration file it saved.
+  static QByteArray launch(ConfigWizard* wizard, const QString& config, const char* what) {
+    QAbstractButton* button = wizard->button(QWizard::CustomButton1);
+    if (!button->isEnabled()) {
+      QTest::qFail(qPrintable(u"Launch is not offered for "_s + QString::fromUtf8(what)), __FILE__, __LINE__);
+      return {};
+    }
+    QTest::mouseClick(button, Qt::LeftButton);
+    return readFile(config);
+  }
+
+  /// Opens the run's page and waits until its details are read.
+  static fathom::views::RunDetailsPage* openRunPage(MainWindow& window, qint64 runId) {
+    window.openRun(runId);
+    const bool read = QTest::qWaitFor([&] { return window.runPage(runId) != nullptr; }, 5'000);
+    return read ? window.runPage(runId) : nullptr;
+  }
+
   /// Waits for the launch to end and the run to be listed, succeeded.
   static void waitForSuccess(MainWindow& window) {
     QTRY_VERIFY_WITH_TIMEOUT(!window.launcher()->isRunning(), 150'000);
@@ -136,25 +154,24 @@ private slots:
     child<QSpinBox>(wizard, u"mainProcessPort"_s)->setValue(fathom::test::SshServer::freePort());
     const QString config = dir.filePath(u"two_hosts.yaml"_s);
     fillDdpAndName(wizard, config);
-    QAbstractButton* launch = wizard->button(QWizard::CustomButton1);
-    QVERIFY2(launch->isEnabled(), "Launch is not offered for other hosts over ssh");
-    QTest::mouseClick(launch, Qt::LeftButton);
-    const QByteArray saved = readFile(config);
+    const QByteArray saved = launch(wizard, config, "other hosts over ssh");
+    if (QTest::currentTestFailed()) {
+      return;
+    }
     QVERIFY2(saved.contains("launcher: ssh") && saved.contains("- h2"), saved.constData());
     waitForSuccess(window);
     const fathom::views::RunRow& run = window.runsModel()->runs().front();
     QCOMPARE(run.worldSize, 4);
-    window.openRun(run.info.id.value);
-    QTRY_VERIFY(window.runPage(run.info.id.value) != nullptr);  // once the run's details are read
-    fathom::views::RunDetailsPage* page = window.runPage(run.info.id.value);
+    fathom::views::RunDetailsPage* page = openRunPage(window, run.info.id.value);
+    QVERIFY(page != nullptr);
     auto* ranks = child<QTreeView>(page, u"ranksTable"_s);
     const QAbstractItemModel* model = ranks->model();
-    QTRY_COMPARE(model->rowCount(), 2);
+    QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 2, 30'000);  // the page's feed reads the ranks
     for (int host = 0; host < 2; ++host) {
       const QModelIndex group = model->index(host, 0);
       // "h1 (2 ranks)" under the English translation; the test runs untranslated: "h1 (2 rank(s))".
       QVERIFY2(group.data().toString().startsWith(u"h%1 (2 rank"_s.arg(host + 1)), qPrintable(group.data().toString()));
-      QTRY_COMPARE(model->rowCount(group), 2);
+      QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(group), 2, 30'000);
       QVERIFY(ranks->isExpanded(group));
       for (int i = 0; i < 2; ++i) {
         QCOMPARE(model->index(i, 0, group).data().toString(), QString::number(host * 2 + i));
@@ -196,10 +213,10 @@ private slots:
     child<QSpinBox>(wizard, u"mainProcessPort"_s)->setValue(fathom::test::SlurmCluster::freePort());
     const QString config = dir.filePath(u"slurm.yaml"_s);
     fillDdpAndName(wizard, config);
-    QAbstractButton* launch = wizard->button(QWizard::CustomButton1);
-    QVERIFY2(launch->isEnabled(), "Launch is not offered for a SLURM job");
-    QTest::mouseClick(launch, Qt::LeftButton);
-    const QByteArray saved = readFile(config);
+    const QByteArray saved = launch(wizard, config, "a SLURM job");
+    if (QTest::currentTestFailed()) {
+      return;
+    }
     QVERIFY2(saved.contains("launcher: slurm") && saved.contains("slurm_partition: debug") &&
                  saved.contains("num_machines: 2") && !saved.contains("hosts:"),
              saved.constData());
@@ -207,9 +224,8 @@ private slots:
     const fathom::views::RunRow& run = window.runsModel()->runs().front();
     QCOMPARE(run.worldSize, 4);
     QVERIFY2(QString::fromStdString(run.info.slurmJobId).toInt() > 0, run.info.slurmJobId.c_str());
-    window.openRun(run.info.id.value);
-    QTRY_VERIFY(window.runPage(run.info.id.value) != nullptr);  // once the run's details are read
-    fathom::views::RunDetailsPage* page = window.runPage(run.info.id.value);
+    fathom::views::RunDetailsPage* page = openRunPage(window, run.info.id.value);
+    QVERIFY(page != nullptr);
     auto* summary = child<QLabel>(page, u"runSummary"_s);
     const QString expected = QString::fromStdString(run.info.slurmJobId) + u" (COMPLETED)"_s;
     QTRY_VERIFY2(summary->text().contains(u"SLURM job"_s) && summary->text().contains(expected),
