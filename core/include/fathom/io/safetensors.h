@@ -5,7 +5,9 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -37,5 +39,9 @@ void writeSafetensors(const std::filesystem::path& path, const std::vector<std::
 /// regions do not overlap and exactly cover the data section, no duplicate names, string-valued metadata) and
 /// throws fathom::StorageError naming the path, and the tensor when one is at fault.
 SafetensorsFile readSafetensors(const std::filesystem::path& path);
+
+/// The LibTorch type of a safetensors dtype ("F32" → float), or std::nullopt for one Fathom does not read
+/// (safetensorsDtypes() lists those it does).
+std::optional<at::ScalarType> safetensorsScalarType(std::string_view dtype);
 
 }  // namespace fathom::io
