@@ -15,3 +15,10 @@ set(_fathom_bigmodel_sources
   ${CMAKE_CURRENT_LIST_DIR}/planning_queue.cpp)
 target_sources(fathom_core PRIVATE ${_fathom_bigmodel_sources})
 set_source_files_properties(${_fathom_bigmodel_sources} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+
+# What needs LibTorch: trees of live modules and dispatch (with the precompiled LibTorch header).
+target_sources(fathom_core PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/dispatch_unit_hooks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/dispatched_model.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/offloaded_tensor.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/torch_module_tree.cpp)

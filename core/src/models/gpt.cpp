@@ -62,14 +62,17 @@ at::Tensor Gpt::forward(const at::Tensor& input) {
   FATHOM_CHECK(time <= m_options.blockSize, ConfigError, "gpt input has ", time,
                " tokens per sequence but block_size is ", m_options.blockSize);
   // Sharding units (FSDP / ZeRO-3): the model itself is the root unit, each block a unit of its own.
+  // A dispatched model (bigmodel::DispatchedModel) computes the root's own modules on its execution device: the ids
+  // go there, and so does what the last block returns.
   parallel::UnitScope root(*this);
-  const at::Tensor positions = at::arange(time, input.options());
-  at::Tensor x = m_drop->forward(m_wte->forward(input) + m_wpe->forward(positions));
+  const at::Tensor ids = root.align(input);
+  const at::Tensor positions = at::arange(time, ids.options());
+  at::Tensor x = m_drop->forward(m_wte->forward(ids) + m_wpe->forward(positions));
   for (const auto& block : *m_h) {
     auto* gptBlock = block->as<GptBlock>();
     x = parallel::callUnit(gptBlock, x);
   }
-  x = m_lnF->forward(x);
+  x = m_lnF->forward(root.align(x));
   // lm_head tied to wte: logits = x·wteᵀ, no bias.
   return root.finish(at::linear(x, m_wte->weight));
 }

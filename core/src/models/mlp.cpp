@@ -43,13 +43,15 @@ at::Tensor Mlp::forward(const at::Tensor& input) {
   FATHOM_CHECK(at::isFloatingType(input.scalar_type()), ConfigError, "mlp input must be floating point, got ",
                input.scalar_type());
   // Sharding units (FSDP / ZeRO-3): the model itself is the root unit, each block a unit of its own.
+  // A dispatched model (bigmodel::DispatchedModel) moves the input to the root's device and the last block's output
+  // back there for the head.
   parallel::UnitScope root(*this);
-  at::Tensor x = input;
+  at::Tensor x = root.align(input);
   for (const auto& block : *m_blocks) {
     auto* mlpBlock = block->as<MlpBlock>();
     x = parallel::callUnit(mlpBlock, x);
   }
-  return root.finish(m_head->forward(x));
+  return root.finish(m_head->forward(root.align(x)));
 }
 
 at::Tensor Mlp::loss(const at::Tensor& output, const at::Tensor& target) const {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "flat_param.h"
 
+#include "runtime/storage_memory.h"
+
 #include <fathom/common/error.h>
 #include <fathom/plan/shard_layout.h>
 
@@ -10,24 +12,10 @@
 
 namespace fathom::parallel {
 
-namespace {
-
-// The full buffer's storage keeps its identity for the module's lifetime (every parameter points into it);
-// only its memory comes and goes.
-void releaseStorage(const at::Tensor& tensor) {
-  c10::StorageImpl* impl = tensor.storage().unsafeGetStorageImpl();
-  impl->set_data_ptr_noswap(at::DataPtr(nullptr, tensor.device()));
-  impl->set_nbytes(0);
-}
-
-void allocateStorage(const at::Tensor& tensor, std::size_t bytes) {
-  c10::StorageImpl* impl = tensor.storage().unsafeGetStorageImpl();
-  FATHOM_ASSERT(impl->allocator() != nullptr, "a flat parameter's storage was created with an allocator");
-  impl->set_data_ptr_noswap(impl->allocator()->allocate(bytes));
-  impl->set_nbytes(bytes);
-}
-
-}  // namespace
+using runtime::allocateStorage;
+using runtime::releaseStorage;
+// The full buffer's storage keeps its identity for the module's lifetime (every parameter points into it); only its
+// memory comes and goes (runtime/storage_memory.h).
 
 FlatParam::FlatParam(const std::vector<std::pair<std::string, at::Tensor>>& params, Options options)
     : m_options(std::move(options)) {

@@ -43,8 +43,14 @@ void unregisterUnitHooks(const torch::nn::Module& module) {
 
 UnitScope::UnitScope(const torch::nn::Module& module)
     : m_hooks(lookup(module)), m_profiled(profile::hooks::enterModule(module.name())) {
-  if (m_hooks)
-    m_hooks->preForward();
+  if (m_hooks) {
+    try {
+      m_hooks->preForward();
+    } catch (...) {  // no destructor runs for a constructor that throws: leave the profiler's module stack as found
+      profile::hooks::exitModule(m_profiled);
+      throw;
+    }
+  }
 }
 
 UnitScope::~UnitScope() {
@@ -57,10 +63,15 @@ UnitScope::~UnitScope() {
   }
 }
 
+at::Tensor UnitScope::align(const at::Tensor& tensor) const {
+  return m_hooks && tensor.defined() ? m_hooks->alignInput(tensor) : tensor;
+}
+
 at::Tensor UnitScope::finish(at::Tensor output) {
   if (m_hooks && !m_finished) {
     m_finished = true;
     m_hooks->postForward({output});
+    return output.defined() ? m_hooks->alignOutput(output) : output;
   }
   return output;
 }
@@ -69,6 +80,11 @@ std::vector<at::Tensor> UnitScope::finish(std::vector<at::Tensor> outputs) {
   if (m_hooks && !m_finished) {
     m_finished = true;
     m_hooks->postForward(outputs);
+    for (at::Tensor& output : outputs) {
+      if (output.defined()) {
+        output = m_hooks->alignOutput(output);
+      }
+    }
   }
   return outputs;
 }

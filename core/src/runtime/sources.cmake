@@ -9,4 +9,5 @@ target_sources(fathom_core PRIVATE
 target_sources(fathom_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/free_port.cpp
   ${CMAKE_CURRENT_LIST_DIR}/process_state.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/self_check.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/self_check.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/storage_memory.cpp)
