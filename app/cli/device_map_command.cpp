@@ -4,13 +4,19 @@
 // module tree with flags becomes such a request (infer_auto_device_map, or get_balanced_memory). --json prints the
 // answer, else a table. The planning is all in core: this file reads flags and files and prints.
 #include "command.h"
+#include "device_map_run.h"
+#include "model_flags.h"
 #include "text_table.h"
 
 #include <fathom/bigmodel/device_key.h>
 #include <fathom/bigmodel/device_map_json.h>
 #include <fathom/bigmodel/dtype.h>
+#include <fathom/bigmodel/module_tree_json.h>
+#include <fathom/bigmodel/torch_module_tree.h>
+#include <fathom/common/atomic_file.h>
 #include <fathom/common/error.h>
 #include <fathom/common/terminal_text.h>
+#include <fathom/models/model_factory.h>
 
 #include <nlohmann/json.hpp>
 
@@ -37,6 +43,15 @@ namespace bm = bigmodel;
 struct DeviceMapFlags {
   std::string request;
   std::string moduleTree;
+  std::string model;  ///< a built-in model's name
+  BuiltinModelFlags modelFlags;
+  std::string deviceMap;  ///< --device_map FILE: the map to dispatch, instead of one inferred
+  std::string output;     ///< --output FILE: the map in Hugging Face's JSON form
+  bool run = false;
+  std::string offloadFolder;
+  std::uint64_t seed = 0;
+  std::int64_t batchSize = 4;
+  std::int64_t seqLen = 0;
   std::vector<std::string> maxMemory;
   std::vector<std::string> noSplit;
   std::string dtype;
@@ -67,9 +82,10 @@ std::string readInput(const std::string& flag, const std::string& path) {
 }
 
 /// The JSON in `text`. ConfigError naming the flag, the file and where the JSON breaks (nlohmann's line and column).
-json parseInput(const std::string& flag, const std::string& path, const std::string& text) {
+template <typename Json = json>
+Json parseInput(const std::string& flag, const std::string& path, const std::string& text) {
   try {
-    return json::parse(text);
+    return Json::parse(text);
   } catch (const json::exception& e) {  // parse_error, and out_of_range for a number a double cannot hold (1e400)
     std::string message = e.what();
     if (const auto end = message.find("] "); message.starts_with("[json.exception.") && end != std::string::npos) {
@@ -134,11 +150,21 @@ json maxMemoryArg(const std::vector<std::string>& entries) {
   return out;
 }
 
+/// The built-in model --model names, built once (on the CPU, from seed 0: only its structure is read here).
+std::shared_ptr<models::Model> builtModel(const DeviceMapFlags& f) {
+  static std::shared_ptr<models::Model> built;
+  if (!built) {
+    built = models::makeModel(f.modelFlags.request(f.model));
+  }
+  return built;
+}
+
 /// The request the --module_tree flags make: infer_auto_device_map, or get_balanced_memory with --balanced_memory.
 json requestFromFlags(const DeviceMapFlags& f) {
-  FATHOM_CHECK(!f.maxMemory.empty(), ConfigError,
-               "--max_memory is required with --module_tree: Fathom does not measure free memory; give each "
-               "device's limit, e.g. --max_memory 0=20GiB,1=20GiB,cpu=64GiB");
+  FATHOM_CHECK(!f.maxMemory.empty(), ConfigError, "--max_memory is required with ",
+               f.model.empty() ? "--module_tree" : "--model",
+               ": Fathom does not measure free memory; give each device's limit, e.g. --max_memory "
+               "0=20GiB,1=20GiB,cpu=64GiB");
   if (f.balancedMemory) {
     FATHOM_CHECK(!f.noCleanResult && !f.offloadBuffers && !f.fallbackAllocation, ConfigError,
                  "--no_clean_result, --offload_buffers and --fallback_allocation shape a device map; "
@@ -148,7 +174,10 @@ json requestFromFlags(const DeviceMapFlags& f) {
   }
   json args;
   args["max_memory"] = maxMemoryArg(f.maxMemory);
-  args["no_split_module_classes"] = f.noSplit;
+  // A built-in model's repeated block is never split unless told otherwise, as a Hugging Face model's
+  // _no_split_modules are Accelerate's default.
+  args["no_split_module_classes"] =
+      f.noSplit.empty() && !f.model.empty() ? std::vector<std::string>{builtModel(f)->repeatedBlockType()} : f.noSplit;
   args["dtype"] = f.dtype.empty() ? json(nullptr) : json(dtypeFlag("--dtype", f.dtype));
   json special = json::object();
   for (const std::string& entry : f.specialDtypes) {
@@ -163,8 +192,8 @@ json requestFromFlags(const DeviceMapFlags& f) {
     args["offload_buffers"] = f.offloadBuffers;
     args["fallback_allocation"] = f.fallbackAllocation;
   }
-  const std::string text = readInput("--module_tree", f.moduleTree);
-  json model = parseInput("--module_tree", f.moduleTree, text);
+  json model = f.model.empty() ? parseInput("--module_tree", f.moduleTree, readInput("--module_tree", f.moduleTree))
+                               : json(bm::toJson(bm::moduleTreeOf(*builtModel(f))));
   return {{"model", std::move(model)},
           {"call", {{"function", f.balancedMemory ? "get_balanced_memory" : "infer_auto_device_map"}, {"args", args}}}};
 }
@@ -304,44 +333,123 @@ void printAnswerText(std::ostream& out, const json& request, const ojson& answer
   }
 }
 
-int runDeviceMap(const DeviceMapFlags& f) {
-  const bool fromRequest = !f.request.empty();
-  FATHOM_CHECK(!(fromRequest && !f.moduleTree.empty()), ConfigError,
-               "--request and --module_tree exclude each other: a request file holds its model and arguments");
-  FATHOM_CHECK(fromRequest || !f.moduleTree.empty(), ConfigError,
-               "give --request FILE (a model and a call) or --module_tree FILE with --max_memory (see --help)");
-  if (fromRequest) {
-    const std::vector<std::pair<const char*, bool>> treeFlags{{"--max_memory", !f.maxMemory.empty()},
-                                                              {"--no_split", !f.noSplit.empty()},
-                                                              {"--dtype", !f.dtype.empty()},
-                                                              {"--special_dtype", !f.specialDtypes.empty()},
-                                                              {"--no_clean_result", f.noCleanResult},
-                                                              {"--offload_buffers", f.offloadBuffers},
-                                                              {"--fallback_allocation", f.fallbackAllocation},
-                                                              {"--balanced_memory", f.balancedMemory},
-                                                              {"--low_zero", f.lowZero}};
-    for (const auto& [flag, given] : treeFlags) {
+/// The flags that shape a planned map: none of them goes with --device_map (the map is given) or --request (the file
+/// carries its own arguments).
+std::vector<std::pair<const char*, bool>> planningFlags(const DeviceMapFlags& f) {
+  return {{"--max_memory", !f.maxMemory.empty()},
+          {"--no_split", !f.noSplit.empty()},
+          {"--dtype", !f.dtype.empty()},
+          {"--special_dtype", !f.specialDtypes.empty()},
+          {"--no_clean_result", f.noCleanResult},
+          {"--offload_buffers", f.offloadBuffers},
+          {"--fallback_allocation", f.fallbackAllocation},
+          {"--balanced_memory", f.balancedMemory},
+          {"--low_zero", f.lowZero}};
+}
+
+void checkSources(const DeviceMapFlags& f) {
+  const int sources = int(!f.request.empty()) + int(!f.moduleTree.empty()) + int(!f.model.empty());
+  FATHOM_CHECK(
+      sources <= 1, ConfigError,
+      "--request, --module_tree and --model exclude each other: give one model (a request file holds its own)");
+  FATHOM_CHECK(sources == 1, ConfigError,
+               "give --model NAME or --module_tree FILE with --max_memory, or --request FILE (a model and a call); see "
+               "--help");
+  if (!f.request.empty()) {
+    for (const auto& [flag, given] : planningFlags(f)) {
       FATHOM_CHECK(!given, ConfigError, flag,
-                   " applies to --module_tree; a --request file carries its own arguments under \"call\"");
+                   " applies to --model and --module_tree; a --request file carries its own arguments under \"call\"");
     }
   }
-  const json request =
-      fromRequest ? parseInput("--request", f.request, readInput("--request", f.request)) : requestFromFlags(f);
-  const std::string flag = fromRequest ? "--request" : "--module_tree";
-  const std::string file = terminalSafe(fromRequest ? f.request : f.moduleTree);
+  FATHOM_CHECK(!f.run || !f.model.empty(), ConfigError, "--run dispatches a built-in model: give --model NAME (",
+               builtinModelChoices(", "), ")");
+  FATHOM_CHECK(f.deviceMap.empty() || f.run, ConfigError,
+               "--device_map FILE is the map --run dispatches: add --run (to plan a map, give --max_memory instead)");
+  if (!f.deviceMap.empty()) {
+    for (const auto& [flag, given] : planningFlags(f)) {
+      FATHOM_CHECK(!given, ConfigError, flag, " plans a map; --device_map gives one");
+    }
+  }
+  FATHOM_CHECK(!f.run || !f.balancedMemory, ConfigError,
+               "--run dispatches a device map; --balanced_memory prints limits, not a map");
+}
+
+int runDeviceMap(const DeviceMapFlags& f, const std::vector<const CLI::Option*>& runOnly) {
+  checkSources(f);
+  if (!f.run) {
+    for (const CLI::Option* option : runOnly) {
+      FATHOM_CHECK(option->count() == 0, ConfigError, option->get_name(), " applies to --run");
+    }
+  }
+
+  json request;
   ojson answer;
-  try {
-    answer = bm::answerRequest(request);
-  } catch (const ConfigError& e) {
-    throw ConfigError(detail::concat(flag, " ", file, ": ", e.what()));
-  }
-  if (f.json) {
-    std::cout << answer.dump(-1, ' ', false, ojson::error_handler_t::replace) << '\n';
+  bm::DeviceMap map;
+  if (!f.deviceMap.empty()) {
+    const std::string what = "--device_map " + terminalSafe(f.deviceMap);
+    map = bm::deviceMapFromJson(parseInput<ojson>("--device_map", f.deviceMap, readInput("--device_map", f.deviceMap)),
+                                what);
+    FATHOM_CHECK(!map.empty(), ConfigError, what, ": the device map is empty");
+    answer["device_map"] = bm::toJson(map);
   } else {
-    std::ostringstream text;
-    printAnswerText(text, request, answer);
-    std::cout << text.str();
+    const bool fromRequest = !f.request.empty();
+    request = fromRequest ? parseInput("--request", f.request, readInput("--request", f.request)) : requestFromFlags(f);
+    const std::string source = fromRequest       ? "--request " + terminalSafe(f.request)
+                               : f.model.empty() ? "--module_tree " + terminalSafe(f.moduleTree)
+                                                 : "--model " + f.model;
+    try {
+      answer = bm::answerRequest(request);
+    } catch (const ConfigError& e) {
+      throw ConfigError(detail::concat(source, ": ", e.what()));
+    }
+    if (answer.contains("device_map")) {
+      map = bm::deviceMapFromJson(answer.at("device_map"), source);
+    }
   }
+
+  if (!f.output.empty()) {
+    FATHOM_CHECK(answer.contains("device_map"), ConfigError,
+                 "--output writes a device map, and this call gives none (only infer_auto_device_map does)");
+    AtomicFile::writeWhole(f.output, bm::toHfJson(map).dump(2) + "\n", {.what = "device map"});
+  }
+  ojson dispatch;
+  if (f.run) {
+    DispatchRunOptions run;
+    run.model = f.modelFlags.request(f.model);
+    run.seed = f.seed;
+    run.batchSize = f.batchSize;
+    run.sequenceLength = f.seqLen;
+    run.offloadFolder = f.offloadFolder;
+    dispatch = runDispatch(run, map);
+  }
+
+  if (f.json) {
+    if (f.run) {
+      answer["dispatch"] = dispatch;
+    }
+    std::cout << answer.dump(-1, ' ', false, ojson::error_handler_t::replace) << '\n';
+    return 0;
+  }
+  std::ostringstream text;
+  if (!f.deviceMap.empty()) {
+    text << "Device map (" << terminalSafe(f.deviceMap) << "), " << map.size()
+         << (map.size() == 1 ? " entry" : " entries") << ":\n";
+    std::vector<std::vector<std::string>> rows{{"module", "device"}};
+    for (const bm::DeviceMapEntry& e : map) {
+      rows.push_back({moduleText(terminalSafe(e.module)), e.device.toString()});
+    }
+    printTable(text, rows);
+  } else {
+    printAnswerText(text, request, answer);
+  }
+  if (!f.output.empty()) {
+    text << "\nWrote the device map to " << terminalSafe(f.output) << " (Hugging Face's form: accelerate's "
+         << "dispatch_model and from_pretrained(device_map=...) read it).\n";
+  }
+  if (f.run) {
+    printDispatchRun(text, dispatch);
+  }
+  std::cout << text.str();
   return 0;
 }
 
@@ -362,8 +470,14 @@ void addDeviceMapCommand(CLI::App& root, CommandAction& action) {
                   "A module tree in JSON (modules in pre-order with their classes, children, parameters and buffers: "
                   "docs/bigmodel.md); - reads standard input")
       ->type_name("FILE");
+  cmd->add_option("--model", f->model,
+                  "A built-in model (" + builtinModelChoices(", ") +
+                      "), built on the CPU to read its structure; its repeated block is the default --no_split")
+      ->type_name("NAME");
+  f->modelFlags.add(cmd, /*withMlp=*/true);
   cmd->add_option("--max_memory,--max-memory", f->maxMemory,
-                  "With --module_tree: each device's limit, DEVICE=SIZE separated by commas; DEVICE a GPU index, mps, "
+                  "With --model or --module_tree: each device's limit, DEVICE=SIZE separated by commas; DEVICE a GPU "
+                  "index, mps, "
                   "cpu or disk; SIZE as Accelerate writes it (20GiB, 500MB, 8Gb) or a whole number of bytes")
       ->delimiter(',')
       ->type_name("DEVICE=SIZE");
@@ -388,16 +502,44 @@ void addDeviceMapCommand(CLI::App& root, CommandAction& action) {
                 "Print get_balanced_memory's limits (the model spread evenly over the GPUs) instead of a map");
   cmd->add_flag("--low_zero,--low-zero", f->lowZero,
                 "With --balanced_memory: keep GPU 0 as empty as the others allow (low_zero=True)");
-  cmd->add_flag("--json", f->json, "Print the answer as JSON, in the form of Accelerate's return value");
+  cmd->add_option("--output,-o", f->output,
+                  "Also write the device map to FILE as Hugging Face's JSON (an object of module -> device, which "
+                  "accelerate.dispatch_model reads); written whole or not at all")
+      ->type_name("FILE");
+  cmd->add_flag("--run", f->run,
+                "Dispatch the --model per the map (GPU modules placed, cpu ones streamed to the first GPU, disk ones "
+                "memory-mapped), run one forward pass and compare it with the undispatched model's; report peak RSS "
+                "and CUDA memory");
+  cmd->add_option("--device_map,--device-map", f->deviceMap,
+                  "With --run: dispatch this map (Hugging Face's JSON object, or [[module, device], ...]) instead of "
+                  "planning one")
+      ->type_name("FILE");
+  auto runOnly = std::make_shared<std::vector<const CLI::Option*>>();
+  runOnly->push_back(cmd->add_option("--offload_folder,--offload-folder", f->offloadFolder,
+                                     "With --run: where disk modules' weights go (offload.safetensors, removed "
+                                     "afterwards); default a fresh temporary folder")
+                         ->type_name("DIR"));
+  runOnly->push_back(cmd->add_option("--seed", f->seed, "With --run: the weights' seed (the input's is seed + 1)")
+                         ->capture_default_str());
+  runOnly->push_back(cmd->add_option("--batch_size,--batch-size", f->batchSize,
+                                     "With --run: sequences (gpt) or rows (mlp) in the forward pass")
+                         ->capture_default_str());
+  runOnly->push_back(cmd->add_option("--seq_len,--seq-len", f->seqLen,
+                                     "With --run: tokens per sequence (gpt); default the model's block size"));
+  cmd->add_flag("--json", f->json,
+                "Print the answer as JSON, in the form of Accelerate's return value (with --run, plus \"dispatch\")");
   cmd->footer(
       "Examples:\n"
       "  fathom device-map --module_tree llama.json --max_memory 0=20GiB,1=20GiB,cpu=64GiB \\\n"
       "      --no_split LlamaDecoderLayer --dtype bf16\n"
       "  fathom device-map --module_tree llama.json --max_memory 0=20GiB,1=20GiB,cpu=64GiB --balanced_memory\n"
       "  fathom device-map --request case.json --json\n"
+      "  fathom device-map --model gpt-small --max_memory cpu=20MB --output map.json --run\n"
+      "  fathom device-map --model gpt-small --max_memory 0=30MB,cpu=1GB --run    (on a GPU machine)\n"
       "Without --json: the map (module -> device), the bytes on each device beside its limit, the devices that got "
-      "nothing and the buffer warning. Exit 2 for bad input, naming the flag or file.");
-  cmd->callback([f, &action] { action = [f] { return runDeviceMap(*f); }; });
+      "nothing and the buffer warning; with --run, where each unit computes, the output's difference from the "
+      "undispatched model and the memory it took. Exit 2 for bad input, naming the flag or file.");
+  cmd->callback([f, runOnly, &action] { action = [f, runOnly] { return runDeviceMap(*f, *runOnly); }; });
 }
 
 }  // namespace fathom::cli

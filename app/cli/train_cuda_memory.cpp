@@ -32,4 +32,14 @@ nlohmann::json cudaMemoryPeaks(const c10::Device& device) {
 #endif
 }
 
+void resetCudaMemoryPeaks(const c10::Device& device) {
+#ifdef USE_C10D_NCCL
+  if (device.is_cuda()) {
+    c10::cuda::CUDACachingAllocator::resetPeakStats(device.has_index() ? device.index() : c10::cuda::current_device());
+  }
+#else
+  (void)device;
+#endif
+}
+
 }  // namespace fathom::cli

@@ -17,4 +17,8 @@ namespace fathom::cli {
 /// --stats_json per rank. Reading it synchronizes nothing.
 nlohmann::json cudaMemoryPeaks(const c10::Device& device);
 
+/// Starts new peaks for `device` (torch.cuda.reset_peak_memory_stats): nothing for a non-CUDA device or a LibTorch
+/// without the CUDA allocator.
+void resetCudaMemoryPeaks(const c10::Device& device);
+
 }  // namespace fathom::cli

@@ -231,12 +231,12 @@ private slots:
         << QStringList{u"--module_tree"_s, tree, u"--max_memory"_s, u"0=1GiB"_s, u"--special_dtype"_s, u"a.weight=f8"_s}
         << u"--special_dtype a.weight: unknown dtype 'f8'"_s;
     QTest::newRow("both inputs") << QStringList{u"--request"_s, tree, u"--module_tree"_s, tree}
-                                 << u"--request and --module_tree exclude each other"_s;
-    QTest::newRow("neither input") << QStringList{u"--json"_s} << u"give --request FILE"_s;
+                                 << u"--request, --module_tree and --model exclude each other"_s;
+    QTest::newRow("neither input") << QStringList{u"--json"_s} << u"give --model NAME or --module_tree FILE"_s;
     QTest::newRow("no max_memory") << QStringList{u"--module_tree"_s, tree}
                                    << u"--max_memory is required with --module_tree"_s;
     QTest::newRow("tree flag with request") << QStringList{u"--request"_s, tree, u"--max_memory"_s, u"0=1GiB"_s}
-                                            << u"--max_memory applies to --module_tree"_s;
+                                            << u"--max_memory applies to --model and --module_tree"_s;
     QTest::newRow("low_zero without balanced")
         << QStringList{u"--module_tree"_s, tree, u"--max_memory"_s, u"0=1GiB"_s, u"--low_zero"_s}
         << u"--low_zero applies to --balanced_memory only"_s;

@@ -124,7 +124,7 @@ private slots:
     }
     const std::filesystem::path folder = dir.filePath("offload").toStdString();
     {
-      DispatchedModel dispatched(m, map, {.unitClasses = {"GptBlock"}, .offloadFolder = folder});
+      DispatchedModel dispatched(m, map, {.unitClasses = m->unitClasses(), .offloadFolder = folder});
       QCOMPARE(dispatched.mainDevice(), c10::Device(c10::kCPU));
       QVERIFY(std::filesystem::exists(dispatched.offloadFile()));
       QVERIFY(dispatched.placedBytes().at("disk") > 0);
@@ -162,7 +162,7 @@ private slots:
     }
     QVERIFY2(cpu && disk, toJson(inferred.deviceMap).dump().c_str());
     DispatchedModel dispatched(m, inferred.deviceMap,
-                               {.unitClasses = {"GptBlock"}, .offloadFolder = dir.filePath("o").toStdString()});
+                               {.unitClasses = m->unitClasses(), .offloadFolder = dir.filePath("o").toStdString()});
     QCOMPARE((m->forward(input) - expected).abs().max().item<float>(), 0.0f);
     QVERIFY(dispatched.placedBytes().at("cpu") <= static_cast<std::int64_t>(total / 3));
   }
@@ -195,7 +195,7 @@ private slots:
                                       {"transformer.wpe", DeviceKey::cpu()},
                                       {"transformer.h", DeviceKey::disk()},
                                       {"transformer.ln_f", DeviceKey::cpu()}}),
-                               {.unitClasses = {"GptBlock"}, .offloadFolder = dir.path().toStdString()});
+                               {.unitClasses = m->unitClasses(), .offloadFolder = dir.path().toStdString()});
     const std::int64_t disk = dispatched.placedBytes().at("disk");
     QVERIFY(disk > 40'000'000);
     m->forward(tokens(*m));

@@ -8,6 +8,7 @@
 #include <fathom/common/checked_number.h>
 #include <fathom/common/error.h>
 #include <fathom/common/json_input.h>
+#include <fathom/common/terminal_text.h>
 
 #include <cmath>
 #include <set>
@@ -248,6 +249,46 @@ ojson toJson(const DeviceMap& map) {
     out.push_back(ojson::array({ojson(e.module), toJson(e.device)}));
   }
   return out;
+}
+
+ojson toHfJson(const DeviceMap& map) {
+  ojson out = ojson::object();
+  for (const DeviceMapEntry& e : map) {
+    out[e.module] = toJson(e.device);
+  }
+  return out;
+}
+
+DeviceMap deviceMapFromJson(const ojson& j, const std::string& what) {
+  FATHOM_CHECK(j.is_object() || j.is_array(), ConfigError, what,
+               ": a device map is an object of module -> device ({\"transformer.h.0\": 0, \"lm_head\": \"cpu\"}) or a "
+               "list of [module, device] pairs");
+  DeviceMap map;
+  const auto add = [&](const std::string& name, const ojson& device) {
+    FATHOM_CHECK(!deviceOf(map, name).has_value(), ConfigError, what, ": module '", terminalSafe(name),
+                 "' is mapped twice");
+    const std::string entry = detail::concat(what, ": module '", terminalSafe(name), "'");
+    if (device.is_string() && device.get<std::string>().starts_with("cuda:")) {
+      const std::string index = device.get<std::string>().substr(5);
+      FATHOM_CHECK(!index.empty() && index.size() <= 4 && index.find_first_not_of("0123456789") == std::string::npos,
+                   ConfigError, entry, ": device ", quotedJson(device), " is not recognized");
+      map.push_back({name, DeviceKey::gpu(std::stoi(index))});
+    } else {
+      map.push_back({name, deviceKeyFromJson(json(device), entry)});
+    }
+  };
+  if (j.is_object()) {
+    for (const auto& [name, device] : j.items()) {
+      add(name, device);
+    }
+  } else {
+    for (const ojson& pair : j) {
+      FATHOM_CHECK(pair.is_array() && pair.size() == 2 && pair.at(0).is_string(), ConfigError, what,
+                   ": each entry of a list-form device map is [module, device], got ", quotedJson(pair));
+      add(pair.at(0).get<std::string>(), pair.at(1));
+    }
+  }
+  return map;
 }
 
 ojson answerRequest(const json& request) {

@@ -2,6 +2,8 @@
 // GPT-2's block (nanoGPT model.py: LayerNorm, CausalSelfAttention, MLP, Block) in LibTorch 1.13 ATen ops.
 #include "fathom/models/gpt_block.h"
 
+#include <fathom/parallel/unit_scope.h>
+
 #include <ATen/ATen.h>
 
 #include <cmath>
@@ -66,8 +68,10 @@ GptBlock::GptBlock(const GptOptions& o) : torch::nn::Module("GptBlock") {
 }
 
 at::Tensor GptBlock::forward(const at::Tensor& x) {
-  at::Tensor h = x + m_attn->forward(m_ln1->forward(x));
-  return h + m_mlp->forward(m_ln2->forward(h));
+  // The attention and the MLP are units of their own (callUnit): a dispatched model loads their offloaded weights
+  // for their own forward only, and the profiler shows them in the module hierarchy.
+  at::Tensor h = x + parallel::callUnit(m_attn, m_ln1->forward(x));
+  return h + parallel::callUnit(m_mlp, m_ln2->forward(h));
 }
 
 }  // namespace fathom::models

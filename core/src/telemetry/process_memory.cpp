@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <limits>
+#include <string>
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -28,6 +30,29 @@ ProcessMemory readProcessMemory() {
   // two readings can disagree by a few pages; a peak is never below the current value.
   out.peakResidentBytes = std::max(static_cast<std::int64_t>(usage.ru_maxrss) * 1024, out.residentBytes);
   return out;
+}
+
+bool resetPeakResident() {
+  std::ofstream clearRefs("/proc/self/clear_refs");
+  clearRefs << "5";
+  clearRefs.flush();
+  return static_cast<bool>(clearRefs);
+}
+
+std::int64_t peakResidentSinceReset() {
+  // /proc/self/status is "Key:\tvalue" lines; VmHWM's value is in kB ("VmHWM:\t  320728 kB").
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    if (key == "VmHWM:") {
+      std::int64_t kilobytes = -1;
+      status >> kilobytes;
+      FATHOM_CHECK(kilobytes >= 0, StorageError, "cannot read VmHWM from /proc/self/status");
+      return kilobytes * 1024;
+    }
+    status.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  throw StorageError("cannot read VmHWM from /proc/self/status");
 }
 
 }  // namespace fathom::telemetry

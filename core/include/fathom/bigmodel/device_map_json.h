@@ -25,6 +25,14 @@ MaxMemory maxMemoryFromJson(const nlohmann::json& j);
 nlohmann::ordered_json toJson(const MaxMemory& maxMemory);
 nlohmann::ordered_json toJson(const DeviceMap& map);
 
+/// A device map as Hugging Face writes it, the form accelerate.dispatch_model and from_pretrained(device_map=...)
+/// take: an object of module name -> device, in the map's order ({"transformer.wte": 0, "lm_head": "cpu"}).
+nlohmann::ordered_json toHfJson(const DeviceMap& map);
+/// A device map from either form: Hugging Face's object (its key order is the map's order, so parse the file as an
+/// ordered_json) or the [[name, device], ...] list. Devices as deviceKeyFromJson reads them, plus "cuda:N" as GPU N.
+/// ConfigError naming `what`, the entry and the problem (a name twice, a bad device, anything else).
+DeviceMap deviceMapFromJson(const nlohmann::ordered_json& j, const std::string& what);
+
 /// Answers {"model": <module tree>, "call": {"function": f, "args": {...}}} with the result in the form of Accelerate's
 /// return value, as accelerate_asserted_cases.json writes it under "expected":
 ///   compute_module_sizes              {"module_sizes": {name: bytes, ...}} (in Accelerate's key order)

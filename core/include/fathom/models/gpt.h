@@ -32,6 +32,9 @@ public:
   at::Tensor forward(const at::Tensor& input) override;
   at::Tensor loss(const at::Tensor& output, const at::Tensor& target) const override;
   std::string repeatedBlockType() const override { return "GptBlock"; }
+  /// The block, and its attention and MLP, which it calls as units: a dispatched block's offloaded weights are loaded
+  /// one half at a time.
+  std::vector<std::string> unitClasses() const override { return {"GptBlock", "CausalSelfAttention", "GptMlp"}; }
   std::vector<std::shared_ptr<torch::nn::Module>> repeatedBlocks() const override;
 
   const GptOptions& options() const { return m_options; }

@@ -34,6 +34,10 @@ public:
   virtual std::string repeatedBlockType() const = 0;
   /// The repeated block instances in forward order (size == number of layers).
   virtual std::vector<std::shared_ptr<torch::nn::Module>> repeatedBlocks() const = 0;
+  /// Class names (torch::nn::Module::name()) of the modules besides the root whose forward opens a
+  /// parallel::UnitScope: where a dispatched model (bigmodel::DispatchedModel) loads offloaded weights and moves
+  /// inputs. The repeated block, and any module it calls as a unit.
+  virtual std::vector<std::string> unitClasses() const { return {repeatedBlockType()}; }
 };
 
 }  // namespace fathom::models

@@ -16,4 +16,12 @@ struct ProcessMemory {
 /// parsed, or getrusage fails.
 ProcessMemory readProcessMemory();
 
+/// Starts a new peak: the kernel's high-water mark of this process's resident set (VmHWM) becomes its current size
+/// (writing 5 to /proc/self/clear_refs). False where the kernel refuses (an old kernel, a restricted /proc).
+bool resetPeakResident();
+
+/// The kernel's high-water mark of this process's resident set since it started or since resetPeakResident()
+/// (/proc/self/status, VmHWM), in bytes. StorageError when it cannot be read.
+std::int64_t peakResidentSinceReset();
+
 }  // namespace fathom::telemetry
