@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // `fathom device-map`: Accelerate's device-map planning (core/bigmodel, docs/bigmodel.md) from the command line. A
 // request file (a model and one call in Accelerate's terms) is answered by bigmodel::answerRequest as it stands; a
-// module tree with flags becomes such a request (infer_auto_device_map, or get_balanced_memory). --json prints the
-// answer, else a table. The planning is all in core: this file reads flags and files and prints.
+// module tree with flags becomes such a request (infer_auto_device_map, get_balanced_memory, or with --strategy
+// Fathom's plan_device_map). --json prints the answer, else a table. The planning is all in core: this file reads
+// flags and files and prints.
 #include "command.h"
 #include "device_map_run.h"
 #include "model_flags.h"
@@ -10,6 +11,7 @@
 
 #include <fathom/bigmodel/device_key.h>
 #include <fathom/bigmodel/device_map_json.h>
+#include <fathom/bigmodel/device_map_strategy.h>
 #include <fathom/bigmodel/dtype.h>
 #include <fathom/bigmodel/module_tree_json.h>
 #include <fathom/bigmodel/torch_module_tree.h>
@@ -56,6 +58,7 @@ struct DeviceMapFlags {
   std::vector<std::string> noSplit;
   std::string dtype;
   std::vector<std::string> specialDtypes;
+  std::string strategy;  ///< empty: not given (infer_auto_device_map, which is what "sequential" does)
   bool noCleanResult = false;
   bool offloadBuffers = false;
   bool fallbackAllocation = false;
@@ -169,8 +172,18 @@ json requestFromFlags(const DeviceMapFlags& f) {
     FATHOM_CHECK(!f.noCleanResult && !f.offloadBuffers && !f.fallbackAllocation, ConfigError,
                  "--no_clean_result, --offload_buffers and --fallback_allocation shape a device map; "
                  "--balanced_memory prints limits (get_balanced_memory takes none of them)");
+    FATHOM_CHECK(f.strategy.empty(), ConfigError,
+                 "--strategy plans a device map; --balanced_memory prints limits instead of one");
   } else {
-    FATHOM_CHECK(!f.lowZero, ConfigError, "--low_zero applies to --balanced_memory only");
+    FATHOM_CHECK(!f.lowZero, ConfigError,
+                 "--low_zero applies to --balanced_memory only (for a map, use --strategy balanced_low_0)");
+  }
+  if (!f.strategy.empty()) {
+    try {
+      bm::parseStrategy(f.strategy);
+    } catch (const ConfigError& e) {
+      throw ConfigError(detail::concat("--strategy: ", terminalSafe(e.what())));
+    }
   }
   json args;
   args["max_memory"] = maxMemoryArg(f.maxMemory);
@@ -192,10 +205,15 @@ json requestFromFlags(const DeviceMapFlags& f) {
     args["offload_buffers"] = f.offloadBuffers;
     args["fallback_allocation"] = f.fallbackAllocation;
   }
+  if (!f.strategy.empty()) {
+    args["strategy"] = f.strategy;
+  }
   json model = f.model.empty() ? parseInput("--module_tree", f.moduleTree, readInput("--module_tree", f.moduleTree))
                                : json(bm::toJson(bm::moduleTreeOf(*builtModel(f))));
-  return {{"model", std::move(model)},
-          {"call", {{"function", f.balancedMemory ? "get_balanced_memory" : "infer_auto_device_map"}, {"args", args}}}};
+  const char* function = f.balancedMemory     ? "get_balanced_memory"
+                         : f.strategy.empty() ? "infer_auto_device_map"
+                                              : "plan_device_map";
+  return {{"model", std::move(model)}, {"call", {{"function", function}, {"args", args}}}};
 }
 
 // ---- the text form ------------------------------------------------------------------------------------------------
@@ -218,6 +236,13 @@ std::string bytesText(double bytes) {
 /// "280 bytes", or "1073741824 bytes (1.00 GiB)" from 1 KiB on.
 std::string bytesWithSize(double bytes) {
   return bytesText(bytes) + " bytes" + (std::abs(bytes) < 1024 ? "" : " (" + formatBinaryBytes(bytes, 2) + ")");
+}
+
+/// A fraction as a percentage with one decimal: 0.2093 -> "20.9%".
+std::string percentText(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", 100 * fraction);
+  return text;
 }
 
 std::string moduleText(const std::string& name) {
@@ -243,10 +268,61 @@ json sizesArgs(const json& args) {
   return out;
 }
 
+/// What the map was planned by: infer_auto_device_map, or a strategy and what it calls.
+std::string plannedBy(const ojson& answer) {
+  if (!answer.contains("strategy")) {
+    return "infer_auto_device_map";
+  }
+  const std::string strategy = answer.at("strategy").get<std::string>();
+  switch (bm::parseStrategy(strategy)) {
+  case bm::DeviceMapStrategy::Auto:
+  case bm::DeviceMapStrategy::Balanced:
+    return "strategy " + strategy + ": get_balanced_memory's limits, then infer_auto_device_map";
+  case bm::DeviceMapStrategy::BalancedLow0:
+    return "strategy " + strategy + ": get_balanced_memory's limits with low_zero, then infer_auto_device_map";
+  case bm::DeviceMapStrategy::Sequential: return "strategy " + strategy + ": infer_auto_device_map";
+  case bm::DeviceMapStrategy::Optimal: break;
+  }
+  return "strategy " + strategy + ": Fathom's, the smallest largest GPU load";
+}
+
+/// For a strategy: the limits it planned with when they are not the ones given, the largest GPU load, and for
+/// optimal the comparison with balanced.
+void printStrategyLoads(std::ostream& out, const json& args, const ojson& answer) {
+  if (!answer.contains("strategy")) {
+    return;
+  }
+  const bm::MaxMemory given = bm::normalizeMaxMemory(bm::maxMemoryFromJson(args.at("max_memory")));
+  if (bm::maxMemoryFromJson(answer.at("max_memory")) != given) {
+    out << "\nLimits planned with (get_balanced_memory):";
+    for (const ojson& limit : answer.at("max_memory")) {
+      out << " " << deviceText(limit.at(0)) << "=" << formatBinaryBytes(number(limit.at(1)), 2);
+    }
+    out << "\n";
+  }
+  out << "\nLargest GPU load: " << bytesWithSize(number(answer.at("max_gpu_load")))
+      << " (the bytes on a GPU; on the first GPU that holds anything, plus room for the largest layer on cpu or "
+         "disk)\n";
+  if (answer.contains("balanced_error")) {
+    out << "Balanced could not plan this model (" << terminalSafe(answer.at("balanced_error").get<std::string>())
+        << "); no comparison.\n";
+  } else if (answer.contains("gain")) {
+    out << "Balanced's largest GPU load: " << bytesWithSize(number(answer.at("balanced_max_gpu_load")))
+        << "; optimal's is " << percentText(answer.at("gain").get<double>()) << " lower";
+    const double offloaded = number(answer.at("offloaded_bytes"));
+    const double balancedOffloaded = number(answer.at("balanced_offloaded_bytes"));
+    if (offloaded != balancedOffloaded) {
+      out << " (offloaded: " << bytesWithSize(offloaded) << ", balanced " << bytesWithSize(balancedOffloaded) << ")";
+    }
+    out << ".\n";
+  }
+}
+
 void printDeviceMap(std::ostream& out, const json& request, const ojson& answer) {
   const json& args = request.at("call").contains("args") ? request.at("call").at("args") : json::object();
   const ojson& map = answer.at("device_map");
-  out << "Device map (infer_auto_device_map), " << map.size() << (map.size() == 1 ? " entry" : " entries") << ":\n";
+  out << "Device map (" << plannedBy(answer) << "), " << map.size() << (map.size() == 1 ? " entry" : " entries")
+      << ":\n";
   std::vector<std::vector<std::string>> rows{{"module", "device"}};
   for (const ojson& entry : map) {
     rows.push_back({moduleText(entry.at(0).get<std::string>()), deviceText(entry.at(1))});
@@ -277,6 +353,7 @@ void printDeviceMap(std::ostream& out, const json& request, const ojson& answer)
   }
   printTable(out, rows, ColumnAlign::NumbersRight);
 
+  printStrategyLoads(out, args, answer);
   for (const ojson& minimum : answer.at("insufficient_memory_minimums")) {
     out << "\nDevice " << deviceText(minimum.at(0)) << " got nothing: the first module tried there needed "
         << bytesWithSize(number(minimum.at(1)))
@@ -311,7 +388,7 @@ void printSizes(std::ostream& out, const ojson& sizes) {
 
 void printAnswerText(std::ostream& out, const json& request, const ojson& answer) {
   const std::string function = request.at("call").at("function").get<std::string>();
-  if (function == "infer_auto_device_map") {
+  if (function == "infer_auto_device_map" || function == "plan_device_map") {
     printDeviceMap(out, request, answer);
   } else if (function == "get_balanced_memory") {
     printLimits(out, answer.at("max_memory"));
@@ -336,15 +413,11 @@ void printAnswerText(std::ostream& out, const json& request, const ojson& answer
 /// The flags that shape a planned map: none of them goes with --device_map (the map is given) or --request (the file
 /// carries its own arguments).
 std::vector<std::pair<const char*, bool>> planningFlags(const DeviceMapFlags& f) {
-  return {{"--max_memory", !f.maxMemory.empty()},
-          {"--no_split", !f.noSplit.empty()},
-          {"--dtype", !f.dtype.empty()},
-          {"--special_dtype", !f.specialDtypes.empty()},
-          {"--no_clean_result", f.noCleanResult},
-          {"--offload_buffers", f.offloadBuffers},
-          {"--fallback_allocation", f.fallbackAllocation},
-          {"--balanced_memory", f.balancedMemory},
-          {"--low_zero", f.lowZero}};
+  return {{"--max_memory", !f.maxMemory.empty()},  {"--no_split", !f.noSplit.empty()},
+          {"--dtype", !f.dtype.empty()},           {"--special_dtype", !f.specialDtypes.empty()},
+          {"--strategy", !f.strategy.empty()},     {"--no_clean_result", f.noCleanResult},
+          {"--offload_buffers", f.offloadBuffers}, {"--fallback_allocation", f.fallbackAllocation},
+          {"--balanced_memory", f.balancedMemory}, {"--low_zero", f.lowZero}};
 }
 
 void checkSources(const DeviceMapFlags& f) {
@@ -459,7 +532,8 @@ void addDeviceMapCommand(CLI::App& root, CommandAction& action) {
   auto f = std::make_shared<DeviceMapFlags>();
   CLI::App* cmd = root.add_subcommand(
       "device-map", "Plan where each module of a big model goes (GPUs, cpu, disk) exactly as Accelerate's "
-                    "infer_auto_device_map does, or its balanced limits (docs/bigmodel.md)");
+                    "infer_auto_device_map does, by a named strategy (auto, balanced, balanced_low_0, sequential, or "
+                    "Fathom's optimal), or its balanced limits (docs/bigmodel.md)");
   cmd->add_option("--request", f->request,
                   "A JSON file holding one question in Accelerate's terms: {\"model\": MODULE_TREE, \"call\": "
                   "{\"function\": F, \"args\": {...}}}, F one of infer_auto_device_map, get_balanced_memory, "
@@ -491,6 +565,16 @@ void addDeviceMapCommand(CLI::App& root, CommandAction& action) {
   cmd->add_option("--special_dtype,--special-dtype", f->specialDtypes,
                   "A tensor's own dtype, over --dtype (Accelerate's special_dtypes)")
       ->type_name("TENSOR=DTYPE");
+  cmd->add_option(
+         "--strategy", f->strategy,
+         "With --model or --module_tree: plan the map by strategy, as device_map=\"...\" in from_pretrained and "
+         "load_checkpoint_and_dispatch: auto and balanced (get_balanced_memory's limits, then "
+         "infer_auto_device_map), balanced_low_0 (the same, GPU 0 kept as empty as the others allow), "
+         "sequential (infer_auto_device_map on the limits as given: what no --strategy does too), or "
+         "optimal (Fathom's: the model's layers cut in order over the GPUs, then cpu, then disk, for the "
+         "smallest largest GPU load; compared with balanced). With it the answer names the strategy, the "
+         "limits planned with and the largest GPU load")
+      ->type_name("NAME");
   cmd->add_flag("--no_clean_result,--no-clean-result", f->noCleanResult,
                 "Keep every name; do not merge names sharing a device into their prefix (clean_result=False)");
   cmd->add_flag("--offload_buffers,--offload-buffers", f->offloadBuffers,
@@ -532,13 +616,17 @@ void addDeviceMapCommand(CLI::App& root, CommandAction& action) {
       "Examples:\n"
       "  fathom device-map --module_tree llama.json --max_memory 0=20GiB,1=20GiB,cpu=64GiB \\\n"
       "      --no_split LlamaDecoderLayer --dtype bf16\n"
+      "  fathom device-map --module_tree llama.json --max_memory 0=20GiB,1=20GiB,cpu=64GiB \\\n"
+      "      --no_split LlamaDecoderLayer --strategy optimal --json\n"
       "  fathom device-map --module_tree llama.json --max_memory 0=20GiB,1=20GiB,cpu=64GiB --balanced_memory\n"
       "  fathom device-map --request case.json --json\n"
       "  fathom device-map --model gpt-small --max_memory cpu=20MB --output map.json --run\n"
       "  fathom device-map --model gpt-small --max_memory 0=30MB,cpu=1GB --run    (on a GPU machine)\n"
-      "Without --json: the map (module -> device), the bytes on each device beside its limit, the devices that got "
-      "nothing and the buffer warning; with --run, where each unit computes, the output's difference from the "
-      "undispatched model and the memory it took. Exit 2 for bad input, naming the flag or file.");
+      "Without --strategy, the map is infer_auto_device_map's on the limits given (the sequential strategy). "
+      "Without --json: the map (module -> device), the bytes on each device beside its limit, with --strategy the "
+      "largest GPU load (and for optimal balanced's), the devices that got nothing and the buffer warning; with "
+      "--run, where each unit computes, the output's difference from the undispatched model and the memory it took. "
+      "Exit 2 for bad input, naming the flag or file.");
   cmd->callback([f, runOnly, &action] { action = [f, runOnly] { return runDeviceMap(*f, *runOnly); }; });
 }
 

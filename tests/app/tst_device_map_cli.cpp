@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `fathom device-map`: every case Accelerate's tests assert (tests/data/device_map/accelerate_asserted_cases.json)
 // answered through `--request FILE --json` exactly as tests/core/tst_device_map.cpp checks core/bigmodel; a module
-// tree with --max_memory strings and the other flags; the text form; bad input refused with exit code 2, naming the
-// flag or file.
+// tree with --max_memory strings and the other flags; --strategy (each one, through core's plan_device_map); the text
+// form; bad input refused with exit code 2, naming the flag or file.
 #include "cli_runner.h"
 
 #include <QFile>
@@ -163,6 +163,75 @@ private slots:
     QCOMPARE(parse(r).toObject(), bal.value(u"expected"_s).toObject());
   }
 
+  void strategy_data() {
+    QTest::addColumn<QString>("strategy");
+    QTest::addColumn<QString>("limits");
+    QTest::addColumn<QString>("map");
+    QTest::addColumn<int>("maxGpuLoad");
+    // ModelForTest (64, 72, 100 bytes) on two GPUs of 300: tst_device_map_strategy works these out by hand.
+    QTest::newRow("auto") << u"auto"_s << u"[[0,215],[1,300]]"_s
+                          << u"[[\"linear1\",0],[\"batchnorm\",1],[\"linear2\",1]]"_s << 172;
+    QTest::newRow("balanced") << u"balanced"_s << u"[[0,215],[1,300]]"_s
+                              << u"[[\"linear1\",0],[\"batchnorm\",1],[\"linear2\",1]]"_s << 172;
+    QTest::newRow("balanced_low_0") << u"balanced_low_0"_s << u"[[0,0],[1,300]]"_s << u"[[\"\",1]]"_s << 236;
+    QTest::newRow("sequential") << u"sequential"_s << u"[[0,300],[1,300]]"_s << u"[[\"\",0]]"_s << 236;
+    QTest::newRow("optimal") << u"optimal"_s << u"[[0,300],[1,300]]"_s
+                             << u"[[\"linear1\",0],[\"batchnorm\",0],[\"linear2\",1]]"_s << 136;
+  }
+
+  /// --strategy NAME --json: the map, the limits it was planned with, the largest GPU load, and for optimal
+  /// balanced's load and the gain; the answer of the same plan_device_map request written as a file.
+  void strategy() {
+    QFETCH(QString, strategy);
+    QFETCH(QString, limits);
+    QFETCH(QString, map);
+    QFETCH(int, maxGpuLoad);
+    const QString tree = write(u"strategy_tree.json"_s, modelForTest());
+    Run r = runFathom({u"device-map"_s, u"--module_tree"_s, tree, u"--max_memory"_s, u"0=300,1=300"_s, u"--strategy"_s,
+                       strategy, u"--json"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QJsonObject answer = parse(r).toObject();
+    QCOMPARE(answer.value(u"strategy"_s).toString(), strategy);
+    QCOMPARE(compact(answer.value(u"max_memory"_s)), limits);
+    QCOMPARE(compact(answer.value(u"device_map"_s)), map);
+    QCOMPARE(answer.value(u"max_gpu_load"_s).toInt(), maxGpuLoad);
+    QCOMPARE(answer.contains(u"gain"_s), strategy == u"optimal"_s);
+    if (strategy == u"optimal"_s) {
+      QCOMPARE(answer.value(u"balanced_max_gpu_load"_s).toInt(), 172);
+      QCOMPARE(answer.value(u"gain"_s).toDouble(), 36.0 / 172.0);
+    }
+    const QJsonObject args{{u"strategy"_s, strategy},
+                           {u"max_memory"_s, QJsonArray{QJsonArray{0, 300}, QJsonArray{1, 300}}}};
+    const QJsonObject request{{u"model"_s, modelForTest()},
+                              {u"call"_s, QJsonObject{{u"function"_s, u"plan_device_map"_s}, {u"args"_s, args}}}};
+    r = runFathom({u"device-map"_s, u"--request"_s, write(u"plan_request.json"_s, request), u"--json"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(parse(r).toObject(), answer);
+
+    // The text form names the strategy and the largest GPU load, and for optimal balanced's.
+    r = runFathom(
+        {u"device-map"_s, u"--module_tree"_s, tree, u"--max_memory"_s, u"0=300,1=300"_s, u"--strategy"_s, strategy});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QString out = QString::fromUtf8(r.out);
+    QVERIFY2(out.startsWith(u"Device map (strategy "_s + strategy), qPrintable(out));
+    QVERIFY2(out.contains(u"\nLargest GPU load: "_s + QString::number(maxGpuLoad) + u" bytes"_s), qPrintable(out));
+    QCOMPARE(out.contains(u"Limits planned with (get_balanced_memory): 0="_s),
+             strategy.startsWith(u"balanced"_s) || strategy == u"auto"_s);
+    if (strategy == u"optimal"_s) {
+      QVERIFY2(out.contains(u"Balanced's largest GPU load: 172 bytes; optimal's is 20.9% lower.\n"_s), qPrintable(out));
+    }
+  }
+
+  void withoutStrategyNothingChanges() {
+    // No --strategy: infer_auto_device_map's answer as before, with none of plan_device_map's keys.
+    const QString tree = write(u"plain_tree.json"_s, modelForTest());
+    const Run r =
+        runFathom({u"device-map"_s, u"--module_tree"_s, tree, u"--max_memory"_s, u"0=300,1=300"_s, u"--json"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(parse(r).toObject().keys(), (QStringList{u"buffer_warning"_s, u"buffer_warning_bytes"_s, u"device_map"_s,
+                                                      u"insufficient_memory_minimums"_s}));
+  }
+
   void textForm() {
     const Run r = runFathom(
         {u"device-map"_s, u"--request"_s, write(u"warns.json"_s, caseById(u"idm_buffers_offloaded_warns"_s))});
@@ -240,11 +309,57 @@ private slots:
     QTest::newRow("low_zero without balanced")
         << QStringList{u"--module_tree"_s, tree, u"--max_memory"_s, u"0=1GiB"_s, u"--low_zero"_s}
         << u"--low_zero applies to --balanced_memory only"_s;
+    QTest::newRow("unknown strategy")
+        << QStringList{u"--module_tree"_s, tree, u"--max_memory"_s, u"0=1GiB"_s, u"--strategy"_s, u"fastest"_s}
+        << u"--strategy: unknown device-map strategy 'fastest' (expected one of auto, balanced, balanced_low_0, "
+           u"sequential, optimal)"_s;
+    QTest::newRow("strategy with balanced_memory")
+        << QStringList{u"--module_tree"_s, tree,          u"--max_memory"_s,     u"0=1GiB"_s,
+                       u"--strategy"_s,    u"balanced"_s, u"--balanced_memory"_s}
+        << u"--strategy plans a device map; --balanced_memory prints limits"_s;
+    QTest::newRow("strategy with request") << QStringList{u"--request"_s, tree, u"--strategy"_s, u"optimal"_s}
+                                           << u"--strategy applies to --model and --module_tree"_s;
+    QTest::newRow("optimal with fallback")
+        << QStringList{u"--module_tree"_s, tree,         u"--max_memory"_s,         u"0=1GiB"_s,
+                       u"--strategy"_s,    u"optimal"_s, u"--fallback_allocation"_s}
+        << u"fallback_allocation does not apply"_s;
     QTest::newRow("bad tree") << QStringList{u"--module_tree"_s, m_dir.filePath(u"broken_tree.json"_s),
                                              u"--max_memory"_s, u"0=1GiB"_s}
                               << u"broken_tree.json: module tree: "_s;
     QTest::newRow("unknown function") << QStringList{u"--request"_s, m_dir.filePath(u"unknown_function.json"_s)}
                                       << u"unknown_function.json: device-map request: unknown function 'guess'"_s;
+    const QString mapFile = m_dir.filePath(u"bad_map.json"_s);
+    QTest::newRow("model and tree") << QStringList{u"--model"_s, u"gpt-tiny"_s, u"--module_tree"_s, tree}
+                                    << u"--request, --module_tree and --model exclude each other"_s;
+    QTest::newRow("unknown model") << QStringList{u"--model"_s, u"gpt-huge"_s, u"--max_memory"_s, u"cpu=1GB"_s}
+                                   << u"gpt-huge"_s;
+    QTest::newRow("run without a built-in model")
+        << QStringList{u"--module_tree"_s, tree, u"--max_memory"_s, u"0=1GiB"_s, u"--run"_s}
+        << u"--run dispatches a built-in model: give --model NAME"_s;
+    QTest::newRow("device_map without run") << QStringList{u"--model"_s, u"gpt-tiny"_s, u"--device_map"_s, mapFile}
+                                            << u"--device_map FILE is the map --run dispatches: add --run"_s;
+    QTest::newRow("run flag without run")
+        << QStringList{u"--model"_s, u"gpt-tiny"_s, u"--max_memory"_s, u"cpu=1GB"_s, u"--seed"_s, u"3"_s}
+        << u"--seed applies to --run"_s;
+    QTest::newRow("device_map with limits")
+        << QStringList{u"--model"_s, u"gpt-tiny"_s,     u"--run"_s,  u"--device_map"_s,
+                       mapFile,      u"--max_memory"_s, u"cpu=1GB"_s}
+        << u"--max_memory plans a map; --device_map gives one"_s;
+    QTest::newRow("run with balanced memory")
+        << QStringList{u"--model"_s, u"gpt-tiny"_s, u"--max_memory"_s, u"cpu=1GB"_s, u"--balanced_memory"_s, u"--run"_s}
+        << u"--run dispatches a device map; --balanced_memory prints limits"_s;
+    QTest::newRow("map names no module") << QStringList{u"--model"_s, u"gpt-tiny"_s, u"--run"_s, u"--device_map"_s,
+                                                        m_dir.filePath(u"map_unknown.json"_s)}
+                                         << u"'transformer.h.9' is not a module or tensor of the model"_s;
+    QTest::newRow("map leaves a tensor") << QStringList{u"--model"_s, u"gpt-tiny"_s, u"--run"_s, u"--device_map"_s,
+                                                        m_dir.filePath(u"map_partial.json"_s)}
+                                         << u"places no device for 'transformer.ln_f.weight'"_s;
+    QTest::newRow("map device unknown") << QStringList{u"--model"_s, u"gpt-tiny"_s, u"--run"_s, u"--device_map"_s,
+                                                       mapFile}
+                                        << u"module '': device \"gpu0\" is not recognized"_s;
+    QTest::newRow("GPU without CUDA") << QStringList{u"--model"_s, u"gpt-tiny"_s, u"--run"_s, u"--device_map"_s,
+                                                     m_dir.filePath(u"map_gpu.json"_s)}
+                                      << u"LibTorch sees 0 CUDA devices"_s;
   }
 
   void badInputExitsWithTwo() {
@@ -253,6 +368,12 @@ private slots:
     write(u"tree.json"_s, modelForTest());
     write(u"bad.json"_s, "{\"model\":\n  {\"modules\": [,]}}\n");
     write(u"broken_tree.json"_s, QJsonObject{{u"modules"_s, QJsonArray{QJsonObject{{u"name"_s, u""_s}}}}});
+    write(u"bad_map.json"_s, QJsonObject{{u""_s, u"gpu0"_s}});
+    write(u"map_gpu.json"_s, QJsonObject{{u""_s, 0}});
+    write(u"map_unknown.json"_s, QJsonObject{{u""_s, u"cpu"_s}, {u"transformer.h.9"_s, u"disk"_s}});
+    write(u"map_partial.json"_s, QJsonObject{{u"transformer.wte"_s, u"cpu"_s},
+                                             {u"transformer.wpe"_s, u"cpu"_s},
+                                             {u"transformer.h"_s, u"disk"_s}});
     write(u"unknown_function.json"_s,
           QJsonObject{{u"model"_s, modelForTest()}, {u"call"_s, QJsonObject{{u"function"_s, u"guess"_s}}}});
     const Run r = runFathom(QStringList{u"device-map"_s} + args);
@@ -261,11 +382,56 @@ private slots:
     QVERIFY2(QString::fromUtf8(r.err).contains(message), qPrintable(u"expected: "_s + message + u"\n"_s + describe(r)));
   }
 
+  void dispatchABuiltInModel() {
+    // Plan gpt-tiny with room on the CPU for part of it, write the map, dispatch it: the output is the undispatched
+    // model's exactly.
+    const QString output = m_dir.filePath(u"gpt_tiny_map.json"_s);
+    const QString offload = m_dir.filePath(u"offload"_s);
+    const Run r = runFathom({u"device-map"_s, u"--model"_s, u"gpt-tiny"_s, u"--max_memory"_s, u"cpu=300KB"_s,
+                             u"--output"_s, output, u"--run"_s, u"--offload_folder"_s, offload, u"--json"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QJsonObject answer = parse(r).toObject();
+    const QJsonObject dispatch = answer.value(u"dispatch"_s).toObject();
+    QVERIFY2(dispatch.value(u"identical"_s).toBool(), qPrintable(compact(dispatch)));
+    QCOMPARE(dispatch.value(u"max_abs_difference"_s).toDouble(), 0.0);
+    QCOMPARE(dispatch.value(u"main_device"_s).toString(), u"cpu"_s);
+    const QJsonObject placed = dispatch.value(u"placed_bytes"_s).toObject();
+    QVERIFY2(placed.value(u"cpu"_s).toDouble() > 0 && placed.value(u"disk"_s).toDouble() > 0,
+             qPrintable(compact(placed)));
+    QVERIFY(placed.value(u"cpu"_s).toDouble() <= 300'000);
+    // The attention and MLP of each block are units: 1 + 2 blocks x 3.
+    QCOMPARE(dispatch.value(u"units"_s).toArray().size(), 7);
+    QVERIFY(!QFile::exists(offload + u"/offload.safetensors"_s));  // removed with the dispatch
+
+    // --output is Hugging Face's form of the same map, in its order.
+    QFile file(output);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonObject hf = QJsonDocument::fromJson(file.readAll()).object();
+    const QJsonArray pairs = answer.value(u"device_map"_s).toArray();
+    QCOMPARE(hf.size(), pairs.size());
+    for (const QJsonValue& pair : pairs) {
+      QCOMPARE(hf.value(pair.toArray().at(0).toString()), pair.toArray().at(1));
+    }
+
+    // The written map dispatched again, in the text form.
+    const Run again = runFathom({u"device-map"_s, u"--model"_s, u"gpt-tiny"_s, u"--run"_s, u"--device_map"_s, output,
+                                 u"--batch_size"_s, u"2"_s, u"--seq_len"_s, u"8"_s});
+    QVERIFY2(again.exitCode == 0, qPrintable(describe(again)));
+    QVERIFY2(again.out.contains("Output against the undispatched model: identical (max abs difference 0)"),
+             again.out.constData());
+    QVERIFY2(again.out.contains("transformer.h.1.mlp"), again.out.constData());
+    QVERIFY2(again.out.contains("Peak RSS over the forward"), again.out.constData());
+  }
+
   void helpHasAnExample() {
     const Run r = runFathom({u"device-map"_s, u"--help"_s});
     QCOMPARE(r.exitCode, 0);
     QVERIFY2(r.out.contains("--max_memory 0=20GiB,1=20GiB,cpu=64GiB"), r.out.constData());
     QVERIFY2(r.out.contains("--request"), r.out.constData());
+    QVERIFY2(r.out.contains("--strategy") && r.out.contains("balanced_low_0") && r.out.contains("optimal"),
+             r.out.constData());
+    QVERIFY2(r.out.contains("Without --strategy, the map is infer_auto_device_map's"), r.out.constData());
+    QVERIFY2(r.out.contains("--model gpt-small --max_memory cpu=20MB --output map.json --run"), r.out.constData());
   }
 };
 

@@ -4,6 +4,7 @@
 // module tree's JSON round trip; and cases of our own, computed by hand from Accelerate's rules, for what those
 // cases leave out: nothing fitting a GPU, raw (uncleaned) order, low_zero, no-split sizes in balancing, sub-byte
 // dtypes, and the errors for bad input.
+#include "device_map_test_support.h"
 #include "error_helpers.h"
 
 #include <fathom/bigmodel/balanced_memory.h>
@@ -18,7 +19,6 @@
 #include <QTest>
 
 #include <algorithm>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -30,52 +30,7 @@ using nlohmann::json;
 
 namespace {
 
-const std::vector<json>& cases() {
-  static const std::vector<json> loaded = [] {
-    std::ifstream in(FATHOM_TEST_DATA_DIR "/device_map/accelerate_asserted_cases.json");
-    return json::parse(in).get<std::vector<json>>();
-  }();
-  return loaded;
-}
-
-const json& caseById(const std::string& id) {
-  for (const json& c : cases()) {
-    if (c.at("id") == id) {
-      return c;
-    }
-  }
-  throw std::runtime_error("no case " + id);
-}
-
-json plain(const nlohmann::ordered_json& j) {
-  return json::parse(j.dump());
-}
-
-/// Answers `model` with a call of `function`.
-json ask(const json& model, const std::string& function, const json& args) {
-  return plain(answerRequest(json{{"model", model}, {"call", {{"function", function}, {"args", args}}}}));
-}
-
-/// A one-module-per-line tree: {name, class, children, [[param, shape, dtype, id]...]} with no buffers.
-json module(const std::string& name, const std::string& cls, const std::vector<std::string>& children,
-            const json& parameters = json::array(), const json& buffers = json::array()) {
-  return {{"name", name}, {"class", cls}, {"children", children}, {"parameters", parameters}, {"buffers", buffers}};
-}
-
-json tensor(const std::string& name, const std::vector<std::int64_t>& shape, const std::string& dtype, int id) {
-  return {{"name", name}, {"shape", shape}, {"dtype", dtype}, {"tensor_id", id}};
-}
-
-/// Sequential(linear1, linear2, linear3), each Linear(10, 10), linear3's weight tied to linear1's.
-json tiedThreeLinears() {
-  return {
-      {"modules",
-       {module("", "Sequential", {"linear1", "linear2", "linear3"}),
-        module("linear1", "Linear", {}, {tensor("weight", {10, 10}, "float32", 0), tensor("bias", {10}, "float32", 1)}),
-        module("linear2", "Linear", {}, {tensor("weight", {10, 10}, "float32", 2), tensor("bias", {10}, "float32", 3)}),
-        module("linear3", "Linear", {},
-               {tensor("weight", {10, 10}, "float32", 0), tensor("bias", {10}, "float32", 4)})}}};
-}
+using namespace devicemaptest;
 
 std::string dump(const json& j) {
   return j.dump();

@@ -210,3 +210,12 @@ seed("launch_spec", "hosts_list.bin", "{}\0node1,node2,admin@10.0.0.3")
 for case in json.loads((data / "device_map" / "accelerate_asserted_cases.json").read_text()):
     seed("device_map", case["id"] + ".json",
          json.dumps({"model": case["model"], "call": case["call"]}, separators=(",", ":")))
+# Fathom's plan_device_map, one request per strategy, on an asserted model with tied parameters and two GPUs.
+_tied = next(c for c in json.loads((data / "device_map" / "accelerate_asserted_cases.json").read_text())
+             if c["id"] == "idm_tied_layer3_to_layer1")
+for strategy in ["auto", "balanced", "balanced_low_0", "sequential", "optimal"]:
+    args = {k: v for k, v in _tied["call"]["args"].items() if k != "verbose"}
+    seed("device_map", "plan_" + strategy + ".json",
+         json.dumps({"model": _tied["model"], "call": {"function": "plan_device_map",
+                                                       "args": dict(args, strategy=strategy)}},
+                    separators=(",", ":")))

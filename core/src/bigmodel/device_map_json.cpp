@@ -2,6 +2,7 @@
 #include <fathom/bigmodel/device_map_json.h>
 
 #include <fathom/bigmodel/balanced_memory.h>
+#include <fathom/bigmodel/device_map_strategy.h>
 #include <fathom/bigmodel/infer_device_map.h>
 #include <fathom/bigmodel/module_sizes.h>
 #include <fathom/bigmodel/module_tree_json.h>
@@ -11,6 +12,7 @@
 #include <fathom/common/terminal_text.h>
 
 #include <cmath>
+#include <optional>
 #include <set>
 
 namespace fathom::bigmodel {
@@ -175,6 +177,55 @@ ojson answerInfer(const ModuleTree& tree, Args& args) {
   return out;
 }
 
+/// Fathom's plan_device_map: a map by strategy name (device_map_strategy.h), with what each strategy's limits and
+/// loads were, and for optimal how it compares with balanced.
+ojson answerPlan(const ModuleTree& tree, Args& args) {
+  const json* name = args.get("strategy");
+  FATHOM_CHECK(name == nullptr || name->is_string(), ConfigError, args.what("strategy"), " must be a name, got ",
+               quotedJson(*name));
+  DeviceMapStrategy strategy = DeviceMapStrategy::Sequential;
+  try {
+    strategy = name == nullptr ? strategy : parseStrategy(name->get<std::string>());
+  } catch (const ConfigError& e) {
+    throw ConfigError(args.what("strategy") + ": " + e.what());
+  }
+  InferOptions options;
+  options.maxMemory = maxMemoryFromJson(args.required("max_memory"));
+  options.noSplitModuleClasses = args.names("no_split_module_classes");
+  options.dtype = args.dtype("dtype");
+  options.specialDtypes = args.specialDtypes("special_dtypes");
+  options.cleanResult = args.flag("clean_result", true);
+  options.offloadBuffers = args.flag("offload_buffers", false);
+  options.fallbackAllocation = args.flag("fallback_allocation", false);
+  args.checkAllRead();
+  const StrategyResult plan = planDeviceMap(tree, strategy, options);
+  ojson out;
+  out["strategy"] = std::string(strategyName(strategy));
+  out["max_memory"] = toJson(plan.maxMemory);
+  out["device_map"] = toJson(plan.result.deviceMap);
+  out["buffer_warning"] = plan.result.bufferWarning;
+  out["buffer_warning_bytes"] =
+      plan.result.bufferWarning ? bytesToJson(plan.result.bufferWarningBytes) : ojson(nullptr);
+  out["insufficient_memory_minimums"] = toJson(plan.result.insufficientMemoryMinimums);
+  out["max_gpu_load"] = bytesToJson(plan.loads.maxGpuLoad);
+  out["offloaded_bytes"] = bytesToJson(plan.loads.offloadedBytes);
+  if (strategy == DeviceMapStrategy::Optimal) {
+    // Where Accelerate's planning fails on the model (a tied parameter it can no longer find), optimal still
+    // answers; the comparison says why it is missing.
+    std::optional<StrategyResult> balanced;
+    try {
+      balanced = planDeviceMap(tree, DeviceMapStrategy::Balanced, options);
+    } catch (const ConfigError& e) {
+      out["balanced_error"] = e.what();
+    }
+    const std::optional<StrategyGain> gain = balanced ? std::optional(strategyGain(plan, *balanced)) : std::nullopt;
+    out["balanced_max_gpu_load"] = gain ? bytesToJson(gain->balancedMaxGpuLoad) : ojson(nullptr);
+    out["balanced_offloaded_bytes"] = gain ? bytesToJson(gain->balancedOffloadedBytes) : ojson(nullptr);
+    out["gain"] = gain ? ojson(gain->gain) : ojson(nullptr);
+  }
+  return out;
+}
+
 ojson answerBalanced(const ModuleTree& tree, Args& args) {
   const MaxMemory maxMemory = maxMemoryFromJson(args.required("max_memory"));
   BalancedMemoryOptions options;
@@ -318,9 +369,12 @@ ojson answerRequest(const json& request) {
   if (function == "get_balanced_memory") {
     return answerBalanced(tree, args);
   }
+  if (function == "plan_device_map") {
+    return answerPlan(tree, args);
+  }
   throw ConfigError("device-map request: unknown function '" + function +
                     "' (known: compute_module_sizes, compute_module_total_buffer_size, get_module_size_with_ties, "
-                    "infer_auto_device_map, get_balanced_memory)");
+                    "infer_auto_device_map, get_balanced_memory, plan_device_map)");
 }
 
 }  // namespace fathom::bigmodel

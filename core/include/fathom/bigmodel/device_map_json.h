@@ -41,6 +41,13 @@ DeviceMap deviceMapFromJson(const nlohmann::ordered_json& j, const std::string& 
 ///   infer_auto_device_map             {"device_map", "buffer_warning", "buffer_warning_bytes" (null without a
 ///                                      warning), "insufficient_memory_minimums" ([[device, bytes], ...])}
 ///   get_balanced_memory               {"max_memory": [[device, bytes], ...]}
+/// and Fathom's own function, a device map by strategy (device_map_strategy.h; args: "strategy", one of auto, balanced,
+/// balanced_low_0, sequential (the default), optimal, and infer_auto_device_map's but verbose):
+///   plan_device_map                   {"strategy", "max_memory" (the limits planned with), "device_map",
+///                                      "buffer_warning", "buffer_warning_bytes", "insufficient_memory_minimums",
+///                                      "max_gpu_load", "offloaded_bytes" (device_load.h), and for optimal
+///                                      "balanced_max_gpu_load", "balanced_offloaded_bytes", "gain" (a fraction;
+///                                      all three null, with "balanced_error", where balanced's planning fails)}
 /// Arguments use Accelerate's names; null stands for an argument not given, and an unknown argument is an error.
 /// ConfigError for an unknown function or a bad argument, naming it.
 nlohmann::ordered_json answerRequest(const nlohmann::json& request);
