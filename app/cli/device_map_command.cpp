@@ -52,7 +52,7 @@ struct DeviceMapFlags {
   bool run = false;
   std::string offloadFolder;
   std::uint64_t seed = 0;
-  std::int64_t batchSize = 4;
+  std::int64_t batchSize = 1;
   std::int64_t seqLen = 0;
   std::vector<std::string> maxMemory;
   std::vector<std::string> noSplit;

@@ -57,13 +57,15 @@ at::Tensor inputFor(const DispatchRunOptions& o) {
 struct Timed {
   at::Tensor output;
   double seconds = 0;
+  std::int64_t rssBefore = 0;
   std::optional<std::int64_t> peakRss;
 };
 
 Timed timedForward(models::Model& model, const at::Tensor& input) {
+  Timed t;
+  t.rssBefore = telemetry::readProcessMemory().residentBytes;
   const bool reset = telemetry::resetPeakResident();
   const auto start = std::chrono::steady_clock::now();
-  Timed t;
   t.output = model.forward(input).to(at::kCPU);  // the copy waits for the device
   t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (reset) {
@@ -116,13 +118,17 @@ ojson runDispatch(const DispatchRunOptions& options, const bigmodel::DeviceMap& 
   const double difference = (run.output - reference.output).abs().max().item<double>();
   report["max_abs_difference"] = difference;
   report["identical"] = difference == 0.0;
-  report["reference"] = {{"seconds", reference.seconds}, {"peak_rss_bytes", optionalBytes(reference.peakRss)}};
+  report["reference"] = {{"seconds", reference.seconds},
+                         {"rss_before_bytes", reference.rssBefore},
+                         {"peak_rss_bytes", optionalBytes(reference.peakRss)}};
   ojson cuda = ojson::array();
   for (const c10::DeviceIndex gpu : gpus) {
     cuda.push_back(ojson(cudaMemoryPeaks(c10::Device(c10::kCUDA, gpu))));
   }
-  report["dispatched"] = {
-      {"seconds", run.seconds}, {"peak_rss_bytes", optionalBytes(run.peakRss)}, {"cuda", std::move(cuda)}};
+  report["dispatched"] = {{"seconds", run.seconds},
+                          {"rss_before_bytes", run.rssBefore},
+                          {"peak_rss_bytes", optionalBytes(run.peakRss)},
+                          {"cuda", std::move(cuda)}};
   const auto disk = dispatched.placedBytes().find("disk");
   if (reference.peakRss && run.peakRss) {
     const std::int64_t saved = *reference.peakRss - *run.peakRss;

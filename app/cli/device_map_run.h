@@ -17,7 +17,7 @@ namespace fathom::cli {
 struct DispatchRunOptions {
   models::ModelRequest model;
   std::uint64_t seed = 0;               ///< the weights' (torch::manual_seed) and, plus one, the input's
-  std::int64_t batchSize = 4;           ///< sequences (gpt) or rows (mlp) of the one forward pass
+  std::int64_t batchSize = 1;           ///< sequences (gpt) or rows (mlp) of the one forward pass
   std::int64_t sequenceLength = 0;      ///< gpt tokens per sequence; 0: the model's block size
   std::filesystem::path offloadFolder;  ///< empty: a fresh temporary folder, removed afterwards
 };

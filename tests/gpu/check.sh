@@ -24,6 +24,9 @@ On a machine with an NVIDIA GPU and PyTorch 2.x (python3 -c 'import torch'), fro
                 LibTorch; with Qt 6 Test present also the GPU tests (tst_cupti_tracer, tst_cupti_records,
                 tst_autocast_guard, tst_profiler; core tests only: tests/app needs the Studio)
   env, nccl     `fathom env --json`; `fathom test --backend nccl --num_processes 1`
+  dispatch      `fathom device-map --model gpt-small --run`: the model dispatched over 0 and cpu, then 0, cpu
+                and disk (on the CPU: cpu and disk), outputs against the CPU model, peak CUDA memory against the
+                map's bytes on GPU 0
   train_*       `fathom launch --num_processes 1 fathom train --model gpt-small` on cuda:0 for STEPS steps:
                 ddp, fsdp (FULL_SHARD), zero3 x bf16, fp32: loss, steps/s, tokens/s, max_memory_allocated
                 (ddp_bf16 first, then profile_none, profile_cuda and trace, then the other five)
@@ -207,6 +210,27 @@ step_env() {
 
 step_nccl() {
   "$FATHOM" test --backend nccl --num_processes 1 --timeout 60
+}
+
+step_dispatch() {
+  local runs=() limits name
+  if [[ $FGC_MODE == gpu ]]; then
+    runs=("gpu_cpu=0=24MB,cpu=1GB" "gpu_cpu_disk=0=24MB,cpu=16MB")
+  else
+    runs=("cpu_disk=cpu=20MB")
+  fi
+  local args=()
+  for spec in "${runs[@]}"; do
+    name=${spec%%=*}
+    limits=${spec#*=}
+    echo "\$ fathom device-map --model gpt-small --max_memory $limits --run --json --batch_size 8"
+    "$FATHOM" device-map --model gpt-small --max_memory "$limits" --run --json --batch_size 8 \
+      --offload_folder "$FGC_WORK/offload_$name" | tee "$FGC_WORK/runs/dispatch_$name.json"
+    args+=(--run "$name=$FGC_WORK/runs/dispatch_$name.json")
+  done
+  local expect=()
+  [[ $FGC_MODE == gpu ]] && expect=(--expect_cuda)
+  "${STEPS_PY[@]}" dispatch "${args[@]}" "${expect[@]}" --out "$FGC_WORK/data/dispatch.json"
 }
 
 # step_train NAME STRATEGY PRECISION [fathom train flags...]: one run through `fathom launch` (LOCAL_RANK set, so
@@ -415,6 +439,7 @@ if [[ $BUILT == 1 ]]; then
   else
     skip nccl "fathom test --backend nccl --num_processes 1" "$NO_GPU_REASON"
   fi
+  run_step dispatch "gpt-small dispatched by a device map (fathom device-map --run)" 120 dispatch || true
   train_run 0
   # The Accelerate comparison reads this run: no --stats_json, whose per-step loss read-back (.item()) synchronizes
   # the device every step, which the baseline does not do.
@@ -450,7 +475,7 @@ if [[ $BUILT == 1 ]]; then
         echo "$NO_GPU_REASON")"
   fi
 else
-  for name in env nccl profile_cuda trace plan profile_none profile_cpu overhead gpu_tests; do
+  for name in env nccl dispatch profile_cuda trace plan profile_none profile_cpu overhead gpu_tests; do
     skip "$name" "$name" "$NEEDS_FATHOM"
   done
   for ((i = 0; i < ${#TRAIN_RUNS[@]}; i += 3)); do

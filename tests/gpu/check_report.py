@@ -45,6 +45,7 @@ def collect(work):
         "profile_runs": {n: load(os.path.join(data, f"profile_{n}.json")) for n in ("none", "cpu", "cuda")},
         "trace": load(os.path.join(data, "trace.json")),
         "overhead": load(os.path.join(data, "overhead.json")),
+        "dispatch": load(os.path.join(data, "dispatch.json")),
     }
     # Fathom's side: the bf16 DDP run without --stats_json (whose per-step loss read-back synchronizes the device,
     # which the baseline does not do), else the training run with it.
@@ -203,6 +204,23 @@ def markdown(report, final):
                          [(labels.get(k, k), num(v["steps_per_second"]), pct(v.get("overhead")),
                            num(v.get("steady_steps_per_second")), pct(v.get("steady_overhead")))
                           for k, v in ov["runs"].items()]))
+    dp = r.get("dispatch")
+    if dp:
+        out += ["", "**Dispatch** (`fathom device-map --model gpt-small --run`, batch 8 x 256 tokens; outputs against "
+                    "the undispatched model on the CPU):", ""]
+        rows = []
+        for name, e in dp["runs"].items():
+            placed = ", ".join(f"{k} {mib(v)}" for k, v in e["placed_bytes"].items())
+            rows.append((name, e["main_device"], placed, f"{e['max_abs_difference']:.3g}",
+                         mib(e.get("cuda_peak_allocated")) if "cuda_peak_allocated" in e else "–",
+                         mib(e.get("cuda_peak_over_map_bytes")) if "cuda_peak_over_map_bytes" in e else "–",
+                         mib(e["streamed_bytes_largest_unit"]),
+                         f"{num(e['reference_seconds'])} / {num(e['dispatched_seconds'])}",
+                         "pass" if all(e["checks"].values()) else "FAIL: " + ", ".join(
+                             k for k, v in e["checks"].items() if not v)))
+        out.append(table(["run", "computes on", "placed", "max abs diff", "peak CUDA allocated",
+                          "peak minus map's GPU 0 bytes", "largest streamed unit", "s undispatched / dispatched",
+                          "checks"], rows))
     cmp_ = r["comparison"]
     if cmp_:
         out += ["", f"**Fathom against {cmp_['baseline']}** (gpt-small, bf16, same data, batch, steps and AdamW): "

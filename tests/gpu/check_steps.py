@@ -9,6 +9,8 @@ one JSON object to --out; check_report.py turns the step records and these objec
   plan     every train result against `fathom plan --model ... --json` on one hardware preset
   trace    a `fathom train --profile` trace: kernels, links to CPU operators, copies, NCCL kernels, validate
   overhead the profiler's cost: steps/s without a profile, with the CPU profiler, with CUPTI too
+  dispatch `fathom device-map --model gpt-small --run --json` runs: outputs against the CPU model, peak CUDA memory
+           against the bytes the map puts on GPU 0
 
 Only the standard library: it runs on the GPU machine's python3 and on any python3 here.
 """
@@ -454,6 +456,50 @@ def cmd_overhead(a):
     print(json.dumps(out))
 
 
+# ---- dispatch -----------------------------------------------------------------------------------------------------
+
+def cmd_dispatch(a):
+    """Each --run is NAME=PATH of a `fathom device-map --run --json` answer. On a GPU, the outputs must match the CPU
+    model's to --tolerance (cuBLAS and the CPU sum in different orders); on the CPU, exactly."""
+    out = {"tolerance": a.tolerance, "expect_cuda": a.expect_cuda, "runs": {}}
+    failed = []
+    for spec in a.run:
+        name, path = spec.split("=", 1)
+        answer = read_json(path)
+        d = answer["dispatch"]
+        placed = d["placed_bytes"]
+        entry = {"device_map": answer["device_map"], "main_device": d["main_device"], "placed_bytes": placed,
+                 "max_abs_difference": d["max_abs_difference"], "identical": d["identical"],
+                 "reference_seconds": d["reference"]["seconds"], "dispatched_seconds": d["dispatched"]["seconds"],
+                 "streamed_bytes_largest_unit": max((u["streamed_bytes"] for u in d["units"]), default=0),
+                 "peak_rss_bytes": {"reference": d["reference"]["peak_rss_bytes"],
+                                    "dispatched": d["dispatched"]["peak_rss_bytes"]},
+                 "rss_saved_fraction_of_disk": d.get("rss_saved_fraction_of_disk")}
+        cuda = [c for c in d["dispatched"]["cuda"] if c.get("available")]
+        if cuda:
+            gpu0 = cuda[0]
+            entry["cuda_peak_allocated"] = gpu0["max_memory_allocated"]
+            entry["cuda_peak_reserved"] = gpu0["max_memory_reserved"]
+            entry["map_bytes_gpu0"] = placed.get("0", 0)
+            entry["cuda_peak_over_map_bytes"] = gpu0["max_memory_allocated"] - placed.get("0", 0)
+        checks = {}
+        if a.expect_cuda:
+            checks["main device is cuda:0"] = d["main_device"] == "cuda:0"
+            checks["CUDA peak reported"] = bool(cuda)
+            checks["peak CUDA memory >= the map's bytes on GPU 0"] = bool(cuda) and \
+                cuda[0]["max_memory_allocated"] >= placed.get("0", 0)
+            checks[f"outputs within {a.tolerance} of the CPU model"] = d["max_abs_difference"] <= a.tolerance
+        else:
+            checks["outputs identical to the undispatched model"] = d["identical"]
+        entry["checks"] = checks
+        failed += [f"{name}: {k}" for k, v in checks.items() if not v]
+        out["runs"][name] = entry
+    write_json(a.out, out)
+    print(json.dumps(out, indent=1))
+    if failed:
+        raise SystemExit("failed: " + "; ".join(failed))
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 epilog=__doc__[__doc__.index("\n\n") + 2:],
@@ -503,6 +549,12 @@ def main(argv=None):
     r.add_argument("--cuda")
     r.add_argument("--out", required=True)
     r.set_defaults(func=cmd_overhead)
+    r = sub.add_parser("dispatch")
+    r.add_argument("--run", action="append", required=True, help="NAME=PATH of a device-map --run --json answer")
+    r.add_argument("--tolerance", type=float, default=1e-3)
+    r.add_argument("--expect_cuda", action="store_true")
+    r.add_argument("--out", required=True)
+    r.set_defaults(func=cmd_dispatch)
     a = p.parse_args(argv)
     a.func(a)
     return 0
