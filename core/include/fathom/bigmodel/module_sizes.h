@@ -62,6 +62,11 @@ struct MaxLayer {
 MaxLayer getMaxLayerSize(const ModuleTree& tree, const std::vector<std::string>& queue, const ModuleSizes& sizes,
                          const std::vector<std::string>& noSplitClasses);
 
+/// getMaxLayerSize over the whole model, as infer_auto_device_map starts it and estimate-memory's
+/// calculate_maximum_sizes computes it: the root's own parameters, its children, its own buffers.
+MaxLayer getModelMaxLayerSize(const ModuleTree& tree, const ModuleSizes& sizes,
+                              const std::vector<std::string>& noSplitClasses);
+
 /// A module's size with the modules that own its tied parameters.
 struct SizeWithTies {
   ByteCount size = 0;
