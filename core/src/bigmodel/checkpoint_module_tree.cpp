@@ -72,7 +72,7 @@ CheckpointModel matchedToConfig(const std::vector<CheckpointTensor>& tensors, co
     }
   }
 
-  CheckpointModel out{model, {}, {}};
+  CheckpointModel out{model, {}, std::nullopt, {}, {}};
   std::map<std::int64_t, bool> held;  // tensor ids the checkpoint provides
   std::size_t matched = 0;
   for (const CheckpointTensor& t : tensors) {
@@ -222,7 +222,7 @@ CheckpointModel derivedFromNames(const std::vector<CheckpointTensor>& tensors, c
       stack.push_back(*it);
     }
   }
-  return {ModuleTree(std::move(modules)), {}, {}};
+  return {ModuleTree(std::move(modules)), {}, std::nullopt, {}, {}};
 }
 
 }  // namespace
@@ -238,11 +238,14 @@ CheckpointModel readCheckpointModel(const std::filesystem::path& path) {
   const CheckpointTensors read = readCheckpointTensors(path);
   const std::filesystem::path configPath = read.file.parent_path() / "config.json";
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(configPath, ec)) {
-    return checkpointModel(read.tensors, nullptr);
+  std::optional<plan::HfConfig> config;
+  if (std::filesystem::is_regular_file(configPath, ec)) {
+    config = plan::readHfConfig(configPath);
   }
-  const plan::HfConfig config = plan::readHfConfig(configPath);
-  return checkpointModel(read.tensors, &config);
+  CheckpointModel model = checkpointModel(read.tensors, config ? &*config : nullptr);
+  model.file = read.file;
+  model.config = std::move(config);
+  return model;
 }
 
 ModuleTree moduleTreeFromSafetensors(const std::filesystem::path& path) {

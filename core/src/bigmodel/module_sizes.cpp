@@ -108,6 +108,20 @@ MaxLayer getModelMaxLayerSize(const ModuleTree& tree, const ModuleSizes& sizes,
   return getMaxLayerSize(tree, detail::rootQueue(tree), sizes, noSplitClasses);
 }
 
+ModuleTree withFloatingDtype(const ModuleTree& tree, Dtype dtype) {
+  std::vector<ModuleInfo> modules = tree.modules();
+  for (ModuleInfo& m : modules) {
+    for (auto* list : {&m.parameters, &m.buffers}) {
+      for (TensorInfo& t : *list) {
+        if (!keepsOwnSize(t.dtype)) {
+          t.dtype = dtype;
+        }
+      }
+    }
+  }
+  return ModuleTree(std::move(modules));
+}
+
 SizeWithTies getModuleSizeWithTies(const std::vector<std::string>& tiedParams, ByteCount moduleSize,
                                    const ModuleSizes& sizes, const std::vector<std::string>& queue) {
   SizeWithTies result{moduleSize, {}};

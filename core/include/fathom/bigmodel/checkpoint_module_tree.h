@@ -23,6 +23,8 @@ inline constexpr std::size_t kMaxNameParts = 64;
 /// A checkpoint's model, and what matching it to its config found.
 struct CheckpointModel {
   ModuleTree tree;
+  std::filesystem::path file;            ///< what readCheckpointModel read: the .safetensors file or the index
+  std::optional<plan::HfConfig> config;  ///< the config.json beside it, when readCheckpointModel found one
   /// Checkpoint tensors the config's model has no place for, as transformers would load them (it ignores them with
   /// a warning): left out of the tree. Empty without a config.
   std::vector<std::string> unusedTensors;

@@ -67,6 +67,10 @@ MaxLayer getMaxLayerSize(const ModuleTree& tree, const std::vector<std::string>&
 MaxLayer getModelMaxLayerSize(const ModuleTree& tree, const ModuleSizes& sizes,
                               const std::vector<std::string>& noSplitClasses);
 
+/// A copy of `tree` with every floating-point tensor in `dtype` (integer and bool ones keep theirs): the model as it is
+/// built in that dtype (estimate-memory sizes models built in float32).
+ModuleTree withFloatingDtype(const ModuleTree& tree, Dtype dtype);
+
 /// A module's size with the modules that own its tied parameters.
 struct SizeWithTies {
   ByteCount size = 0;
