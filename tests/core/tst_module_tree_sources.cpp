@@ -371,6 +371,28 @@ private slots:
     // The non-persistent inv_freq is the model's own, though no checkpoint holds it.
     QVERIFY(tensorNamed(m.tree, "model.rotary_emb.inv_freq") != nullptr);
     QCOMPARE(parameterCount(m.tree), parameterCount(model));
+
+    // Saved without "model." (as a base model saves itself), lm_head beside: the prefix comes off the model's names,
+    // lm_head keeps its own. Loaded into the base model instead, lm_head has no place.
+    std::vector<Stored> unprefixed = storedTensorsOf(model, "BF16");
+    for (Stored& t : unprefixed) {
+      if (t.name.starts_with("model.")) {
+        t.name.erase(0, 6);
+      }
+    }
+    writeSafetensors(dir / "model.safetensors", unprefixed);
+    const CheckpointModel loaded = readCheckpointModel(dir);
+    QVERIFY(loaded.unusedTensors.empty() && loaded.missingTensors.empty());
+    QVERIFY(tensorNamed(loaded.tree, "lm_head.weight")->dtype == Dtype::BFloat16);
+    json base = tinyLlama();
+    base["architectures"] = {"LlamaModel"};
+    writeText(dir / "config.json", base.dump());
+    writeSafetensors(dir / "model.safetensors", storedTensorsOf(model, "BF16"));
+    const CheckpointModel asBase = readCheckpointModel(dir);
+    QCOMPARE(asBase.tree.root().className, std::string("LlamaModel"));
+    QCOMPARE(asBase.unusedTensors, std::vector<std::string>{"lm_head.weight"});
+    QVERIFY(asBase.missingTensors.empty());
+    QVERIFY(tensorNamed(asBase.tree, "layers.1.mlp.up_proj.weight") != nullptr);
   }
 
   /// GPT-2's own checkpoints: no "transformer." prefix, lm_head stored once as wte, old copies of the causal mask.

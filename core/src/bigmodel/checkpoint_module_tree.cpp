@@ -43,11 +43,14 @@ CheckpointModel matchedToConfig(const std::vector<CheckpointTensor>& tensors, co
   const bool expectsPrefix = model.findModule(family.basePrefix).has_value();
   const bool hasPrefix = std::any_of(tensors.begin(), tensors.end(),
                                      [&](const CheckpointTensor& t) { return t.name.starts_with(prefix); });
-  const auto renamed = [&](const std::string& name) {
+  // transformers' _load_pretrained_model: a model expecting the prefix loads a checkpoint without it by taking the
+  // prefix off its own names (lm_head keeps its name); a base model loads a prefixed checkpoint by putting the prefix
+  // on its names. The checkpoint's names are matched against the model's names so changed.
+  const auto asLoaded = [&](const std::string& modelName) {
     if (expectsPrefix && !hasPrefix) {
-      return prefix + name;
+      return modelName.starts_with(prefix) ? modelName.substr(prefix.size()) : modelName;
     }
-    return !expectsPrefix && name.starts_with(prefix) ? name.substr(prefix.size()) : name;
+    return !expectsPrefix && hasPrefix ? prefix + modelName : modelName;
   };
 
   // Where each of the model's tensors sits, by full name, and every place each tensor object (id) sits.
@@ -66,7 +69,7 @@ CheckpointModel matchedToConfig(const std::vector<CheckpointTensor>& tensors, co
     for (const bool parameter : {true, false}) {
       const auto& list = parameter ? modules[m].parameters : modules[m].buffers;
       for (std::size_t i = 0; i < list.size(); ++i) {
-        byName.emplace(ModuleTree::qualified(modules[m].name, list[i].name), Slot{m, parameter, i});
+        byName.emplace(asLoaded(ModuleTree::qualified(modules[m].name, list[i].name)), Slot{m, parameter, i});
         byId[list[i].tensorId].push_back({m, parameter, i});
       }
     }
@@ -76,8 +79,7 @@ CheckpointModel matchedToConfig(const std::vector<CheckpointTensor>& tensors, co
   std::map<std::int64_t, bool> held;  // tensor ids the checkpoint provides
   std::size_t matched = 0;
   for (const CheckpointTensor& t : tensors) {
-    const std::string name = renamed(t.name);
-    const auto it = byName.find(name);
+    const auto it = byName.find(t.name);
     if (it == byName.end()) {
       out.unusedTensors.push_back(t.name);
       continue;
@@ -85,7 +87,7 @@ CheckpointModel matchedToConfig(const std::vector<CheckpointTensor>& tensors, co
     TensorInfo& target = info(it->second);
     FATHOM_CHECK(target.shape == t.shape, ConfigError, "checkpoint: tensor '", terminalSafe(t.name), "' (in ",
                  terminalSafe(t.file), ") has shape ", shapeText(t.shape), ", but ", model.root().className, " as ",
-                 config.origin, " describes it has ", shapeText(target.shape), " for '", terminalSafe(name), "'");
+                 config.origin, " describes it has ", shapeText(target.shape));
     ++matched;
     if (!it->second.parameter && !target.persistent) {
       continue;  // a stored copy of a non-persistent buffer: the model keeps its own

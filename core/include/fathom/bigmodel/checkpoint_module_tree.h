@@ -36,8 +36,9 @@ struct CheckpointModel {
 /// The model of `tensors`. With `config` (nullptr: none) whose model moduleTreeFromHfConfig builds (gpt2, llama,
 /// mistral, mixtral; architectures[0] their causal LM or base model): that model's tree, each tensor the checkpoint
 /// holds in the checkpoint's dtype. Names are matched as transformers matches them: when the model expects its
-/// base_model_prefix ("transformer.", "model.") and no name has it, every name gets it (GPT-2's own checkpoints are
-/// saved without it); when the model is the base model, the prefix is taken off the names that have it. A tied
+/// base_model_prefix ("transformer.", "model.") and no name has it, the model's names lose it (GPT-2's own checkpoints
+/// are saved without it; lm_head keeps its name); when the model is the base model and names have it, the model's
+/// names get it (lm_head.weight is then unused). A tied
 /// tensor the checkpoint stores once (lm_head.weight under tie_word_embeddings) is the embedding's; the model's
 /// non-persistent buffers (the rotary inv_freq, GPT-2's causal mask) are added, as the model has them; a stored copy
 /// of one is ignored, as transformers ignores it.
