@@ -1,24 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
 // `fathom device-map`: Accelerate's device-map planning (core/bigmodel, docs/bigmodel.md) from the command line. A
 // request file (a model and one call in Accelerate's terms) is answered by bigmodel::answerRequest as it stands; a
-// module tree with flags becomes such a request (infer_auto_device_map, get_balanced_memory, or with --strategy
-// Fathom's plan_device_map). --json prints the answer, else a table. The planning is all in core: this file reads
-// flags and files and prints.
+// model with flags becomes such a request (infer_auto_device_map, get_balanced_memory, or with --strategy Fathom's
+// plan_device_map), the model a module tree in JSON, a built-in model, a Hugging Face config.json or a safetensors
+// checkpoint. --json prints the answer, else a table. The planning and the reading of models are all in core: this
+// file reads flags and files and prints.
 #include "command.h"
 #include "device_map_run.h"
 #include "model_flags.h"
 #include "text_table.h"
 
+#include <fathom/bigmodel/checkpoint_module_tree.h>
 #include <fathom/bigmodel/device_key.h>
 #include <fathom/bigmodel/device_map_json.h>
 #include <fathom/bigmodel/device_map_strategy.h>
 #include <fathom/bigmodel/dtype.h>
+#include <fathom/bigmodel/hf_module_tree.h>
 #include <fathom/bigmodel/module_tree_json.h>
 #include <fathom/bigmodel/torch_module_tree.h>
 #include <fathom/common/atomic_file.h>
 #include <fathom/common/error.h>
 #include <fathom/common/terminal_text.h>
 #include <fathom/models/model_factory.h>
+#include <fathom/plan/hf_config.h>
 
 #include <nlohmann/json.hpp>
 
@@ -45,7 +49,10 @@ namespace bm = bigmodel;
 struct DeviceMapFlags {
   std::string request;
   std::string moduleTree;
-  std::string model;  ///< a built-in model's name
+  std::string model;       ///< a built-in model's name
+  std::string config;      ///< --config: a Hugging Face config.json (or its folder)
+  std::string checkpoint;  ///< --checkpoint: model.safetensors, an index, or a folder holding one
+  bool printTree = false;
   BuiltinModelFlags modelFlags;
   std::string deviceMap;  ///< --device_map FILE: the map to dispatch, instead of one inferred
   std::string output;     ///< --output FILE: the map in Hugging Face's JSON form
@@ -162,10 +169,90 @@ std::shared_ptr<models::Model> builtModel(const DeviceMapFlags& f) {
   return built;
 }
 
-/// The request the --module_tree flags make: infer_auto_device_map, or get_balanced_memory with --balanced_memory.
-json requestFromFlags(const DeviceMapFlags& f) {
-  FATHOM_CHECK(!f.maxMemory.empty(), ConfigError, "--max_memory is required with ",
-               f.model.empty() ? "--module_tree" : "--model",
+/// A model given by flags: its module tree in JSON, the flag and file it came from (for messages), and its default
+/// no-split classes: a built-in model's repeated block, a Hugging Face family's _no_split_modules (what
+/// from_pretrained(device_map="auto") passes); none for a module tree or a checkpoint of no known family.
+struct ModelSource {
+  json model;
+  std::string flag;
+  std::string file;
+  std::vector<std::string> noSplit;
+  std::string what() const { return flag + " " + file; }
+};
+
+/// "a, b, c and 4 more", for notes.
+std::string someNames(const std::vector<std::string>& names) {
+  std::string out;
+  const std::size_t shown = std::min<std::size_t>(names.size(), 5);
+  for (std::size_t i = 0; i < shown; ++i) {
+    out += (i ? ", " : "") + terminalSafe(names[i]);
+  }
+  return names.size() > shown ? out + " and " + std::to_string(names.size() - shown) + " more" : out;
+}
+
+ModelSource configSource(const std::string& given) {
+  std::error_code ec;
+  std::filesystem::path path(given);
+  if (std::filesystem::is_directory(path, ec)) {
+    path /= "config.json";
+  }
+  FATHOM_CHECK(std::filesystem::is_regular_file(path, ec), ConfigError, "--config: no such file '",
+               terminalSafe(path.string()), "'");
+  try {
+    const plan::HfConfig config = plan::readHfConfig(path);
+    const bm::ModuleTree tree = bm::moduleTreeFromHfConfig(config);
+    return {json::parse(bm::toJson(tree).dump()),
+            "--config",
+            terminalSafe(path.string()),
+            {std::string(bm::hfFamily(config.modelType)->noSplit)}};
+  } catch (const ConfigError& e) {
+    throw ConfigError(detail::concat("--config: ", e.what()));
+  }
+}
+
+/// A checkpoint's model; notes on standard error when its tensors and its config's model differ in what they hold.
+ModelSource checkpointSource(const std::string& given) {
+  const bm::CheckpointModel m = [&] {
+    try {
+      return bm::readCheckpointModel(given);
+    } catch (const Error& e) {  // StorageError too: a broken checkpoint is bad input here
+      throw ConfigError(detail::concat("--checkpoint: ", e.what()));
+    }
+  }();
+  const std::string model = m.tree.root().className;
+  if (!m.unusedTensors.empty()) {
+    std::cerr << "Note: " << m.unusedTensors.size() << " tensor(s) of the checkpoint are not in " << model
+              << " and are left out, as transformers leaves them: " << someNames(m.unusedTensors) << "\n";
+  }
+  if (!m.missingTensors.empty()) {
+    std::cerr << "Note: the checkpoint lacks " << m.missingTensors.size() << " tensor(s) of " << model
+              << ", which transformers would initialize (they are planned at torch_dtype): "
+              << someNames(m.missingTensors) << "\n";
+  }
+  const bm::HfFamily* family = m.config ? bm::hfFamily(m.config->modelType) : nullptr;
+  return {json::parse(bm::toJson(m.tree).dump()), "--checkpoint", terminalSafe(m.file.string()),
+          family ? std::vector<std::string>{std::string(family->noSplit)} : std::vector<std::string>{}};
+}
+
+/// The model of --module_tree, --model, --config or --checkpoint (exactly one is set). ConfigError naming the flag,
+/// and the file where core names it, for anything that cannot be read.
+ModelSource modelSource(const DeviceMapFlags& f) {
+  if (!f.moduleTree.empty()) {
+    return {parseInput("--module_tree", f.moduleTree, readInput("--module_tree", f.moduleTree)),
+            "--module_tree",
+            terminalSafe(f.moduleTree),
+            {}};
+  }
+  if (!f.model.empty()) {
+    return {
+        json(bm::toJson(bm::moduleTreeOf(*builtModel(f)))), "--model", f.model, {builtModel(f)->repeatedBlockType()}};
+  }
+  return f.config.empty() ? checkpointSource(f.checkpoint) : configSource(f.config);
+}
+
+/// The request the model flags make: infer_auto_device_map, or get_balanced_memory with --balanced_memory.
+json requestFromFlags(const DeviceMapFlags& f, ModelSource source) {
+  FATHOM_CHECK(!f.maxMemory.empty(), ConfigError, "--max_memory is required with ", source.flag,
                ": Fathom does not measure free memory; give each device's limit, e.g. --max_memory "
                "0=20GiB,1=20GiB,cpu=64GiB");
   if (f.balancedMemory) {
@@ -187,10 +274,9 @@ json requestFromFlags(const DeviceMapFlags& f) {
   }
   json args;
   args["max_memory"] = maxMemoryArg(f.maxMemory);
-  // A built-in model's repeated block is never split unless told otherwise, as a Hugging Face model's
-  // _no_split_modules are Accelerate's default.
-  args["no_split_module_classes"] =
-      f.noSplit.empty() && !f.model.empty() ? std::vector<std::string>{builtModel(f)->repeatedBlockType()} : f.noSplit;
+  // A built-in model's repeated block, a Hugging Face family's decoder block, is never split unless told otherwise, as
+  // a Hugging Face model's _no_split_modules are from_pretrained's default.
+  args["no_split_module_classes"] = f.noSplit.empty() ? source.noSplit : f.noSplit;
   args["dtype"] = f.dtype.empty() ? json(nullptr) : json(dtypeFlag("--dtype", f.dtype));
   json special = json::object();
   for (const std::string& entry : f.specialDtypes) {
@@ -208,8 +294,7 @@ json requestFromFlags(const DeviceMapFlags& f) {
   if (!f.strategy.empty()) {
     args["strategy"] = f.strategy;
   }
-  json model = f.model.empty() ? parseInput("--module_tree", f.moduleTree, readInput("--module_tree", f.moduleTree))
-                               : json(bm::toJson(bm::moduleTreeOf(*builtModel(f))));
+  json model = std::move(source.model);
   const char* function = f.balancedMemory     ? "get_balanced_memory"
                          : f.strategy.empty() ? "infer_auto_device_map"
                                               : "plan_device_map";
@@ -421,19 +506,23 @@ std::vector<std::pair<const char*, bool>> planningFlags(const DeviceMapFlags& f)
 }
 
 void checkSources(const DeviceMapFlags& f) {
-  const int sources = int(!f.request.empty()) + int(!f.moduleTree.empty()) + int(!f.model.empty());
-  FATHOM_CHECK(
-      sources <= 1, ConfigError,
-      "--request, --module_tree and --model exclude each other: give one model (a request file holds its own)");
+  const int sources = int(!f.request.empty()) + int(!f.moduleTree.empty()) + int(!f.model.empty()) +
+                      int(!f.config.empty()) + int(!f.checkpoint.empty());
+  FATHOM_CHECK(sources <= 1, ConfigError,
+               "--request, --module_tree, --model, --config and --checkpoint exclude each other: give one model (a "
+               "request file holds its own)");
   FATHOM_CHECK(sources == 1, ConfigError,
-               "give --model NAME or --module_tree FILE with --max_memory, or --request FILE (a model and a call); see "
-               "--help");
+               "give --model NAME, --module_tree FILE, --config FILE or --checkpoint PATH with --max_memory, or "
+               "--request FILE (a model and a call); see --help");
   if (!f.request.empty()) {
     for (const auto& [flag, given] : planningFlags(f)) {
       FATHOM_CHECK(!given, ConfigError, flag,
-                   " applies to --model and --module_tree; a --request file carries its own arguments under \"call\"");
+                   " applies to --model, --module_tree, --config and --checkpoint; a --request file carries its own "
+                   "arguments under \"call\"");
     }
   }
+  FATHOM_CHECK(!f.printTree || f.request.empty(), ConfigError,
+               "--print_tree prints the model of --module_tree, --model, --config or --checkpoint");
   FATHOM_CHECK(!f.run || !f.model.empty(), ConfigError, "--run dispatches a built-in model: give --model NAME (",
                builtinModelChoices(", "), ")");
   FATHOM_CHECK(f.deviceMap.empty() || f.run, ConfigError,
@@ -455,6 +544,18 @@ int runDeviceMap(const DeviceMapFlags& f, const std::vector<const CLI::Option*>&
     }
   }
 
+  if (f.printTree) {
+    const ModelSource source = modelSource(f);
+    try {
+      std::cout
+          << bm::toJson(bm::moduleTreeFromJson(source.model)).dump(-1, ' ', false, ojson::error_handler_t::replace)
+          << '\n';
+    } catch (const ConfigError& e) {
+      throw ConfigError(detail::concat(source.what(), ": ", e.what()));
+    }
+    return 0;
+  }
+
   json request;
   ojson answer;
   bm::DeviceMap map;
@@ -465,11 +566,14 @@ int runDeviceMap(const DeviceMapFlags& f, const std::vector<const CLI::Option*>&
     FATHOM_CHECK(!map.empty(), ConfigError, what, ": the device map is empty");
     answer["device_map"] = bm::toJson(map);
   } else {
-    const bool fromRequest = !f.request.empty();
-    request = fromRequest ? parseInput("--request", f.request, readInput("--request", f.request)) : requestFromFlags(f);
-    const std::string source = fromRequest       ? "--request " + terminalSafe(f.request)
-                               : f.model.empty() ? "--module_tree " + terminalSafe(f.moduleTree)
-                                                 : "--model " + f.model;
+    std::string source = "--request " + terminalSafe(f.request);
+    if (!f.request.empty()) {
+      request = parseInput("--request", f.request, readInput("--request", f.request));
+    } else {
+      ModelSource model = modelSource(f);
+      source = model.what();
+      request = requestFromFlags(f, std::move(model));
+    }
     try {
       answer = bm::answerRequest(request);
     } catch (const ConfigError& e) {
@@ -549,8 +653,20 @@ void addDeviceMapCommand(CLI::App& root, CommandAction& action) {
                       "), built on the CPU to read its structure; its repeated block is the default --no_split")
       ->type_name("NAME");
   f->modelFlags.add(cmd, /*withMlp=*/true);
+  cmd->add_option("--config", f->config,
+                  "A Hugging Face config.json (or a folder holding one) of a gpt2, llama, mistral or mixtral model: "
+                  "the modules transformers builds for it, in torch_dtype; its decoder block is the default --no_split")
+      ->type_name("FILE");
+  cmd->add_option("--checkpoint", f->checkpoint,
+                  "A safetensors checkpoint: model.safetensors, model.safetensors.index.json (sharded) or a folder "
+                  "holding either; headers only. With a config.json beside it, the config's model as transformers "
+                  "loads the checkpoint (its decoder block the default --no_split); else modules from the names")
+      ->type_name("PATH");
+  cmd->add_flag("--print_tree,--print-tree", f->printTree,
+                "Print the model's module tree (the JSON --module_tree reads) instead of planning");
   cmd->add_option("--max_memory,--max-memory", f->maxMemory,
-                  "With --model or --module_tree: each device's limit, DEVICE=SIZE separated by commas; DEVICE a GPU "
+                  "With a model (--model, --module_tree, --config, --checkpoint): each device's limit, DEVICE=SIZE "
+                  "separated by commas; DEVICE a GPU "
                   "index, mps, "
                   "cpu or disk; SIZE as Accelerate writes it (20GiB, 500MB, 8Gb) or a whole number of bytes")
       ->delimiter(',')
@@ -619,6 +735,8 @@ void addDeviceMapCommand(CLI::App& root, CommandAction& action) {
       "  fathom device-map --module_tree llama.json --max_memory 0=20GiB,1=20GiB,cpu=64GiB \\\n"
       "      --no_split LlamaDecoderLayer --strategy optimal --json\n"
       "  fathom device-map --module_tree llama.json --max_memory 0=20GiB,1=20GiB,cpu=64GiB --balanced_memory\n"
+      "  fathom device-map --config llama/config.json --max_memory 0=20GiB,cpu=64GiB --dtype bf16\n"
+      "  fathom device-map --checkpoint llama/ --max_memory 0=20GiB,1=20GiB,cpu=64GiB\n"
       "  fathom device-map --request case.json --json\n"
       "  fathom device-map --model gpt-small --max_memory cpu=20MB --output map.json --run\n"
       "  fathom device-map --model gpt-small --max_memory 0=30MB,cpu=1GB --run    (on a GPU machine)\n"

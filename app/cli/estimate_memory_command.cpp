@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // `fathom estimate-memory MODEL`: what `accelerate estimate-memory` prints (largest layer, total size, training with
-// Adam, per dtype), for built-in models and Hugging Face config.json files, sized as accelerate sizes the module
-// (plan/load_size.h: parameters and buffers) and laid out as its create_ascii_table lays it out.
+// Adam, per dtype), for built-in models, Hugging Face config.json files and safetensors checkpoints, sized as
+// accelerate sizes the module (plan/load_size.h for configs: parameters and buffers; the module tree for checkpoints)
+// and laid out as its create_ascii_table lays it out. For a config of a family whose modules Fathom builds, and for a
+// checkpoint, also the largest layer as infer_auto_device_map reserves it (bigmodel::getModelMaxLayerSize).
 #include "command.h"
 #include "model_flags.h"
 
+#include <fathom/bigmodel/checkpoint_module_tree.h>
+#include <fathom/bigmodel/hf_module_tree.h>
+#include <fathom/bigmodel/module_sizes.h>
 #include <fathom/common/error.h>
+#include <fathom/common/terminal_text.h>
+#include <fathom/io/safetensors_index.h>
 #include <fathom/models/model_introspection.h>
 #include <fathom/plan/hf_config.h>
 #include <fathom/plan/load_size.h>
@@ -47,6 +54,17 @@ std::string convertBytes(double size) {
   }
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.2f PB", size);
+  return buf;
+}
+
+/// Bytes as a JSON number: whole ones as integers, the fractions of bool and sub-byte dtypes with 3 decimals.
+std::string bytesNumber(double bytes) {
+  char buf[64];
+  if (std::floor(bytes) == bytes && bytes < 0x1p63) {
+    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(bytes));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3f", bytes);
+  }
   return buf;
 }
 
@@ -161,27 +179,126 @@ std::string asciiTable(const std::vector<std::string>& headers, const std::vecto
   return out + line("└", "┴", "┘");
 }
 
-plan::ModelSpec resolveModel(const EstimateFlags& flags, bool& builtin) {
+/// The largest layer as a device map reserves it: get_max_layer_size over the model's module tree with its family's
+/// no-split classes, at the weights' own dtypes (torch_dtype for a config, the stored ones for a checkpoint).
+struct DeviceMapLayer {
+  bigmodel::MaxLayer layer;
+  std::vector<std::string> noSplit;
+  std::string className;  ///< the first name's class, or "tensor"
+};
+
+/// What the table and the device-map line are made of.
+struct Resolved {
+  std::string name;
+  plan::LoadSize size;
+  std::optional<DeviceMapLayer> deviceMapLayer;
+};
+
+std::string stem(const std::filesystem::path& path) {
+  std::string name = path.parent_path().filename().string();
+  return name.empty() ? path.stem().string() : name;
+}
+
+std::optional<DeviceMapLayer> deviceMapLayer(const bigmodel::ModuleTree& tree, const plan::HfConfig* config) {
+  const bigmodel::HfFamily* family = config ? bigmodel::hfFamily(config->modelType) : nullptr;
+  DeviceMapLayer out;
+  if (family != nullptr) {
+    out.noSplit = {std::string(family->noSplit)};
+  }
+  out.layer = bigmodel::getModelMaxLayerSize(tree, bigmodel::computeModuleSizes(tree), out.noSplit);
+  if (out.layer.names.empty()) {
+    return std::nullopt;
+  }
+  const auto index = tree.findModule(out.layer.names.front());
+  out.className = index ? tree.module(*index).className : "tensor";
+  return out;
+}
+
+/// accelerate's calculate_maximum_sizes for a checkpoint's tree, built as from_config builds models (float32): the
+/// parameters once, the buffers at their dtypes, the largest layer by get_max_layer_size.
+plan::LoadSize treeLoadSize(const bigmodel::ModuleTree& tree, const std::vector<std::string>& noSplit) {
+  const bigmodel::ModuleTree f32 = bigmodel::withFloatingDtype(tree, bigmodel::Dtype::Float32);
+  plan::LoadSize size;
+  for (const bigmodel::NamedTensor& t : f32.parameters(0, true)) {
+    size.parameters += t.tensor->numel();
+  }
+  size.bufferBytes = bigmodel::computeModuleTotalBufferSize(f32);
+  const bigmodel::MaxLayer largest = bigmodel::getModelMaxLayerSize(f32, bigmodel::computeModuleSizes(f32), noSplit);
+  size.largestLayerBytes = largest.size;
+  if (!largest.names.empty()) {
+    if (const auto index = f32.findModule(largest.names.front())) {
+      for (const bigmodel::NamedTensor& t : f32.parameters(*index, true)) {
+        size.largestLayerParameters += t.tensor->numel();
+      }
+    } else {
+      for (const bigmodel::NamedTensor& t : f32.parameters(0, true)) {
+        size.largestLayerParameters += t.name == largest.names.front() ? t.tensor->numel() : 0;
+      }
+    }
+  }
+  return size;
+}
+
+bool isCheckpoint(const std::filesystem::path& path) {
+  const std::string name = path.filename().string();
+  return name.ends_with(".safetensors") || name.ends_with(".safetensors.index.json");
+}
+
+Resolved resolveCheckpoint(const std::filesystem::path& path) {
+  bigmodel::CheckpointModel m = [&] {
+    try {
+      return bigmodel::readCheckpointModel(path);
+    } catch (const StorageError& e) {  // a broken checkpoint is bad input here
+      throw ConfigError(e.what());
+    }
+  }();
+  Resolved r;
+  r.name = stem(m.file);
+  r.deviceMapLayer = deviceMapLayer(m.tree, m.config ? &*m.config : nullptr);
+  r.size = treeLoadSize(m.tree, r.deviceMapLayer ? r.deviceMapLayer->noSplit : std::vector<std::string>{});
+  return r;
+}
+
+Resolved resolveModel(const EstimateFlags& flags, bool& builtin) {
   const auto builtins = models::builtinModelNames();
   std::filesystem::path path(flags.model);
   builtin =
       !std::filesystem::exists(path) && std::find(builtins.begin(), builtins.end(), flags.model) != builtins.end();
   if (builtin) {
-    return models::introspectModel(flags.modelFlags.request(flags.model));
+    const plan::ModelSpec model = models::introspectModel(flags.modelFlags.request(flags.model));
+    return {model.name, plan::loadSize(model), std::nullopt};
   }
-  if (std::filesystem::is_directory(path)) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    if (!std::filesystem::exists(path / "config.json", ec) &&
+        (std::filesystem::exists(path / io::kSafetensorsFile, ec) ||
+         std::filesystem::exists(path / io::kSafetensorsIndexFile, ec))) {
+      return resolveCheckpoint(path);
+    }
     path /= "config.json";
+  } else if (isCheckpoint(path) && std::filesystem::exists(path, ec)) {
+    return resolveCheckpoint(path);
   }
   FATHOM_CHECK(std::filesystem::exists(path), ConfigError, "'", flags.model, "' is not a built-in model (",
                builtinModelChoices(", "),
-               "), a config.json file or a folder holding one (Hub downloads are not supported)");
-  return plan::modelFromHfConfig(path);
+               "), a config.json file, a safetensors checkpoint (model.safetensors, model.safetensors.index.json) or "
+               "a folder holding one (Hub downloads are not supported)");
+  const plan::HfConfig config = plan::readHfConfig(path);
+  FATHOM_CHECK(config.model.has_value(), ConfigError, config.origin, ": ", config.unsupported);
+  Resolved r{config.model->name, plan::hfLoadSize(*config.model), std::nullopt};
+  // The device-map figure needs the modules transformers builds: known for gpt2, llama, mistral and mixtral.
+  const bigmodel::HfFamily* family = bigmodel::hfFamily(config.modelType);
+  if (family != nullptr && (config.architecture.empty() || config.architecture == family->headClass ||
+                            config.architecture == family->baseClass)) {
+    r.deviceMapLayer = deviceMapLayer(bigmodel::moduleTreeFromHfConfig(config), &config);
+  }
+  return r;
 }
 
 int runEstimate(const EstimateFlags& flags) {
   bool builtin = false;
-  const plan::ModelSpec model = resolveModel(flags, builtin);
-  const plan::LoadSize size = builtin ? plan::loadSize(model) : plan::hfLoadSize(model);
+  const Resolved model = resolveModel(flags, builtin);
+  const plan::LoadSize& size = model.size;
   struct Row {
     std::string dtype, largest, total, training;
     double largestBytes, totalBytes;
@@ -196,10 +313,25 @@ int runEstimate(const EstimateFlags& flags) {
     rows.push_back({dtype, convertBytes(largest), convertBytes(total), training ? convertBytes(*training) : "N/A",
                     largest, total, training});
   }
+  const std::optional<DeviceMapLayer>& layer = model.deviceMapLayer;
   if (flags.json) {
     std::cout << "{\n  \"model\": " << quoted(model.name) << ",\n  \"total_params\": " << size.parameters
               << ",\n  \"buffer_bytes\": " << static_cast<long long>(std::llround(size.bufferBytes))
-              << ",\n  \"largest_layer_params\": " << size.largestLayerParameters << ",\n  \"rows\": [";
+              << ",\n  \"largest_layer_params\": " << size.largestLayerParameters;
+    if (layer) {
+      // Whole bytes but for bool and sub-byte dtypes; a double prints them exactly either way.
+      std::cout << ",\n  \"device_map_largest_layer\": {\"names\": [";
+      for (std::size_t i = 0; i < layer->layer.names.size(); ++i) {
+        std::cout << (i ? ", " : "") << quoted(layer->layer.names[i]);
+      }
+      std::cout << "], \"class\": " << quoted(layer->className) << ", \"bytes\": " << bytesNumber(layer->layer.size)
+                << ", \"no_split\": [";
+      for (std::size_t i = 0; i < layer->noSplit.size(); ++i) {
+        std::cout << (i ? ", " : "") << quoted(layer->noSplit[i]);
+      }
+      std::cout << "]}";
+    }
+    std::cout << ",\n  \"rows\": [";
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
       const std::string trainingBytes =
@@ -222,6 +354,21 @@ int runEstimate(const EstimateFlags& flags) {
   std::cout << size.parameters << " parameters and " << static_cast<long long>(std::llround(size.bufferBytes))
             << " bytes of buffers; largest layer " << size.largestLayerParameters
             << " parameters. Sizes use binary units (MB = MiB), as accelerate prints them.\n";
+  if (layer) {
+    // Every decoder block has the same size: name the first, count the rest.
+    const std::vector<std::string>& all = layer->layer.names;
+    std::string names = terminalSafe(all.front());
+    if (all.size() == 2) {
+      names += ", " + terminalSafe(all[1]);
+    } else if (all.size() > 2) {
+      names += " and " + std::to_string(all.size() - 1) + " more of the same size";
+    }
+    std::cout << "Largest layer for a device map: " << names << " (" << terminalSafe(layer->className) << "), "
+              << convertBytes(layer->layer.size) << " (" << bytesNumber(layer->layer.size)
+              << " bytes) at the weights' own dtypes; infer_auto_device_map keeps this much free on the first GPU and "
+                 "on cpu"
+              << (layer->noSplit.empty() ? std::string(".") : " (no-split: " + layer->noSplit.front() + ").") << "\n";
+  }
   return 0;
 }
 
@@ -233,7 +380,9 @@ void addEstimateMemoryCommand(CLI::App& root, CommandAction& action) {
                                       "Model size per dtype and training with Adam, like `accelerate estimate-memory`");
   cmd->add_option("model", flags->model,
                   "A built-in model (" + builtinModelChoices(", ") +
-                      ": introspected from its LibTorch module), a Hugging Face config.json, or a folder holding one")
+                      ": introspected from its LibTorch module), a Hugging Face config.json, a safetensors checkpoint "
+                      "(model.safetensors or model.safetensors.index.json; headers only), or a folder holding one "
+                      "(config.json first)")
       ->required();
   flags->modelFlags.add(cmd, /*withMlp=*/true);
   cmd->add_option("--dtypes", flags->dtypes, "Any of float32, float16, int8, int4 (default: all)");

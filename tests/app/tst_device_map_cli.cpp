@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // `fathom device-map`: every case Accelerate's tests assert (tests/data/device_map/accelerate_asserted_cases.json)
 // answered through `--request FILE --json` exactly as tests/core/tst_device_map.cpp checks core/bigmodel; a module
-// tree with --max_memory strings and the other flags; --strategy (each one, through core's plan_device_map); the text
-// form; bad input refused with exit code 2, naming the flag or file.
+// tree with --max_memory strings and the other flags; --strategy (each one, through core's plan_device_map); models
+// from a config.json and from safetensors checkpoints (one file, sharded, a folder); the text form; bad input refused
+// with exit code 2, naming the flag or file.
 #include "cli_runner.h"
+#include "safetensors_bytes.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -19,6 +22,9 @@ namespace {
 using Run = fathom::test::CliRun;
 using fathom::test::describe;
 using fathom::test::runFathom;
+using fathom::test::StoredTensor;
+using fathom::test::storedTensorsOf;
+using fathom::test::writeSafetensors;
 
 QJsonArray cases() {
   QFile file(QStringLiteral(FATHOM_TEST_DATA_DIR "/device_map/accelerate_asserted_cases.json"));
@@ -50,6 +56,23 @@ QString compact(const QJsonValue& v) {
   return QString::fromUtf8(v.isObject()  ? QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact)
                            : v.isArray() ? QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact)
                                          : QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact));
+}
+
+QString hfConfig(const char* name) {
+  return QStringLiteral(FATHOM_TEST_DATA_DIR "/hf_configs/") + QLatin1String(name);
+}
+
+/// A small Llama: 2 layers, width 8, 2 heads of 4, 1 key/value head, MLP 16, vocabulary 10, bfloat16.
+QJsonObject tinyLlama() {
+  return {{u"model_type"_s, u"llama"_s},
+          {u"architectures"_s, QJsonArray{u"LlamaForCausalLM"_s}},
+          {u"hidden_size"_s, 8},
+          {u"num_attention_heads"_s, 2},
+          {u"num_key_value_heads"_s, 1},
+          {u"num_hidden_layers"_s, 2},
+          {u"intermediate_size"_s, 16},
+          {u"vocab_size"_s, 10},
+          {u"torch_dtype"_s, u"bfloat16"_s}};
 }
 
 /// ModelForTest: linear1 (64 bytes), batchnorm (72, 40 of them buffers), linear2 (100); idm_basic_two_gpus's model.
@@ -276,6 +299,167 @@ private slots:
     QVERIFY2(!out.contains(u"Warning"_s), qPrintable(out));
   }
 
+  /// A config.json as the model: the modules transformers builds, its family's decoder block kept whole by default.
+  void configAsModel() {
+    Run r = runFathom({u"device-map"_s, u"--config"_s, hfConfig("gpt2"), u"--print_tree"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QJsonObject tree = parse(r).toObject();
+    QCOMPARE(tree.value(u"root_class"_s).toString(), u"GPT2LMHeadModel"_s);
+    QCOMPARE(compact(tree.value(u"tied_parameters"_s)), u"[[\"lm_head.weight\",\"transformer.wte.weight\"]]"_s);
+    // 300 MB on GPU 0 holds wte and some blocks; --config gives GPT2Block as no-split class, as --no_split would.
+    const QStringList limits{u"--max_memory"_s, u"0=300MB,cpu=2GB"_s, u"--json"_s};
+    r = runFathom(QStringList{u"device-map"_s, u"--config"_s, hfConfig("gpt2") + u"/config.json"_s} + limits);
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QJsonObject fromConfig = parse(r).toObject();
+    const QString map = compact(fromConfig.value(u"device_map"_s));
+    QVERIFY2(map.contains(u"[\"transformer.h.0\",0]"_s) && map.contains(u"\"cpu\"]"_s) && !map.contains(u".attn"_s),
+             qPrintable(map));
+    r = runFathom(QStringList{u"device-map"_s, u"--module_tree"_s, write(u"gpt2_tree.json"_s, tree), u"--no_split"_s,
+                              u"GPT2Block"_s} +
+                  limits);
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(parse(r).toObject(), fromConfig);
+  }
+
+  /// A checkpoint as the model: one file, a folder, a sharded index; matched to the config.json beside it.
+  void checkpointAsModel() {
+    QVERIFY(m_dir.isValid());
+    QDir(m_dir.path()).mkpath(u"llama"_s);
+    QDir(m_dir.path()).mkpath(u"llama_sharded"_s);
+    write(u"llama/config.json"_s, tinyLlama());
+    write(u"llama_sharded/config.json"_s, tinyLlama());
+    Run r = runFathom({u"device-map"_s, u"--config"_s, m_dir.filePath(u"llama"_s), u"--print_tree"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QJsonObject tree = parse(r).toObject();
+    const QList<StoredTensor> stored = storedTensorsOf(tree, u"F32"_s);
+    QCOMPARE(stored.size(), 21);  // embed, 2 x (4 attention, 3 MLP, 2 norms), norm, lm_head
+    QVERIFY(writeSafetensors(m_dir.filePath(u"llama/model.safetensors"_s), stored));
+    const qsizetype half = stored.size() / 2;
+    QVERIFY(writeSafetensors(m_dir.filePath(u"llama_sharded/model-00001-of-00002.safetensors"_s), stored.mid(0, half)));
+    QVERIFY(writeSafetensors(m_dir.filePath(u"llama_sharded/model-00002-of-00002.safetensors"_s), stored.mid(half)));
+    QJsonObject weightMap;
+    qint64 total = 0;
+    for (qsizetype i = 0; i < stored.size(); ++i) {
+      weightMap.insert(stored[i].name,
+                       i < half ? u"model-00001-of-00002.safetensors"_s : u"model-00002-of-00002.safetensors"_s);
+      total += fathom::test::storedBytes(stored[i]);
+    }
+    write(u"llama_sharded/model.safetensors.index.json"_s,
+          QJsonObject{{u"metadata"_s, QJsonObject{{u"total_size"_s, total}}}, {u"weight_map"_s, weightMap}});
+
+    // The same map from the config (bfloat16) and from each form of the checkpoint (float32), loaded as bf16.
+    const QStringList limits{u"--max_memory"_s, u"0=2000,cpu=1MB"_s, u"--dtype"_s, u"bf16"_s, u"--json"_s};
+    r = runFathom(QStringList{u"device-map"_s, u"--config"_s, m_dir.filePath(u"llama/config.json"_s)} + limits);
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QJsonObject fromConfig = parse(r).toObject();
+    // 2000 bytes on GPU 0: the embedding (160 B) beside the room kept for a decoder layer (1184 B); the rest on cpu
+    // (clean_device_map merges the layers last, as Accelerate does).
+    QCOMPARE(compact(fromConfig.value(u"device_map"_s)),
+             u"[[\"model.embed_tokens\",0],[\"model.norm\",\"cpu\"],[\"model.rotary_emb\",\"cpu\"],"
+             "[\"lm_head\",\"cpu\"],[\"model.layers\",\"cpu\"]]"_s);
+    for (const QString& source :
+         {m_dir.filePath(u"llama"_s), m_dir.filePath(u"llama/model.safetensors"_s), m_dir.filePath(u"llama_sharded"_s),
+          m_dir.filePath(u"llama_sharded/model.safetensors.index.json"_s)}) {
+      r = runFathom(QStringList{u"device-map"_s, u"--checkpoint"_s, source} + limits);
+      QVERIFY2(r.exitCode == 0, qPrintable(source + u"\n"_s + describe(r)));
+      QVERIFY2(r.err.isEmpty(), qPrintable(describe(r)));
+      QCOMPARE(parse(r).toObject(), fromConfig);
+    }
+    // The tree is the config's, tensors in their stored dtype.
+    r = runFathom({u"device-map"_s, u"--checkpoint"_s, m_dir.filePath(u"llama"_s), u"--print_tree"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QJsonArray modules = parse(r).toObject().value(u"modules"_s).toArray();
+    QCOMPARE(modules.size(), tree.value(u"modules"_s).toArray().size());
+    QVERIFY2(r.out.contains("\"dtype\":\"float32\"") && !r.out.contains("\"dtype\":\"bfloat16\""), r.out.constData());
+
+    // A tensor the model has no place for is left out, with a note; a checkpoint without config derives its modules.
+    QList<StoredTensor> extra = stored;
+    extra.append({u"score.weight"_s, u"F32"_s, {2, 8}});
+    QVERIFY(writeSafetensors(m_dir.filePath(u"llama/extra.safetensors"_s), extra));
+    r = runFathom(QStringList{u"device-map"_s, u"--checkpoint"_s, m_dir.filePath(u"llama/extra.safetensors"_s)} +
+                  limits);
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QVERIFY2(r.err.contains("Note: 1 tensor(s) of the checkpoint are not in LlamaForCausalLM and are left out, as "
+                            "transformers leaves them: score.weight"),
+             qPrintable(describe(r)));
+    QCOMPARE(parse(r).toObject(), fromConfig);
+    QDir(m_dir.path()).mkpath(u"plain"_s);
+    QVERIFY(writeSafetensors(m_dir.filePath(u"plain/model.safetensors"_s), stored));
+    r = runFathom({u"device-map"_s, u"--checkpoint"_s, m_dir.filePath(u"plain"_s), u"--print_tree"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QCOMPARE(parse(r).toObject().value(u"root_class"_s).toString(), u"Model"_s);
+  }
+
+  void badModelFiles_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    const QString bad = m_dir.filePath(u"bad_checkpoints"_s);
+    QTest::newRow("missing shard") << QStringList{u"--checkpoint"_s, bad + u"/missing_shard"_s}
+                                   << u"shard 'model-00002-of-00002.safetensors' is missing from"_s;
+    QTest::newRow("tensor not in its shard")
+        << QStringList{u"--checkpoint"_s, bad + u"/missing_tensor/model.safetensors.index.json"_s}
+        << u"the index puts tensor 'model.norm.weight' in shard 'model-00001-of-00001.safetensors', which does not "
+           "hold it"_s;
+    QTest::newRow("shapes disagree") << QStringList{u"--checkpoint"_s, bad + u"/wrong_shape"_s}
+                                     << u"tensor 'model.embed_tokens.weight' (in model.safetensors) has shape [11, 8], "
+                                        "but LlamaForCausalLM as "_s;
+    QTest::newRow("no checkpoint") << QStringList{u"--checkpoint"_s, bad + u"/absent"_s}
+                                   << u"--checkpoint: no such checkpoint file or folder"_s;
+    QTest::newRow("empty folder") << QStringList{u"--checkpoint"_s, bad}
+                                  << u"holds neither model.safetensors nor model.safetensors.index.json"_s;
+    QTest::newRow("unsupported config")
+        << QStringList{u"--config"_s, hfConfig("bert-base-cased"), u"--max_memory"_s, u"0=1GiB"_s}
+        << u"--config: "_s + hfConfig("bert-base-cased") +
+               u"/config.json: Fathom builds the modules of gpt2, llama, mistral, mixtral models, not of model_type "
+               "'bert'"_s;
+    QTest::newRow("no config") << QStringList{u"--config"_s, bad + u"/absent.json"_s}
+                               << u"--config: no such file '"_s + bad + u"/absent.json'"_s;
+    QTest::newRow("two models") << QStringList{u"--config"_s, hfConfig("gpt2"), u"--checkpoint"_s, bad}
+                                << u"--config and --checkpoint exclude each other"_s;
+    QTest::newRow("no max_memory") << QStringList{u"--config"_s, hfConfig("gpt2")}
+                                   << u"--max_memory is required with --config"_s;
+    QTest::newRow("print a request")
+        << QStringList{u"--request"_s, bad + u"/absent.json"_s, u"--print_tree"_s}
+        << u"--print_tree prints the model of --module_tree, --model, --config or --checkpoint"_s;
+  }
+
+  void badModelFiles() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    // A tiny Llama's checkpoint, broken three ways: a shard missing, a tensor its shard lacks, a shape off by a row.
+    QDir root(m_dir.filePath(u"bad_checkpoints"_s));
+    root.removeRecursively();
+    for (const QString& d : {u"missing_shard"_s, u"missing_tensor"_s, u"wrong_shape"_s}) {
+      QVERIFY(root.mkpath(d));
+      write(u"bad_checkpoints/"_s + d + u"/config.json"_s, tinyLlama());
+    }
+    const Run printed = runFathom({u"device-map"_s, u"--config"_s, root.filePath(u"wrong_shape"_s), u"--print_tree"_s});
+    QVERIFY2(printed.exitCode == 0, qPrintable(describe(printed)));
+    QList<StoredTensor> stored = storedTensorsOf(parse(printed).toObject(), u"BF16"_s);
+    QJsonObject oneShard;
+    QJsonObject twoShards;
+    for (const StoredTensor& t : stored) {
+      oneShard.insert(t.name, u"model-00001-of-00001.safetensors"_s);
+      twoShards.insert(t.name, t.name == u"lm_head.weight"_s ? u"model-00002-of-00002.safetensors"_s
+                                                             : u"model-00001-of-00002.safetensors"_s);
+    }
+    write(u"bad_checkpoints/missing_shard/model.safetensors.index.json"_s, QJsonObject{{u"weight_map"_s, twoShards}});
+    QVERIFY(writeSafetensors(root.filePath(u"missing_shard/model-00001-of-00002.safetensors"_s),
+                             stored.mid(0, stored.size() - 1)));
+    write(u"bad_checkpoints/missing_tensor/model.safetensors.index.json"_s, QJsonObject{{u"weight_map"_s, oneShard}});
+    QList<StoredTensor> withoutNorm = stored;
+    withoutNorm.removeIf([](const StoredTensor& t) { return t.name == u"model.norm.weight"_s; });
+    QVERIFY(writeSafetensors(root.filePath(u"missing_tensor/model-00001-of-00001.safetensors"_s), withoutNorm));
+    QCOMPARE(stored.front().name, u"model.embed_tokens.weight"_s);
+    stored.front().shape = {11, 8};
+    QVERIFY(writeSafetensors(root.filePath(u"wrong_shape/model.safetensors"_s), stored));
+
+    const Run r = runFathom(QStringList{u"device-map"_s} + args);
+    QVERIFY2(r.exitCode == 2, qPrintable(describe(r)));
+    QVERIFY2(r.out.isEmpty(), qPrintable(describe(r)));
+    QVERIFY2(QString::fromUtf8(r.err).contains(message), qPrintable(u"expected: "_s + message + u"\n"_s + describe(r)));
+  }
+
   void badInputExitsWithTwo_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
@@ -299,13 +483,16 @@ private slots:
     QTest::newRow("unknown special dtype")
         << QStringList{u"--module_tree"_s, tree, u"--max_memory"_s, u"0=1GiB"_s, u"--special_dtype"_s, u"a.weight=f8"_s}
         << u"--special_dtype a.weight: unknown dtype 'f8'"_s;
-    QTest::newRow("both inputs") << QStringList{u"--request"_s, tree, u"--module_tree"_s, tree}
-                                 << u"--request, --module_tree and --model exclude each other"_s;
-    QTest::newRow("neither input") << QStringList{u"--json"_s} << u"give --model NAME or --module_tree FILE"_s;
+    QTest::newRow("both inputs")
+        << QStringList{u"--request"_s, tree, u"--module_tree"_s, tree}
+        << u"--request, --module_tree, --model, --config and --checkpoint exclude each other"_s;
+    QTest::newRow("neither input") << QStringList{u"--json"_s}
+                                   << u"give --model NAME, --module_tree FILE, --config FILE or --checkpoint PATH"_s;
     QTest::newRow("no max_memory") << QStringList{u"--module_tree"_s, tree}
                                    << u"--max_memory is required with --module_tree"_s;
-    QTest::newRow("tree flag with request") << QStringList{u"--request"_s, tree, u"--max_memory"_s, u"0=1GiB"_s}
-                                            << u"--max_memory applies to --model and --module_tree"_s;
+    QTest::newRow("tree flag with request")
+        << QStringList{u"--request"_s, tree, u"--max_memory"_s, u"0=1GiB"_s}
+        << u"--max_memory applies to --model, --module_tree, --config and --checkpoint"_s;
     QTest::newRow("low_zero without balanced")
         << QStringList{u"--module_tree"_s, tree, u"--max_memory"_s, u"0=1GiB"_s, u"--low_zero"_s}
         << u"--low_zero applies to --balanced_memory only"_s;
@@ -317,8 +504,9 @@ private slots:
         << QStringList{u"--module_tree"_s, tree,          u"--max_memory"_s,     u"0=1GiB"_s,
                        u"--strategy"_s,    u"balanced"_s, u"--balanced_memory"_s}
         << u"--strategy plans a device map; --balanced_memory prints limits"_s;
-    QTest::newRow("strategy with request") << QStringList{u"--request"_s, tree, u"--strategy"_s, u"optimal"_s}
-                                           << u"--strategy applies to --model and --module_tree"_s;
+    QTest::newRow("strategy with request")
+        << QStringList{u"--request"_s, tree, u"--strategy"_s, u"optimal"_s}
+        << u"--strategy applies to --model, --module_tree, --config and --checkpoint"_s;
     QTest::newRow("optimal with fallback")
         << QStringList{u"--module_tree"_s, tree,         u"--max_memory"_s,         u"0=1GiB"_s,
                        u"--strategy"_s,    u"optimal"_s, u"--fallback_allocation"_s}
@@ -329,8 +517,9 @@ private slots:
     QTest::newRow("unknown function") << QStringList{u"--request"_s, m_dir.filePath(u"unknown_function.json"_s)}
                                       << u"unknown_function.json: device-map request: unknown function 'guess'"_s;
     const QString mapFile = m_dir.filePath(u"bad_map.json"_s);
-    QTest::newRow("model and tree") << QStringList{u"--model"_s, u"gpt-tiny"_s, u"--module_tree"_s, tree}
-                                    << u"--request, --module_tree and --model exclude each other"_s;
+    QTest::newRow("model and tree")
+        << QStringList{u"--model"_s, u"gpt-tiny"_s, u"--module_tree"_s, tree}
+        << u"--request, --module_tree, --model, --config and --checkpoint exclude each other"_s;
     QTest::newRow("unknown model") << QStringList{u"--model"_s, u"gpt-huge"_s, u"--max_memory"_s, u"cpu=1GB"_s}
                                    << u"gpt-huge"_s;
     QTest::newRow("run without a built-in model")

@@ -2,7 +2,10 @@
 // Drives `fathom plan`, `fathom plan search` and `fathom estimate-memory` as a user would: JSON keys, flag
 // spellings, plan files, and clear errors for bad input.
 #include "cli_runner.h"
+#include "safetensors_bytes.h"
 
+#include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -264,6 +267,66 @@ private slots:
                                "│float32│   86.47 MB  │413.18 MB │           1.61 GB           │\n"
                                "└───────┴─────────────┴──────────┴─────────────────────────────┘\n";
     QVERIFY2(wide.out.startsWith(widened), wide.out.constData());
+  }
+
+  /// The largest layer as infer_auto_device_map reserves it, beside accelerate's table: from a config whose modules
+  /// Fathom builds, and from a safetensors checkpoint (whose table is its tree's, built in float32 as from_config
+  /// builds it).
+  void estimateMemoryDeviceMapLayer() {
+    // GPT-2: wte (50257 x 768 float32); lm_head is the same tensor and counts nothing more.
+    Run r = runFathom({u"estimate-memory"_s, config("gpt2"), u"--json"_s});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(
+        QJsonDocument(json(r)[u"device_map_largest_layer"_s].toObject()).toJson(QJsonDocument::Compact),
+        QByteArray(R"({"bytes":154389504,"class":"Embedding","names":["transformer.wte"],"no_split":["GPT2Block"]})"));
+    // Mixtral: 32 decoder layers of 1,451,270,144 bfloat16 parameters each (the text names the first).
+    r = runFathom({u"estimate-memory"_s, config("mixtral-8x7b"), u"--dtypes"_s, u"float16"_s});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("Largest layer for a device map: model.layers.0 and 31 more of the same size "
+                            "(MixtralDecoderLayer), 2.7 GB (2902540288 bytes)"),
+             r.out.constData());
+    // BERT's modules are not built: accelerate's table alone.
+    r = runFathom({u"estimate-memory"_s, config("bert-base-cased"), u"--json"_s});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(!json(r).contains(u"device_map_largest_layer"_s));
+
+    // A tiny GPT-2's checkpoint as GPT-2's own are saved (no "transformer." prefix, lm_head not stored), in float16,
+    // its config beside it: the table equals the config's; the device-map layer is a block at the stored dtype.
+    QTemporaryDir dir;
+    const QJsonObject tiny{{u"model_type"_s, u"gpt2"_s}, {u"n_embd"_s, 8},     {u"n_head"_s, 2}, {u"n_layer"_s, 2},
+                           {u"n_positions"_s, 16},       {u"vocab_size"_s, 10}};
+    QFile cfg(dir.filePath(u"config.json"_s));
+    QVERIFY(cfg.open(QIODevice::WriteOnly) && cfg.write(QJsonDocument(tiny).toJson()) > 0);
+    cfg.close();
+    r = runFathom({u"device-map"_s, u"--config"_s, dir.path(), u"--print_tree"_s});
+    QCOMPARE(r.exitCode, 0);
+    QList<fathom::test::StoredTensor> stored;
+    for (fathom::test::StoredTensor t : fathom::test::storedTensorsOf(json(r), u"F16"_s)) {
+      if (t.name != u"lm_head.weight"_s) {
+        t.name.remove(0, QStringLiteral("transformer.").size());
+        stored.append(t);
+      }
+    }
+    QVERIFY(fathom::test::writeSafetensors(dir.filePath(u"model.safetensors"_s), stored));
+    const Run fromConfig = runFathom({u"estimate-memory"_s, dir.filePath(u"config.json"_s), u"--json"_s});
+    const Run fromCheckpoint = runFathom({u"estimate-memory"_s, dir.filePath(u"model.safetensors"_s), u"--json"_s});
+    QVERIFY2(fromConfig.exitCode == 0 && fromCheckpoint.exitCode == 0, fromCheckpoint.err.constData());
+    for (const QString& key : {u"total_params"_s, u"buffer_bytes"_s, u"largest_layer_params"_s, u"rows"_s}) {
+      QVERIFY2(json(fromCheckpoint)[key] == json(fromConfig)[key], qPrintable(key));
+    }
+    // transformer.h.0: 872 float16 parameters, its bool mask (16 x 16 at 1/8 byte) and float32 masked_bias.
+    const QJsonObject layer = json(fromCheckpoint)[u"device_map_largest_layer"_s].toObject();
+    QCOMPARE(layer[u"bytes"_s].toDouble(), 872.0 * 2 + 32 + 4);
+    QCOMPARE(layer[u"class"_s].toString(), u"GPT2Block"_s);
+    QCOMPARE(layer[u"names"_s].toArray().size(), 2);
+
+    // A broken checkpoint is bad input.
+    QFile broken(dir.filePath(u"broken.safetensors"_s));
+    QVERIFY(broken.open(QIODevice::WriteOnly) && broken.write("\x05\0\0\0\0\0\0\0{}") > 0);
+    broken.close();
+    r = runFathom({u"estimate-memory"_s, dir.filePath(u"broken.safetensors"_s)});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("invalid safetensors file"), r.err.constData());
   }
 
   void builtinModels() {

@@ -219,3 +219,38 @@ for strategy in ["auto", "balanced", "balanced_low_0", "sequential", "optimal"]:
          json.dumps({"model": _tied["model"], "call": {"function": "plan_device_map",
                                                        "args": dict(args, strategy=strategy)}},
                     separators=(",", ":")))
+
+# ---- sharded checkpoint indexes (model.safetensors.index.json), after a NUL byte the config.json beside them ---------
+def index(names, shards=2, total=None):
+    weight_map = {n: "model-%05d-of-%05d.safetensors" % (1 + i * shards // len(names), shards)
+                  for i, n in enumerate(names)}
+    out = {"metadata": {"total_size": total} if total is not None else {}, "weight_map": weight_map}
+    return json.dumps(out, indent=2, sort_keys=True)
+
+
+tiny_gpt2 = {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "n_embd": 8, "n_head": 2, "n_layer": 2,
+             "n_positions": 16, "vocab_size": 10}
+gpt2_names = ["wte.weight", "wpe.weight", "ln_f.weight", "ln_f.bias"]
+for i in range(2):
+    for m in ["ln_1", "attn.c_attn", "attn.c_proj", "ln_2", "mlp.c_fc", "mlp.c_proj"]:
+        gpt2_names += ["h.%d.%s.weight" % (i, m), "h.%d.%s.bias" % (i, m)]
+    gpt2_names += ["h.%d.attn.bias" % i, "h.%d.attn.masked_bias" % i]
+seed("safetensors_index", "gpt2_unprefixed.bin", index(gpt2_names) + "\0" + json.dumps(tiny_gpt2))
+
+tiny_llama = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": 8,
+              "num_attention_heads": 2, "num_key_value_heads": 1, "num_hidden_layers": 2, "intermediate_size": 16,
+              "vocab_size": 10, "torch_dtype": "bfloat16"}
+llama_names = ["model.embed_tokens.weight", "model.norm.weight", "lm_head.weight"]
+for i in range(2):
+    for m in ["self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj", "mlp.gate_proj",
+              "mlp.up_proj", "mlp.down_proj", "input_layernorm", "post_attention_layernorm"]:
+        llama_names.append("model.layers.%d.%s.weight" % (i, m))
+seed("safetensors_index", "llama.bin", index(llama_names, 3, 2704) + "\0" + json.dumps(tiny_llama))
+seed("safetensors_index", "llama_classifier.bin",
+     index(llama_names[:-1] + ["score.weight"]) + "\0" +
+     json.dumps(dict(tiny_llama, architectures=["LlamaForSequenceClassification"])))
+seed("safetensors_index", "mixtral_experts.json",
+     index(["model.layers.0.block_sparse_moe.experts.%d.w%d.weight" % (e, w) for e in range(3) for w in (1, 2, 3)] +
+           ["model.layers.0.block_sparse_moe.gate.weight", "model.layers.10.input_layernorm.weight"], 1))
+seed("safetensors_index", "no_metadata.json",
+     json.dumps({"weight_map": {"a.0.weight": "a.safetensors", "a.1.weight": "b.safetensors", "scale": "a.safetensors"}}))

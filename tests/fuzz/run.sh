@@ -24,7 +24,7 @@ declare -A dicts=(
   [plan_json]="json plan" [hardware]="plan" [plan_flags]="flags" [shard_flags]="flags" [telemetry]=""
   [text_values]="json" [safetensors]="json" [trace_reader]="json trace" [trace_validator]="json trace"
   [trace_gzip]="trace" [checkpoint]="json" [launch_spec]="json"
-  [device_map]="json device_map")
+  [device_map]="json device_map" [safetensors_index]="json hf_config safetensors_index")
 
 if [ "${1:-}" = "--list" ]; then
   printf '%s\n' "${!dicts[@]}" | sort

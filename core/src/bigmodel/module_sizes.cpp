@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/bigmodel/module_sizes.h>
 
+#include "planning_queue.h"
+
 #include <fathom/common/error.h>
 
 #include <algorithm>
@@ -99,6 +101,25 @@ MaxLayer getMaxLayerSize(const ModuleTree& tree, const std::vector<std::string>&
     }
   }
   return best;
+}
+
+MaxLayer getModelMaxLayerSize(const ModuleTree& tree, const ModuleSizes& sizes,
+                              const std::vector<std::string>& noSplitClasses) {
+  return getMaxLayerSize(tree, detail::rootQueue(tree), sizes, noSplitClasses);
+}
+
+ModuleTree withFloatingDtype(const ModuleTree& tree, Dtype dtype) {
+  std::vector<ModuleInfo> modules = tree.modules();
+  for (ModuleInfo& m : modules) {
+    for (auto* list : {&m.parameters, &m.buffers}) {
+      for (TensorInfo& t : *list) {
+        if (!keepsOwnSize(t.dtype)) {
+          t.dtype = dtype;
+        }
+      }
+    }
+  }
+  return ModuleTree(std::move(modules));
 }
 
 SizeWithTies getModuleSizeWithTies(const std::vector<std::string>& tiedParams, ByteCount moduleSize,

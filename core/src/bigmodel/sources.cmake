@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
-# core/bigmodel: module trees and Accelerate's device-map planning (sizes, infer_auto_device_map, balanced memory),
-# device-map strategies by name and Fathom's optimal one.
+# core/bigmodel: module trees (from JSON, a config.json or a safetensors checkpoint), Accelerate's device-map planning
+# (sizes, infer_auto_device_map, balanced memory), device-map strategies by name and Fathom's optimal one.
 # Plain C++ on a description of the model, no LibTorch: its sources skip the LibTorch precompiled header.
 set(_fathom_bigmodel_sources
   ${CMAKE_CURRENT_LIST_DIR}/balanced_memory.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/checkpoint_module_tree.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/checkpoint_tensors.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device_key.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device_load.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device_map.cpp
@@ -11,6 +13,7 @@ set(_fathom_bigmodel_sources
   ${CMAKE_CURRENT_LIST_DIR}/device_map_strategy.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dtype.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fallback_allocate.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/hf_module_tree.cpp
   ${CMAKE_CURRENT_LIST_DIR}/infer_device_map.cpp
   ${CMAKE_CURRENT_LIST_DIR}/layer_cuts.cpp
   ${CMAKE_CURRENT_LIST_DIR}/layer_units.cpp

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Hugging Face config.json -> TransformerDims. Key names and defaults are those of the transformers configuration
-// classes (GPT2Config, LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config, BertConfig, T5Config).
+// Hugging Face config.json -> TransformerDims and the keys a module tree needs. Key names and defaults are those of the
+// transformers configuration classes (GPT2Config, LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config, BertConfig,
+// T5Config).
 #include <fathom/plan/hf_config.h>
 
 #include <fathom/common/checked_number.h>
@@ -65,40 +66,35 @@ private:
   const std::string& m_name;
 };
 
-TransformerDims llamaFamily(const Reader& r, bool qkvBias) {
+/// The family's tie_word_embeddings when the key is absent: PretrainedConfig's True, except where the family's
+/// configuration class says False.
+bool tieDefault(const std::string& type) {
+  return !(type == "llama" || type == "mistral" || type == "mixtral" || type == "qwen2" || type == "mt5");
+}
+
+TransformerDims llamaFamily(const Reader& r, const std::string& type, bool qkvBias) {
+  // MistralConfig and MixtralConfig default to 8 key/value heads, MixtralConfig to 8 experts with 2 per token;
+  // LlamaConfig and Qwen2Config to as many key/value heads as heads.
+  const bool mistralLike = type == "mistral" || type == "mixtral";
   TransformerDims d;
   d.arch = Arch::Llama;
   d.layers = r.required("num_hidden_layers");
   d.hidden = r.required("hidden_size");
   d.heads = r.required("num_attention_heads");
-  d.kvHeads = r.optional("num_key_value_heads", d.heads);
+  d.kvHeads = r.optional("num_key_value_heads", mistralLike ? 8 : d.heads);
   d.headDim = r.optional("head_dim", 0);
   d.ffnHidden = r.required("intermediate_size");
   d.vocab = r.required("vocab_size");
   d.maxPositions = r.optional("max_position_embeddings", 2048);
   d.tiedEmbeddings = r.flag("tie_word_embeddings", false);
   d.attentionBias = r.flag("attention_bias", qkvBias);
-  d.numExperts = r.optional("num_local_experts", 0);
+  d.numExperts = r.optional("num_local_experts", type == "mixtral" ? 8 : 0);
   d.expertsPerToken = r.optional("num_experts_per_tok", d.numExperts > 1 ? 2 : 0);
   return d;
 }
 
-}  // namespace
-
-ModelSpec modelFromHfConfigText(std::string_view text, const std::string& name, const std::string& origin) {
-  // Messages name the file (its path), the model keeps its display name; both terminal-safe.
-  const std::string where = terminalSafe(origin.empty() ? name : origin);
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number a double cannot hold (1e400)
-    throw ConfigError(detail::concat(where, ": not valid JSON: ", e.what()));
-  }
-  FATHOM_CHECK(j.is_object(), ConfigError, where, ": config.json must hold a JSON object");
-  const Reader r(j, where);
-  const std::string type = r.text("model_type", "");
-  FATHOM_CHECK(!type.empty(), ConfigError, where, ": config.json has no 'model_type'");
-
+/// The planner's dimensions for `type`, or std::nullopt for a model_type it does not read.
+std::optional<TransformerDims> dimsFor(const std::string& type, const Reader& r, const std::string& where) {
   TransformerDims d;
   if (type == "gpt2") {
     d.arch = Arch::Gpt;
@@ -110,9 +106,9 @@ ModelSpec modelFromHfConfigText(std::string_view text, const std::string& name, 
     d.maxPositions = r.optional("n_positions", 1024);
     d.tiedEmbeddings = r.flag("tie_word_embeddings", true);
   } else if (type == "llama" || type == "mistral" || type == "mixtral") {
-    d = llamaFamily(r, false);
+    d = llamaFamily(r, type, false);
   } else if (type == "qwen2") {
-    d = llamaFamily(r, true);  // Qwen2 always has q/k/v biases
+    d = llamaFamily(r, type, true);  // Qwen2 always has q/k/v biases
   } else if (type == "bert" || type == "roberta") {
     d.arch = Arch::Bert;
     d.layers = r.required("num_hidden_layers");
@@ -138,17 +134,69 @@ ModelSpec modelFromHfConfigText(std::string_view text, const std::string& name, 
     d.gatedMlp = proj.rfind("gated-", 0) == 0;
     d.tiedEmbeddings = r.flag("tie_word_embeddings", type == "t5");
   } else {
-    throw ConfigError(detail::concat(where, ": unsupported model_type '", terminalSafe(type),
-                                     "' (supported: gpt2, llama, mistral, mixtral, qwen2, bert, roberta, t5, mt5)"));
+    return std::nullopt;
+  }
+  return d;
+}
+
+/// architectures[0], or "" when the key is absent, null or an empty list. ConfigError for anything but a list of
+/// strings.
+std::string firstArchitecture(const json& j, const std::string& where) {
+  const auto it = j.find("architectures");
+  if (it == j.end() || it->is_null()) {
+    return {};
+  }
+  bool strings = it->is_array();
+  for (const json& a : strings ? *it : json::array()) {
+    strings = strings && a.is_string();
+  }
+  FATHOM_CHECK(strings, ConfigError, where, ": 'architectures' must be a list of class names, got ", quotedJson(*it));
+  return it->empty() ? std::string() : it->front().get<std::string>();
+}
+
+}  // namespace
+
+HfConfig readHfConfigText(std::string_view text, const std::string& name, const std::string& origin) {
+  // Messages name the file (its path), the model keeps its display name; both terminal-safe.
+  const std::string where = terminalSafe(origin.empty() ? name : origin);
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number a double cannot hold (1e400)
+    throw ConfigError(detail::concat(where, ": not valid JSON: ", e.what()));
+  }
+  FATHOM_CHECK(j.is_object(), ConfigError, where, ": config.json must hold a JSON object");
+  const Reader r(j, where);
+  HfConfig c;
+  c.origin = where;
+  c.modelType = r.text("model_type", "");
+  FATHOM_CHECK(!c.modelType.empty(), ConfigError, where, ": config.json has no 'model_type'");
+  const std::string& type = c.modelType;
+  c.architecture = firstArchitecture(j, where);
+  c.torchDtype = r.text("torch_dtype", r.text("dtype", ""));
+  c.tieWordEmbeddings = r.flag("tie_word_embeddings", tieDefault(type));
+  if (type == "gpt2") {
+    c.activation = r.text("activation_function", "gelu_new");
+  } else if (type == "llama" || type == "mistral" || type == "mixtral" || type == "qwen2") {
+    c.activation = r.text("hidden_act", "silu");
+  }
+  c.mlpBias = type == "llama" && r.flag("mlp_bias", false);
+
+  const std::optional<TransformerDims> d = dimsFor(type, r, where);
+  if (!d) {
+    c.unsupported = detail::concat("unsupported model_type '", terminalSafe(type),
+                                   "' (supported: gpt2, llama, mistral, mixtral, qwen2, bert, roberta, t5, mt5)");
+    return c;
   }
   try {
-    return modelFromDims(d, name);
+    c.model = modelFromDims(*d, name);
   } catch (const ConfigError& e) {
     throw ConfigError(detail::concat(where, ": ", e.what()));
   }
+  return c;
 }
 
-ModelSpec modelFromHfConfig(const std::filesystem::path& path) {
+HfConfig readHfConfig(const std::filesystem::path& path) {
   std::ifstream in(path);
   FATHOM_CHECK(in.good(), ConfigError, "cannot read Hugging Face config '", terminalSafe(path.string()), "'");
   std::ostringstream text;
@@ -157,7 +205,19 @@ ModelSpec modelFromHfConfig(const std::filesystem::path& path) {
   if (name.empty() || path.filename() != "config.json") {
     name = path.stem().string();
   }
-  return modelFromHfConfigText(text.str(), name, path.string());
+  return readHfConfigText(text.str(), name, path.string());
+}
+
+ModelSpec modelFromHfConfigText(std::string_view text, const std::string& name, const std::string& origin) {
+  HfConfig c = readHfConfigText(text, name, origin);
+  FATHOM_CHECK(c.model.has_value(), ConfigError, c.origin, ": ", c.unsupported);
+  return std::move(*c.model);
+}
+
+ModelSpec modelFromHfConfig(const std::filesystem::path& path) {
+  HfConfig c = readHfConfig(path);
+  FATHOM_CHECK(c.model.has_value(), ConfigError, c.origin, ": ", c.unsupported);
+  return std::move(*c.model);
 }
 
 }  // namespace fathom::plan

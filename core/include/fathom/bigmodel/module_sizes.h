@@ -62,6 +62,15 @@ struct MaxLayer {
 MaxLayer getMaxLayerSize(const ModuleTree& tree, const std::vector<std::string>& queue, const ModuleSizes& sizes,
                          const std::vector<std::string>& noSplitClasses);
 
+/// getMaxLayerSize over the whole model, as infer_auto_device_map starts it and estimate-memory's
+/// calculate_maximum_sizes computes it: the root's own parameters, its children, its own buffers.
+MaxLayer getModelMaxLayerSize(const ModuleTree& tree, const ModuleSizes& sizes,
+                              const std::vector<std::string>& noSplitClasses);
+
+/// A copy of `tree` with every floating-point tensor in `dtype` (integer and bool ones keep theirs): the model as it is
+/// built in that dtype (estimate-memory sizes models built in float32).
+ModuleTree withFloatingDtype(const ModuleTree& tree, Dtype dtype);
+
 /// A module's size with the modules that own its tied parameters.
 struct SizeWithTies {
   ByteCount size = 0;
