@@ -29,5 +29,6 @@ set_source_files_properties(${_fathom_bigmodel_sources} PROPERTIES SKIP_PRECOMPI
 target_sources(fathom_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/dispatch_unit_hooks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dispatched_model.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/model_checkpoint.cpp
   ${CMAKE_CURRENT_LIST_DIR}/offloaded_tensor.cpp
   ${CMAKE_CURRENT_LIST_DIR}/torch_module_tree.cpp)
