@@ -263,6 +263,68 @@ private slots:
     }
   }
 
+  /// The sweep: random layer-size profiles whose model fits its GPUs in order (2-64 blocks of 1 to 1000x, 2-8
+  /// GPUs with 1.05-2x their share each, a quarter with tied embeddings, a cpu beside them). Wherever balanced keeps
+  /// the whole model on the GPUs (profiles are drawn until 250 such), optimal's largest GPU load is never larger. Where
+  /// balanced sends a block to the cpu although the GPUs could hold it (its limits are tighter than the GPUs'), optimal
+  /// keeps everything on the GPUs: counted and reported, not compared (a GPU lightened by offloading is no rival: the
+  /// offloaded block streams over PCIe every forward). Spilling profiles are the next test's.
+  void neverLargerThanBalancedWhenTheModelFits() {
+    std::mt19937_64 rng(0x23'1128);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    double sum = 0;
+    double most = 0;
+    int lower = 0;
+    int compared = 0;
+    int balancedOffloads = 0;
+    int noFit = 0;
+    // Profiles are drawn until 250 are compared.
+    int profile = 0;
+    for (; compared < 250 && profile < 2000; ++profile) {
+      const int n = std::uniform_int_distribution<int>(2, 64)(rng);
+      const int gpus = std::uniform_int_distribution<int>(2, 8)(rng);
+      std::vector<std::int64_t> blocks;
+      for (int i = 0; i < n; ++i) {
+        blocks.push_back(static_cast<std::int64_t>(std::round(256.0 * std::exp(unit(rng) * std::log(1000.0)))));
+      }
+      const std::int64_t vocab = profile % 4 == 3 ? blocks.front() * 2 : 0;
+      const ModuleTree tree = moduleTreeFromJson(randomModel(blocks, vocab));
+      const ByteCount total = computeModuleSizes(tree)[""];
+      InferOptions options{.noSplitModuleClasses = {"Block"}};
+      for (int g = 0; g < gpus; ++g) {
+        options.maxMemory.push_back({DeviceKey::gpu(g), std::floor((1.05 + 0.95 * unit(rng)) * total / gpus)});
+      }
+      options.maxMemory.push_back({DeviceKey::cpu(), 2 * total});
+      const DeviceLoads mine = deviceLoads(tree, optimalDeviceMap(tree, options).result.deviceMap, options);
+      const DeviceLoads theirs = planDeviceMap(tree, DeviceMapStrategy::Balanced, options).loads;
+      const std::string what = "profile " + std::to_string(profile);
+      if (mine.offloadedBytes > 0) {  // no cut of the blocks in order fits the GPUs (a block larger than a GPU's room)
+        ++noFit;
+        continue;
+      }
+      if (theirs.offloadedBytes > 0) {
+        ++balancedOffloads;
+        continue;
+      }
+      ++compared;
+      const std::string detail = what + ": optimal " + std::to_string(mine.maxGpuLoad) + " (offloaded " +
+                                 std::to_string(mine.offloadedBytes) + "), balanced " +
+                                 std::to_string(theirs.maxGpuLoad) + " (offloaded " +
+                                 std::to_string(theirs.offloadedBytes) + ")";
+      QVERIFY2(mine.maxGpuLoad <= theirs.maxGpuLoad, detail.c_str());
+      const double reduction = (theirs.maxGpuLoad - mine.maxGpuLoad) / theirs.maxGpuLoad;
+      sum += reduction;
+      most = std::max(most, reduction);
+      lower += reduction > 0 ? 1 : 0;
+    }
+    qInfo("optimal vs balanced, %d random profiles drawn with room on the GPUs: balanced keeps %d on the GPUs, and "
+          "there optimal's "
+          "largest GPU load is never larger: %.2f%% lower on average, %.2f%% at most, lower in %d; balanced offloads a "
+          "block in %d that optimal keeps on the GPUs; in %d no cut in order fits the GPUs",
+          profile, compared, 100 * sum / compared, 100 * most, lower, balancedOffloads, noFit);
+    QCOMPARE(compared, 250);
+  }
+
   /// optimal against balanced on 240 random models: 2-64 blocks of 256 to 256,000 float32 elements (1 to 1000x),
   /// 2-8 GPUs with limits of their own, for half of the models 1.1-2x their share of the model and for the other half
   /// 0.3-0.9x (spilling to cpu, or straight to disk), a quarter with tied embeddings.
