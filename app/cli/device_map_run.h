@@ -22,7 +22,7 @@ struct DispatchRunOptions {
   std::filesystem::path offloadFolder;  ///< empty: a fresh temporary folder, removed afterwards
 };
 
-/// Builds the model (on the CPU, weights from `seed`), runs the reference forward, dispatches it per `map` (the
+/// Builds the model (on the CPU, weights from `seed`), runs a warm-up forward and the reference forward, dispatches it per `map` (the
 /// model's unitClasses() as units), runs the same forward and reports, as JSON:
 ///   {"model", "main_device", "placed_bytes": {device: bytes}, "units": [{"module", "device", "streamed_bytes"}],
 ///    "max_abs_difference", "identical", "reference": {"seconds", "peak_rss_bytes"},

@@ -588,8 +588,8 @@ private slots:
     QVERIFY2(placed.value(u"cpu"_s).toDouble() > 0 && placed.value(u"disk"_s).toDouble() > 0,
              qPrintable(compact(placed)));
     QVERIFY(placed.value(u"cpu"_s).toDouble() <= 300'000);
-    // The attention and MLP of each block are units: 1 + 2 blocks x 3.
-    QCOMPARE(dispatch.value(u"units"_s).toArray().size(), 7);
+    // Units: the model, and per block the block, its attention and MLP and their four Linear layers: 1 + 2 x 7.
+    QCOMPARE(dispatch.value(u"units"_s).toArray().size(), 15);
     QVERIFY(!QFile::exists(offload + u"/offload.safetensors"_s));  // removed with the dispatch
 
     // --output is Hugging Face's form of the same map, in its order.

@@ -35,7 +35,7 @@ at::Tensor CausalSelfAttention::forward(const at::Tensor& x) {
   const std::int64_t time = x.size(1);
   const std::int64_t headDim = m_nEmbd / m_nHead;
   // [B, T, 3n] → q, k, v, each [B, H, T, d].
-  const auto qkv = m_cAttn->forward(x).split(m_nEmbd, 2);
+  const auto qkv = parallel::callUnit(m_cAttn, x).split(m_nEmbd, 2);
   const auto heads = [&](const at::Tensor& t) { return t.view({batch, time, m_nHead, headDim}).transpose(1, 2); };
   const at::Tensor q = heads(qkv[0]);
   const at::Tensor k = heads(qkv[1]);
@@ -47,7 +47,7 @@ at::Tensor CausalSelfAttention::forward(const at::Tensor& x) {
   att = att.masked_fill(future, -std::numeric_limits<double>::infinity());
   att = m_attnDropout->forward(at::softmax(att, -1));
   const at::Tensor y = at::matmul(att, v).transpose(1, 2).contiguous().view({batch, time, m_nEmbd});
-  return m_residDropout->forward(m_cProj->forward(y));
+  return m_residDropout->forward(parallel::callUnit(m_cProj, y));
 }
 
 GptMlp::GptMlp(const GptOptions& o) : torch::nn::Module("GptMlp") {
@@ -57,7 +57,8 @@ GptMlp::GptMlp(const GptOptions& o) : torch::nn::Module("GptMlp") {
 }
 
 at::Tensor GptMlp::forward(const at::Tensor& x) {
-  return m_dropout->forward(m_cProj->forward(at::gelu(m_cFc->forward(x), "tanh")));
+  // Each Linear is a unit (Gpt::unitClasses): a dispatched model loads one layer's offloaded weights at a time.
+  return m_dropout->forward(parallel::callUnit(m_cProj, at::gelu(parallel::callUnit(m_cFc, x), "tanh")));
 }
 
 GptBlock::GptBlock(const GptOptions& o) : torch::nn::Module("GptBlock") {

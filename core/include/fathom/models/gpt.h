@@ -32,9 +32,11 @@ public:
   at::Tensor forward(const at::Tensor& input) override;
   at::Tensor loss(const at::Tensor& output, const at::Tensor& target) const override;
   std::string repeatedBlockType() const override { return "GptBlock"; }
-  /// The block, and its attention and MLP, which it calls as units: a dispatched block's offloaded weights are loaded
-  /// one half at a time.
-  std::vector<std::string> unitClasses() const override { return {"GptBlock", "CausalSelfAttention", "GptMlp"}; }
+  /// The block, its attention and MLP, and their Linear layers, each called as a unit: a dispatched model loads one
+  /// layer's offloaded weights at a time, as Accelerate's hooks on every module do.
+  std::vector<std::string> unitClasses() const override {
+    return {"GptBlock", "CausalSelfAttention", "GptMlp", "torch::nn::LinearImpl"};
+  }
   std::vector<std::shared_ptr<torch::nn::Module>> repeatedBlocks() const override;
 
   const GptOptions& options() const { return m_options; }
