@@ -683,7 +683,7 @@ void addDeviceMapCommand(CLI::App& root, CommandAction& action) {
       ->type_name("TENSOR=DTYPE");
   cmd->add_option(
          "--strategy", f->strategy,
-         "With --model or --module_tree: plan the map by strategy, as device_map=\"...\" in from_pretrained and "
+         "With a model: plan the map by strategy, as device_map=\"...\" in from_pretrained and "
          "load_checkpoint_and_dispatch: auto and balanced (get_balanced_memory's limits, then "
          "infer_auto_device_map), balanced_low_0 (the same, GPU 0 kept as empty as the others allow), "
          "sequential (infer_auto_device_map on the limits as given: what no --strategy does too), or "
