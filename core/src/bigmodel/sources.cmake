@@ -9,6 +9,7 @@ set(_fathom_bigmodel_sources
   ${CMAKE_CURRENT_LIST_DIR}/device_key.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device_load.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device_map.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/device_map_edit.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device_map_json.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device_map_strategy.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dtype.cpp
