@@ -3,6 +3,7 @@
 #include "environment_controller.h"
 #include "main_window.h"
 #include "open_file.h"
+#include "planner/what_if_view.h"
 #include "screenshot_director.h"
 #include "studio_settings.h"
 #include "studio_translations.h"
@@ -96,7 +97,7 @@ struct CommandLine {
                           u"range"_s};
   QCommandLineOption show{
       u"show"_s,
-      u"Open this view first: main, planner[:TAB], run:ID[:TAB], compare:ID,ID[,...], wizard:PAGE (0-6), settings."_s,
+      u"Open this view first: main, planner[:TAB] (TAB: 0-4, or device-map), run:ID[:TAB], compare:ID,ID[,...], wizard:PAGE (0-6), settings."_s,
       u"target"_s, u"main"_s};
   QCommandLineOption screenshot{u"screenshot"_s, u"Save a PNG of the --show target once it has loaded, then quit."_s,
                                 u"file"_s};
@@ -247,7 +248,9 @@ int main(int argc, char** argv) {
     }
   } else if (parser.isSet(cli.show)) {
     const QString show = parser.value(cli.show);
-    if (show.startsWith(u"planner"_s)) {
+    if (show == u"planner:device-map"_s) {
+      window.showPlanner()->showDeviceMap();
+    } else if (show.startsWith(u"planner"_s)) {
       window.showPlanner();
     } else if (show.startsWith(u"wizard"_s)) {
       window.newConfiguration();

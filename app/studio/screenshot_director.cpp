@@ -7,6 +7,8 @@
 #include "timeline_start.h"
 #include "workspace_controller.h"
 
+#include "bigmodel/device_map_document.h"
+#include "bigmodel/device_map_view.h"
 #include "planner/planner_panel.h"
 #include "planner/what_if_view.h"
 #include "runs/run_details_page.h"
@@ -43,6 +45,16 @@ bool ScreenshotDirector::start() {
   MainWindow* w = m_window;
   if (m_target == u"main"_s) {
     m_ready = [w]() -> QWidget* { return w; };
+  } else if (m_target == u"planner:device-map"_s) {
+    // The what-if planner's Device map tab, once its first model is planned.
+    m_ready = [w]() -> QWidget* {
+      views::WhatIfView* view = w->whatIfView();
+      if (view == nullptr) {
+        return nullptr;
+      }
+      view->showDeviceMap();
+      return view->deviceMapView()->document()->hasPlan() ? w : nullptr;
+    };
   } else if (m_target.startsWith(u"planner"_s)) {
     const int tab = m_target.contains(u':') ? m_target.section(u':', 1).toInt() : 0;
     m_ready = [w, tab]() -> QWidget* {

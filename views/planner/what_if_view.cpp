@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "planner/what_if_view.h"
 
+#include "bigmodel/device_map_view.h"
 #include "charts/comm_chart.h"
 #include "charts/memory_chart.h"
 #include "charts/scaling_chart.h"
@@ -64,6 +65,7 @@ WhatIfView::WhatIfView(QWidget* parent) : QWidget(parent) {
 
   auto* splitter = new QSplitter(Qt::Horizontal, this);
   auto* scroll = new QScrollArea(splitter);
+  m_inputs = scroll;
   scroll->setObjectName(u"whatIfInputs"_s);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
@@ -229,7 +231,20 @@ QWidget* WhatIfView::buildResults() {
   QTableView* search = table(m_searchModel, tabs, u"searchTable"_s);
   WrappingColumn::install(search, PlanSearchModel::StrategyColumn);
   tabs->addTab(search, tr("Top plans"));
+  // Inference of a model too large for one GPU: where each module goes. It has inputs of its own, so the training
+  // inputs step aside while it is shown.
+  m_deviceMap = new DeviceMapView(tabs);
+  const int deviceMapTab = tabs->addTab(m_deviceMap, tr("Device map"));
+  tabs->setTabToolTip(deviceMapTab, tr("Inference / big model: where each module of a model goes across GPUs, CPU and "
+                                       "disk (Accelerate's device maps)."));
+  connect(tabs, &QTabWidget::currentChanged, this,
+          [this, tabs] { m_inputs->setVisible(tabs->currentWidget() != m_deviceMap); });
+  m_tabs = tabs;
   return tabs;
+}
+
+void WhatIfView::showDeviceMap() {
+  m_tabs->setCurrentWidget(m_deviceMap);
 }
 
 void WhatIfView::scheduleRequest() {

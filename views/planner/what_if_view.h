@@ -12,12 +12,15 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QPushButton;
+class QScrollArea;
 class QSpinBox;
+class QTabWidget;
 class QTableView;
 
 namespace fathom::views {
 
 class CollectivesModel;
+class DeviceMapView;
 class CommChart;
 class HardwareEditor;
 class MemoryChart;
@@ -28,7 +31,8 @@ class StrategyComparisonModel;
 
 /// The what-if planner: pick a model, hardware and GPU count; see every strategy side by side (memory per GPU by
 /// category against the device, communication per step), memory and step time from 1 to 1,024 GPUs, and the best
-/// plans of `plan search`. The view only edits a PlanRequest and shows a PlanComparison: whoever owns it computes
+/// plans of `plan search`; and, in a tab of its own with its own inputs, the device map of a model for inference
+/// (DeviceMapView). The view only edits a PlanRequest and shows a PlanComparison: whoever owns it computes
 /// (the Studio's PlannerController, off the GUI thread) and calls setComparison().
 class WhatIfView : public QWidget {
   Q_OBJECT
@@ -51,6 +55,11 @@ public:
   /// Writes comparisonCsv(). False (and `error`) on failure.
   bool exportCsv(const QString& path, QString* error) const;
 
+  /// The "Device map" tab (inference of a big model: bigmodel/device_map_view.h), independent of the training inputs.
+  DeviceMapView* deviceMapView() const { return m_deviceMap; }
+  /// Brings the Device map tab forward (the training inputs are hidden while it is shown).
+  void showDeviceMap();
+
 signals:
   /// The inputs changed (debounced): compute this request.
   void requestChanged(const fathom::views::PlanRequest& request);
@@ -66,6 +75,9 @@ private:
   void exportCsvInteractive();
 
   QTimer m_debounce;
+  QScrollArea* m_inputs = nullptr;
+  QTabWidget* m_tabs = nullptr;
+  DeviceMapView* m_deviceMap = nullptr;
   bool m_updating = false;
   std::optional<PlanComparison> m_comparison;
   ModelSourceEditor* m_model = nullptr;
