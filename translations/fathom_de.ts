@@ -2,6 +2,25 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
+    <name>DeviceMap</name>
+    <message>
+        <source>GPU %1</source>
+        <translation>GPU %1</translation>
+    </message>
+    <message>
+        <source>MPS</source>
+        <translation>MPS</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>Disk</source>
+        <translation>Datenträger</translation>
+    </message>
+</context>
+<context>
     <name>Format</name>
     <message>
         <source>unknown</source>
@@ -97,6 +116,29 @@
     <message>
         <source>Other</source>
         <translation>Sonstiges</translation>
+    </message>
+</context>
+<context>
+    <name>ModelTreeSource</name>
+    <message>
+        <source>Cannot build %1: %2</source>
+        <translation>%1 kann nicht gebaut werden: %2</translation>
+    </message>
+    <message>
+        <source>Cannot read %1: %2</source>
+        <translation>%1 kann nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>%1 is not JSON: %2</source>
+        <translation>%1 ist kein JSON: %2</translation>
+    </message>
+    <message>
+        <source>%1 is not a module tree: %2</source>
+        <translation>%1 ist kein Modulbaum: %2</translation>
+    </message>
+    <message>
+        <source>Module tree (*.json)</source>
+        <translation>Modulbaum (*.json)</translation>
     </message>
 </context>
 <context>
@@ -1152,6 +1194,222 @@ Umschalt+Ziehen über die Zeitleiste wählt einen aus</translation>
     </message>
 </context>
 <context>
+    <name>fathom::views::DeviceBars</name>
+    <message>
+        <source>%1 + %2 kept free</source>
+        <translation>%1 + %2 freigehalten</translation>
+    </message>
+    <message>
+        <source>%1 (no limit)</source>
+        <translation>%1 (ohne Limit)</translation>
+    </message>
+    <message>
+        <source>%1 of %2: over the limit</source>
+        <translation>%1 von %2: über dem Limit</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 von %2</translation>
+    </message>
+    <message>
+        <source>%1 holds %2 of the model.</source>
+        <translation>%1 hält %2 des Modells.</translation>
+    </message>
+    <message>
+        <source>It keeps %1 free for the largest layer on CPU or disk, which is brought to it to run.</source>
+        <translation>Es hält %1 frei für die größte Schicht auf CPU oder Datenträger, die zum Ausführen hierher geholt wird.</translation>
+    </message>
+    <message>
+        <source>Limit: %1.</source>
+        <translation>Limit: %1.</translation>
+    </message>
+    <message>
+        <source>No limit.</source>
+        <translation>Kein Limit.</translation>
+    </message>
+    <message>
+        <source>Drop a module here to move it to %1.</source>
+        <translation>Legen Sie ein Modul hier ab, um es nach %1 zu verschieben.</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::DeviceLimitsEditor</name>
+    <message>
+        <source>Add GPU</source>
+        <translation>GPU hinzufügen</translation>
+    </message>
+    <message>
+        <source>Remove GPU</source>
+        <translation>GPU entfernen</translation>
+    </message>
+    <message>
+        <source>Disk: no limit, used last.</source>
+        <translation>Datenträger: ohne Limit, zuletzt genutzt.</translation>
+    </message>
+    <message>
+        <source>Limit of %1</source>
+        <translation>Limit von %1</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::DeviceMapDocument</name>
+    <message>
+        <source>There is no device map to change.</source>
+        <translation>Es gibt keine Device-Map, die sich ändern ließe.</translation>
+    </message>
+    <message>
+        <source>%1 is not one of the devices.</source>
+        <translation>%1 gehört nicht zu den Geräten.</translation>
+    </message>
+    <message>
+        <source>%1 is no longer moved to %2: the device is gone.</source>
+        <translation>%1 wird nicht mehr nach %2 verschoben: Das Gerät gibt es nicht mehr.</translation>
+    </message>
+    <message>
+        <source>The model</source>
+        <translation>Das Modell</translation>
+    </message>
+    <message>
+        <source>There is no device map to export.</source>
+        <translation>Es gibt keine Device-Map zum Exportieren.</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::DeviceMapView</name>
+    <message>
+        <source>The same as balanced: Accelerate tells the two apart nowhere.</source>
+        <translation>Dasselbe wie balanced: Accelerate unterscheidet die beiden nirgends.</translation>
+    </message>
+    <message>
+        <source>Accelerate&apos;s balanced: the GPUs capped at an even share of the model, then filled in order.</source>
+        <translation>Accelerates balanced: Jede GPU wird auf einen gleichen Anteil am Modell begrenzt und dann der Reihe nach gefüllt.</translation>
+    </message>
+    <message>
+        <source>As balanced, with GPU 0 kept as empty as the other GPUs allow (room for generate&apos;s tensors).</source>
+        <translation>Wie balanced, wobei GPU 0 so leer bleibt, wie es die anderen GPUs erlauben (Platz für die Tensoren von generate).</translation>
+    </message>
+    <message>
+        <source>GPU 0 filled first, then GPU 1, …, then the CPU and the disk, within the limits as given.</source>
+        <translation>Zuerst wird GPU 0 gefüllt, dann GPU 1, …, dann CPU und Datenträger, innerhalb der angegebenen Limits.</translation>
+    </message>
+    <message>
+        <source>Fathom&apos;s: the smallest largest GPU load, offloading only what the GPUs cannot hold.</source>
+        <translation>Fathoms eigene: die kleinste größte GPU-Last; ausgelagert wird nur, was die GPUs nicht fassen.</translation>
+    </message>
+    <message>
+        <source>Move refused: %1</source>
+        <translation>Verschieben abgelehnt: %1</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>Open Module Tree…</source>
+        <translation>Modulbaum öffnen…</translation>
+    </message>
+    <message>
+        <source>A module tree in JSON, as `fathom device-map --print_tree` writes it.</source>
+        <translation>Ein Modulbaum als JSON, wie ihn `fathom device-map --print_tree` schreibt.</translation>
+    </message>
+    <message>
+        <source>Devices and limits</source>
+        <translation>Geräte und Limits</translation>
+    </message>
+    <message>
+        <source>Planning</source>
+        <translation>Planung</translation>
+    </message>
+    <message>
+        <source>as stored</source>
+        <translation>wie gespeichert</translation>
+    </message>
+    <message>
+        <source>The dtype the weights are loaded in: floating-point tensors only ever shrink to it.</source>
+        <translation>Der dtype, in dem die Gewichte geladen werden: Gleitkomma-Tensoren werden darauf höchstens verkleinert.</translation>
+    </message>
+    <message>
+        <source>Modules of the checked classes are never split across devices.</source>
+        <translation>Module der angehakten Klassen werden nie auf mehrere Geräte aufgeteilt.</translation>
+    </message>
+    <message>
+        <source>Strategy:</source>
+        <translation>Strategie:</translation>
+    </message>
+    <message>
+        <source>Weights dtype:</source>
+        <translation>dtype der Gewichte:</translation>
+    </message>
+    <message>
+        <source>Keep whole (no split):</source>
+        <translation>Ganz lassen (nicht aufteilen):</translation>
+    </message>
+    <message>
+        <source>Reset Moves</source>
+        <translation>Verschiebungen zurücksetzen</translation>
+    </message>
+    <message>
+        <source>Forget the modules moved by hand: the strategy&apos;s map again.</source>
+        <translation>Von Hand verschobene Module vergessen: wieder die Map der Strategie.</translation>
+    </message>
+    <message>
+        <source>Export JSON…</source>
+        <translation>JSON exportieren…</translation>
+    </message>
+    <message>
+        <source>Hugging Face&apos;s device-map JSON, as from_pretrained(device_map=...) and accelerate.dispatch_model read it.</source>
+        <translation>Das Device-Map-JSON von Hugging Face, wie es from_pretrained(device_map=...) und accelerate.dispatch_model lesen.</translation>
+    </message>
+    <message>
+        <source>Drag a module onto a device&apos;s bar, or onto a module on another device, or pick its device in the Device column. Bold rows were moved by hand.</source>
+        <translation>Ziehen Sie ein Modul auf den Balken eines Geräts oder auf ein Modul auf einem anderen Gerät, oder wählen Sie sein Gerät in der Spalte Gerät. Fett gesetzte Zeilen wurden von Hand verschoben.</translation>
+    </message>
+    <message>
+        <source>%1: %2 modules, %3 as stored.</source>
+        <translation>%1: %2 Module, %3 wie gespeichert.</translation>
+    </message>
+    <message>
+        <source>No device map: %1</source>
+        <translation>Keine Device-Map: %1</translation>
+    </message>
+    <message>
+        <source>Moves no longer applied: %1</source>
+        <translation>Nicht mehr angewandte Verschiebungen: %1</translation>
+    </message>
+    <message>
+        <source>Open a model to plan its device map.</source>
+        <translation>Öffnen Sie ein Modell, um seine Device-Map zu planen.</translation>
+    </message>
+    <message>
+        <source>%1. Largest GPU load: %2. Offloaded to CPU and disk: %3. Map entries: %4.</source>
+        <translation>%1. Größte GPU-Last: %2. Auf CPU und Datenträger ausgelagert: %3. Einträge der Map: %4.</translation>
+    </message>
+    <message>
+        <source>Balanced&apos;s largest GPU load: %1; optimal&apos;s is %2 lower.</source>
+        <translation>Größte GPU-Last von balanced: %1; die von optimal ist %2 niedriger.</translation>
+    </message>
+    <message>
+        <source>Moved by hand: %1.</source>
+        <translation>Von Hand verschoben: %1.</translation>
+    </message>
+    <message>
+        <source>Open Module Tree</source>
+        <translation>Modulbaum öffnen</translation>
+    </message>
+    <message>
+        <source>Export Device Map</source>
+        <translation>Device-Map exportieren</translation>
+    </message>
+    <message>
+        <source>Device map JSON (*.json)</source>
+        <translation>Device-Map-JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Device map written to %1.</source>
+        <translation>Device-Map nach %1 geschrieben.</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::EnvironmentModel</name>
     <message>
         <source>available</source>
@@ -1759,6 +2017,43 @@ Umschalt+Ziehen über die Zeitleiste wählt einen aus</translation>
     <message>
         <source>Dropout (dropout):</source>
         <translation>Dropout (dropout):</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::ModuleTreeModel</name>
+    <message>
+        <source>(model)</source>
+        <translation>(Modell)</translation>
+    </message>
+    <message>
+        <source>%1 (%2): %3 on %4.
+Drag it onto a device bar, or onto a module on another device, to move it there.</source>
+        <translation>%1 (%2): %3 auf %4.
+Ziehen Sie es auf den Balken eines Geräts oder auf ein Modul auf einem anderen Gerät, um es dorthin zu verschieben.</translation>
+    </message>
+    <message>
+        <source>the model</source>
+        <translation>das Modell</translation>
+    </message>
+    <message>
+        <source>no device</source>
+        <translation>kein Gerät</translation>
+    </message>
+    <message>
+        <source>Module</source>
+        <translation>Modul</translation>
+    </message>
+    <message>
+        <source>Class</source>
+        <translation>Klasse</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>Größe</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>Gerät</translation>
     </message>
 </context>
 <context>
@@ -3110,6 +3405,14 @@ Zeitpunkt-Ereignis bei %2</translation>
     <message>
         <source>CSV table (*.csv)</source>
         <translation>CSV-Tabelle (*.csv)</translation>
+    </message>
+    <message>
+        <source>Device map</source>
+        <translation>Device-Map</translation>
+    </message>
+    <message>
+        <source>Inference / big model: where each module of a model goes across GPUs, CPU and disk (Accelerate&apos;s device maps).</source>
+        <translation>Inferenz / große Modelle: wohin jedes Modul eines Modells auf GPUs, CPU und Datenträger kommt (die Device-Maps von Accelerate).</translation>
     </message>
 </context>
 <context>

@@ -2,6 +2,25 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>DeviceMap</name>
+    <message>
+        <source>GPU %1</source>
+        <translation>GPU %1</translation>
+    </message>
+    <message>
+        <source>MPS</source>
+        <translation>MPS</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>Disk</source>
+        <translation>磁盘</translation>
+    </message>
+</context>
+<context>
     <name>Format</name>
     <message>
         <source>unknown</source>
@@ -97,6 +116,29 @@
     <message>
         <source>Other</source>
         <translation>其他</translation>
+    </message>
+</context>
+<context>
+    <name>ModelTreeSource</name>
+    <message>
+        <source>Cannot build %1: %2</source>
+        <translation>无法构建 %1：%2</translation>
+    </message>
+    <message>
+        <source>Cannot read %1: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <source>%1 is not JSON: %2</source>
+        <translation>%1 不是 JSON：%2</translation>
+    </message>
+    <message>
+        <source>%1 is not a module tree: %2</source>
+        <translation>%1 不是模块树：%2</translation>
+    </message>
+    <message>
+        <source>Module tree (*.json)</source>
+        <translation>模块树 (*.json)</translation>
     </message>
 </context>
 <context>
@@ -1149,6 +1191,222 @@ Shift+drag over the timeline to select one</source>
     </message>
 </context>
 <context>
+    <name>fathom::views::DeviceBars</name>
+    <message>
+        <source>%1 + %2 kept free</source>
+        <translation>%1 + 预留 %2</translation>
+    </message>
+    <message>
+        <source>%1 (no limit)</source>
+        <translation>%1（无上限）</translation>
+    </message>
+    <message>
+        <source>%1 of %2: over the limit</source>
+        <translation>%1 / %2：超出上限</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>%1 holds %2 of the model.</source>
+        <translation>%1 存放模型的 %2。</translation>
+    </message>
+    <message>
+        <source>It keeps %1 free for the largest layer on CPU or disk, which is brought to it to run.</source>
+        <translation>它为 CPU 或磁盘上最大的层预留 %1，该层运行时会被调入此处。</translation>
+    </message>
+    <message>
+        <source>Limit: %1.</source>
+        <translation>上限：%1。</translation>
+    </message>
+    <message>
+        <source>No limit.</source>
+        <translation>无上限。</translation>
+    </message>
+    <message>
+        <source>Drop a module here to move it to %1.</source>
+        <translation>将模块拖放到此处，即可将其移到 %1。</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::DeviceLimitsEditor</name>
+    <message>
+        <source>Add GPU</source>
+        <translation>添加 GPU</translation>
+    </message>
+    <message>
+        <source>Remove GPU</source>
+        <translation>移除 GPU</translation>
+    </message>
+    <message>
+        <source>Disk: no limit, used last.</source>
+        <translation>磁盘：无上限，最后使用。</translation>
+    </message>
+    <message>
+        <source>Limit of %1</source>
+        <translation>%1 的上限</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::DeviceMapDocument</name>
+    <message>
+        <source>There is no device map to change.</source>
+        <translation>没有可修改的设备映射。</translation>
+    </message>
+    <message>
+        <source>%1 is not one of the devices.</source>
+        <translation>%1 不在设备之列。</translation>
+    </message>
+    <message>
+        <source>%1 is no longer moved to %2: the device is gone.</source>
+        <translation>%1 不再移到 %2：该设备已不存在。</translation>
+    </message>
+    <message>
+        <source>The model</source>
+        <translation>整个模型</translation>
+    </message>
+    <message>
+        <source>There is no device map to export.</source>
+        <translation>没有可导出的设备映射。</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::DeviceMapView</name>
+    <message>
+        <source>The same as balanced: Accelerate tells the two apart nowhere.</source>
+        <translation>与 balanced 相同：Accelerate 在任何地方都不区分二者。</translation>
+    </message>
+    <message>
+        <source>Accelerate&apos;s balanced: the GPUs capped at an even share of the model, then filled in order.</source>
+        <translation>Accelerate 的 balanced：每块 GPU 的上限设为模型的均等份额，然后按顺序填充。</translation>
+    </message>
+    <message>
+        <source>As balanced, with GPU 0 kept as empty as the other GPUs allow (room for generate&apos;s tensors).</source>
+        <translation>与 balanced 相同，但在其他 GPU 允许的范围内让 GPU 0 尽量空闲（为 generate 的张量留出空间）。</translation>
+    </message>
+    <message>
+        <source>GPU 0 filled first, then GPU 1, …, then the CPU and the disk, within the limits as given.</source>
+        <translation>在给定的上限内，先填满 GPU 0，再填 GPU 1……，然后是 CPU 和磁盘。</translation>
+    </message>
+    <message>
+        <source>Fathom&apos;s: the smallest largest GPU load, offloading only what the GPUs cannot hold.</source>
+        <translation>Fathom 自有策略：使最大的 GPU 负载最小，只卸载 GPU 放不下的部分。</translation>
+    </message>
+    <message>
+        <source>Move refused: %1</source>
+        <translation>移动被拒绝：%1</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Open Module Tree…</source>
+        <translation>打开模块树…</translation>
+    </message>
+    <message>
+        <source>A module tree in JSON, as `fathom device-map --print_tree` writes it.</source>
+        <translation>JSON 格式的模块树，即 `fathom device-map --print_tree` 输出的格式。</translation>
+    </message>
+    <message>
+        <source>Devices and limits</source>
+        <translation>设备与上限</translation>
+    </message>
+    <message>
+        <source>Planning</source>
+        <translation>规划</translation>
+    </message>
+    <message>
+        <source>as stored</source>
+        <translation>按存储类型</translation>
+    </message>
+    <message>
+        <source>The dtype the weights are loaded in: floating-point tensors only ever shrink to it.</source>
+        <translation>加载权重所用的 dtype：浮点张量只会缩小到该类型，不会变大。</translation>
+    </message>
+    <message>
+        <source>Modules of the checked classes are never split across devices.</source>
+        <translation>勾选的类的模块永远不会被拆分到多个设备上。</translation>
+    </message>
+    <message>
+        <source>Strategy:</source>
+        <translation>策略：</translation>
+    </message>
+    <message>
+        <source>Weights dtype:</source>
+        <translation>权重 dtype：</translation>
+    </message>
+    <message>
+        <source>Keep whole (no split):</source>
+        <translation>保持完整（不拆分）：</translation>
+    </message>
+    <message>
+        <source>Reset Moves</source>
+        <translation>重置移动</translation>
+    </message>
+    <message>
+        <source>Forget the modules moved by hand: the strategy&apos;s map again.</source>
+        <translation>撤销所有手动移动：恢复为策略给出的映射。</translation>
+    </message>
+    <message>
+        <source>Export JSON…</source>
+        <translation>导出 JSON…</translation>
+    </message>
+    <message>
+        <source>Hugging Face&apos;s device-map JSON, as from_pretrained(device_map=...) and accelerate.dispatch_model read it.</source>
+        <translation>Hugging Face 的设备映射 JSON，from_pretrained(device_map=...) 和 accelerate.dispatch_model 均可读取。</translation>
+    </message>
+    <message>
+        <source>Drag a module onto a device&apos;s bar, or onto a module on another device, or pick its device in the Device column. Bold rows were moved by hand.</source>
+        <translation>将模块拖到某个设备的条形上，或拖到另一设备上的模块上，也可在“设备”列中选择其设备。粗体行表示已手动移动。</translation>
+    </message>
+    <message>
+        <source>%1: %2 modules, %3 as stored.</source>
+        <translation>%1：%2 个模块，按存储类型共 %3。</translation>
+    </message>
+    <message>
+        <source>No device map: %1</source>
+        <translation>无设备映射：%1</translation>
+    </message>
+    <message>
+        <source>Moves no longer applied: %1</source>
+        <translation>不再生效的移动：%1</translation>
+    </message>
+    <message>
+        <source>Open a model to plan its device map.</source>
+        <translation>请打开一个模型以规划其设备映射。</translation>
+    </message>
+    <message>
+        <source>%1. Largest GPU load: %2. Offloaded to CPU and disk: %3. Map entries: %4.</source>
+        <translation>%1。最大 GPU 负载：%2。卸载到 CPU 和磁盘：%3。映射条目数：%4。</translation>
+    </message>
+    <message>
+        <source>Balanced&apos;s largest GPU load: %1; optimal&apos;s is %2 lower.</source>
+        <translation>balanced 的最大 GPU 负载：%1；optimal 的低 %2。</translation>
+    </message>
+    <message>
+        <source>Moved by hand: %1.</source>
+        <translation>手动移动：%1 个。</translation>
+    </message>
+    <message>
+        <source>Open Module Tree</source>
+        <translation>打开模块树</translation>
+    </message>
+    <message>
+        <source>Export Device Map</source>
+        <translation>导出设备映射</translation>
+    </message>
+    <message>
+        <source>Device map JSON (*.json)</source>
+        <translation>设备映射 JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Device map written to %1.</source>
+        <translation>设备映射已写入 %1。</translation>
+    </message>
+</context>
+<context>
     <name>fathom::views::EnvironmentModel</name>
     <message>
         <source>available</source>
@@ -1753,6 +2011,43 @@ Shift+drag over the timeline to select one</source>
     <message>
         <source>Dropout (dropout):</source>
         <translation>Dropout 概率 (dropout):</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::views::ModuleTreeModel</name>
+    <message>
+        <source>(model)</source>
+        <translation>（模型）</translation>
+    </message>
+    <message>
+        <source>%1 (%2): %3 on %4.
+Drag it onto a device bar, or onto a module on another device, to move it there.</source>
+        <translation>%1（%2）：%3，位于 %4。
+将其拖到某个设备的条形上，或拖到另一设备上的模块上，即可移到该处。</translation>
+    </message>
+    <message>
+        <source>the model</source>
+        <translation>整个模型</translation>
+    </message>
+    <message>
+        <source>no device</source>
+        <translation>无设备</translation>
+    </message>
+    <message>
+        <source>Module</source>
+        <translation>模块</translation>
+    </message>
+    <message>
+        <source>Class</source>
+        <translation>类</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
     </message>
 </context>
 <context>
@@ -3094,6 +3389,14 @@ instant at %2</source>
     <message>
         <source>CSV table (*.csv)</source>
         <translation>CSV 表格 (*.csv)</translation>
+    </message>
+    <message>
+        <source>Device map</source>
+        <translation>设备映射</translation>
+    </message>
+    <message>
+        <source>Inference / big model: where each module of a model goes across GPUs, CPU and disk (Accelerate&apos;s device maps).</source>
+        <translation>推理 / 大模型：模型的每个模块在 GPU、CPU 和磁盘之间如何分布（Accelerate 的设备映射）。</translation>
     </message>
 </context>
 <context>

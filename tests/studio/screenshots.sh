@@ -33,7 +33,7 @@ if [ ! -f "$demo/fathom.sqlite" ]; then
 fi
 
 targets=(main:main run:run:1 planner-memory:planner:0 planner-time:planner:1 planner-strategies:planner:2
-         planner-top:planner:4 settings:settings)
+         planner-top:planner:4 planner-device-map:planner:device-map settings:settings)
 for page in 0 1 2 3 4 5 6; do
   targets+=("wizard-$page:wizard:$page")
 done

@@ -171,7 +171,8 @@ void DeviceMapDocument::replan() {
   for (const bm::DeviceMapEntry& move : m_moves) {
     if (std::find(usable.begin(), usable.end(), move.device) == usable.end()) {
       m_dropped << tr("%1 is no longer moved to %2: the device is gone.")
-                       .arg(QString::fromStdString(move.module), deviceLabel(move.device));
+                       .arg(move.module.empty() ? tr("The model") : QString::fromStdString(move.module),
+                            deviceLabel(move.device));
       continue;
     }
     try {

@@ -314,10 +314,10 @@ void DeviceMapView::showPlan() {
     return;
   }
   const bm::DeviceLoads& loads = m_document->loads();
-  QString status = tr("%1 (%2 entries). Largest GPU load: %3. Offloaded to CPU and disk: %4.")
-                       .arg(m_strategy->currentText())
-                       .arg(m_document->deviceMap().size())
-                       .arg(format::bytes(loads.maxGpuLoad), format::bytes(loads.offloadedBytes));
+  QString status =
+      tr("%1. Largest GPU load: %2. Offloaded to CPU and disk: %3. Map entries: %4.")
+          .arg(m_strategy->currentText(), format::bytes(loads.maxGpuLoad), format::bytes(loads.offloadedBytes))
+          .arg(m_document->deviceMap().size());
   if (const auto& gain = m_document->gain()) {
     status += u' ' + tr("Balanced's largest GPU load: %1; optimal's is %2 lower.")
                          .arg(format::bytes(gain->balancedMaxGpuLoad), format::percent(gain->gain));
