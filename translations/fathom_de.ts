@@ -1381,10 +1381,6 @@ Umschalt+Ziehen über die Zeitleiste wählt einen aus</translation>
         <translation>Öffnen Sie ein Modell, um seine Device-Map zu planen.</translation>
     </message>
     <message>
-        <source>%1. Largest GPU load: %2. Offloaded to CPU and disk: %3. Map entries: %4.</source>
-        <translation>%1. Größte GPU-Last: %2. Auf CPU und Datenträger ausgelagert: %3. Einträge der Map: %4.</translation>
-    </message>
-    <message>
         <source>Balanced&apos;s largest GPU load: %1; optimal&apos;s is %2 lower.</source>
         <translation>Größte GPU-Last von balanced: %1; die von optimal ist %2 niedriger.</translation>
     </message>
@@ -1407,6 +1403,10 @@ Umschalt+Ziehen über die Zeitleiste wählt einen aus</translation>
     <message>
         <source>Device map written to %1.</source>
         <translation>Device-Map nach %1 geschrieben.</translation>
+    </message>
+    <message>
+        <source>Strategy %1. Largest GPU load: %2. Offloaded to CPU and disk: %3. Map entries: %4.</source>
+        <translation>Strategie %1. Größte GPU-Last: %2. Auf CPU und Datenträger ausgelagert: %3. Einträge der Map: %4.</translation>
     </message>
 </context>
 <context>

@@ -1378,10 +1378,6 @@ Shift+drag over the timeline to select one</source>
         <translation>请打开一个模型以规划其设备映射。</translation>
     </message>
     <message>
-        <source>%1. Largest GPU load: %2. Offloaded to CPU and disk: %3. Map entries: %4.</source>
-        <translation>%1。最大 GPU 负载：%2。卸载到 CPU 和磁盘：%3。映射条目数：%4。</translation>
-    </message>
-    <message>
         <source>Balanced&apos;s largest GPU load: %1; optimal&apos;s is %2 lower.</source>
         <translation>balanced 的最大 GPU 负载：%1；optimal 的低 %2。</translation>
     </message>
@@ -1404,6 +1400,10 @@ Shift+drag over the timeline to select one</source>
     <message>
         <source>Device map written to %1.</source>
         <translation>设备映射已写入 %1。</translation>
+    </message>
+    <message>
+        <source>Strategy %1. Largest GPU load: %2. Offloaded to CPU and disk: %3. Map entries: %4.</source>
+        <translation>策略 %1。最大 GPU 负载：%2。卸载到 CPU 和磁盘：%3。映射条目数：%4。</translation>
     </message>
 </context>
 <context>

@@ -315,10 +315,10 @@ void DeviceMapView::showPlan() {
   }
   const bm::DeviceLoads& loads = m_document->loads();
   QString status =
-      tr("%1. Largest GPU load: %2. Offloaded to CPU and disk: %3. Map entries: %4.")
+      tr("Strategy %1. Largest GPU load: %2. Offloaded to CPU and disk: %3. Map entries: %4.")
           .arg(m_strategy->currentText(), format::bytes(loads.maxGpuLoad), format::bytes(loads.offloadedBytes))
           .arg(m_document->deviceMap().size());
-  if (const auto& gain = m_document->gain()) {
+  if (const auto& gain = m_document->gain(); gain && m_document->moves().empty()) {  // the plans, not the moves
     status += u' ' + tr("Balanced's largest GPU load: %1; optimal's is %2 lower.")
                          .arg(format::bytes(gain->balancedMaxGpuLoad), format::percent(gain->gain));
   }
