@@ -137,8 +137,16 @@
         <translation>%1 ist kein Modulbaum: %2</translation>
     </message>
     <message>
-        <source>Module tree (*.json)</source>
-        <translation>Modulbaum (*.json)</translation>
+        <source>%1 is not a readable checkpoint: %2</source>
+        <translation>%1 ist kein lesbarer Checkpoint: %2</translation>
+    </message>
+    <message>
+        <source>%1 is not a model config this view can build: %2</source>
+        <translation>%1 ist keine Modellkonfiguration, die diese Ansicht aufbauen kann: %2</translation>
+    </message>
+    <message>
+        <source>Models (*.json *.safetensors)</source>
+        <translation>Modelle (*.json *.safetensors)</translation>
     </message>
 </context>
 <context>

@@ -137,8 +137,16 @@
         <translation>%1 不是模块树：%2</translation>
     </message>
     <message>
-        <source>Module tree (*.json)</source>
-        <translation>模块树 (*.json)</translation>
+        <source>%1 is not a readable checkpoint: %2</source>
+        <translation>%1 不是可读取的检查点：%2</translation>
+    </message>
+    <message>
+        <source>%1 is not a model config this view can build: %2</source>
+        <translation>%1 不是此视图能够构建的模型配置：%2</translation>
+    </message>
+    <message>
+        <source>Models (*.json *.safetensors)</source>
+        <translation>模型 (*.json *.safetensors)</translation>
     </message>
 </context>
 <context>

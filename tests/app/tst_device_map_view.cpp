@@ -407,6 +407,40 @@ private slots:
     QVERIFY(view.document()->hasPlan());
   }
 
+  void hfConfigsAndCheckpointsOpen() {
+    // A Hugging Face config.json: the model transformers builds for it, its decoder block kept whole.
+    DeviceMapView view;
+    const QString llama = QStringLiteral(FATHOM_TEST_DATA_DIR "/hf_configs/llama-2-7b/config.json");
+    QVERIFY2(view.openModelFile(llama), qPrintable(view.message()));
+    QCOMPARE(view.document()->model().tree->root().className, std::string("LlamaForCausalLM"));
+    QCOMPARE(view.document()->model().noSplitClasses, std::vector<std::string>{"LlamaDecoderLayer"});
+    QVERIFY(view.document()->hasPlan());
+
+    // A family the view cannot build is named with the file.
+    const QString bert = QStringLiteral(FATHOM_TEST_DATA_DIR "/hf_configs/bert-base-cased/config.json");
+    QVERIFY(!view.openModelFile(bert));
+    QVERIFY2(view.message().contains(bert) && view.message().contains(u"is not a model config this view can build"_s),
+             qPrintable(view.message()));
+
+    // A safetensors checkpoint, by its headers alone.
+    QTemporaryDir dir;
+    const QString file = dir.filePath(u"model.safetensors"_s);
+    // Written by hand (the format: u64 header length, JSON header, data), as this test links no LibTorch headers.
+    QByteArray header = R"({"embed.weight":{"dtype":"F32","shape":[8,4],"data_offsets":[0,128]},)"
+                        R"("head.weight":{"dtype":"F32","shape":[2,4],"data_offsets":[128,160]}})";
+    header.append(QByteArray((8 - header.size() % 8) % 8, ' '));
+    QByteArray bytes(8, '\0');
+    for (int i = 0; i < 8; ++i) {
+      bytes[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+    }
+    writeFile(file, bytes + header + QByteArray(160, '\0'));
+    QVERIFY2(view.openModelFile(file), qPrintable(view.message()));
+    QVERIFY(view.document()->model().tree->findModule("head").has_value());
+    writeFile(dir.filePath(u"broken.safetensors"_s), "not a checkpoint");
+    QVERIFY(!view.openModelFile(dir.filePath(u"broken.safetensors"_s)));
+    QVERIFY2(view.message().contains(u"is not a readable checkpoint"_s), qPrintable(view.message()));
+  }
+
   void aSeventyBillionModelPlansInMilliseconds() {
     // Llama 2 70B's shape (llama-2-7b's config.json with 70B's dimensions): 1,047 modules, planned on the GUI thread.
     QTemporaryDir dir;

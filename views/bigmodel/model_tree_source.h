@@ -32,13 +32,14 @@ QStringList deviceMapBuiltinModels();
 /// gpt-small), its repeated block kept whole.
 LoadedModelTree loadBuiltinModelTree(const QString& name);
 
-/// The one place a model file becomes a module tree. Today: a module tree in JSON (bigmodel::moduleTreeFromJson, the
-/// form `fathom device-map --print_tree` writes). Hugging Face config.json files and safetensors checkpoints
-/// (moduleTreeFromHfConfig, readCheckpointModel) plug in here, by content, with the file dialog's filter widened to
-/// match (deviceMapModelFileFilter). The error names the file and says what is wrong with it.
+/// The one place a model file becomes a module tree, told apart by name and content: a `.safetensors` checkpoint or a
+/// sharded index (`weight_map`: bigmodel::readCheckpointModel, headers only, matched to a config.json beside it), a
+/// Hugging Face config.json (`model_type`: moduleTreeFromHfConfig), else a module tree in JSON (moduleTreeFromJson,
+/// the form `fathom device-map --print_tree` writes). A Hugging Face family's decoder block is proposed as no-split.
+/// The error names the file and says what is wrong with it.
 LoadedModelTree loadModelTreeFile(const QString& path);
 
-/// The file dialog's filter for loadModelTreeFile: "Module tree (*.json)" for now.
+/// The file dialog's filter for loadModelTreeFile: JSON files and safetensors checkpoints.
 QString deviceMapModelFileFilter();
 
 }  // namespace fathom::views
