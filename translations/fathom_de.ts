@@ -1313,14 +1313,6 @@ Umschalt+Ziehen über die Zeitleiste wählt einen aus</translation>
         <translation>Modell</translation>
     </message>
     <message>
-        <source>Open Module Tree…</source>
-        <translation>Modulbaum öffnen…</translation>
-    </message>
-    <message>
-        <source>A module tree in JSON, as `fathom device-map --print_tree` writes it.</source>
-        <translation>Ein Modulbaum als JSON, wie ihn `fathom device-map --print_tree` schreibt.</translation>
-    </message>
-    <message>
         <source>Devices and limits</source>
         <translation>Geräte und Limits</translation>
     </message>
@@ -1397,10 +1389,6 @@ Umschalt+Ziehen über die Zeitleiste wählt einen aus</translation>
         <translation>Von Hand verschoben: %1.</translation>
     </message>
     <message>
-        <source>Open Module Tree</source>
-        <translation>Modulbaum öffnen</translation>
-    </message>
-    <message>
         <source>Export Device Map</source>
         <translation>Device-Map exportieren</translation>
     </message>
@@ -1415,6 +1403,18 @@ Umschalt+Ziehen über die Zeitleiste wählt einen aus</translation>
     <message>
         <source>Strategy %1. Largest GPU load: %2. Offloaded to CPU and disk: %3. Map entries: %4.</source>
         <translation>Strategie %1. Größte GPU-Last: %2. Auf CPU und Datenträger ausgelagert: %3. Einträge der Map: %4.</translation>
+    </message>
+    <message>
+        <source>Open Model…</source>
+        <translation>Modell öffnen…</translation>
+    </message>
+    <message>
+        <source>A Hugging Face config.json (gpt2, llama, mistral, mixtral), a safetensors checkpoint or its index, or a module tree in JSON as `fathom device-map --print_tree` writes it.</source>
+        <translation>Eine Hugging-Face-config.json (gpt2, llama, mistral, mixtral), ein safetensors-Checkpoint oder sein Index oder ein Modulbaum als JSON, wie ihn `fathom device-map --print_tree` schreibt.</translation>
+    </message>
+    <message>
+        <source>Open Model</source>
+        <translation>Modell öffnen</translation>
     </message>
 </context>
 <context>

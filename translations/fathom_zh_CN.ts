@@ -1310,14 +1310,6 @@ Shift+drag over the timeline to select one</source>
         <translation>模型</translation>
     </message>
     <message>
-        <source>Open Module Tree…</source>
-        <translation>打开模块树…</translation>
-    </message>
-    <message>
-        <source>A module tree in JSON, as `fathom device-map --print_tree` writes it.</source>
-        <translation>JSON 格式的模块树，即 `fathom device-map --print_tree` 输出的格式。</translation>
-    </message>
-    <message>
         <source>Devices and limits</source>
         <translation>设备与上限</translation>
     </message>
@@ -1394,10 +1386,6 @@ Shift+drag over the timeline to select one</source>
         <translation>手动移动：%1 个。</translation>
     </message>
     <message>
-        <source>Open Module Tree</source>
-        <translation>打开模块树</translation>
-    </message>
-    <message>
         <source>Export Device Map</source>
         <translation>导出设备映射</translation>
     </message>
@@ -1412,6 +1400,18 @@ Shift+drag over the timeline to select one</source>
     <message>
         <source>Strategy %1. Largest GPU load: %2. Offloaded to CPU and disk: %3. Map entries: %4.</source>
         <translation>策略 %1。最大 GPU 负载：%2。卸载到 CPU 和磁盘：%3。映射条目数：%4。</translation>
+    </message>
+    <message>
+        <source>Open Model…</source>
+        <translation>打开模型…</translation>
+    </message>
+    <message>
+        <source>A Hugging Face config.json (gpt2, llama, mistral, mixtral), a safetensors checkpoint or its index, or a module tree in JSON as `fathom device-map --print_tree` writes it.</source>
+        <translation>Hugging Face 的 config.json（gpt2、llama、mistral、mixtral）、safetensors 检查点或其索引，或 `fathom device-map --print_tree` 输出的 JSON 模块树。</translation>
+    </message>
+    <message>
+        <source>Open Model</source>
+        <translation>打开模型</translation>
     </message>
 </context>
 <context>

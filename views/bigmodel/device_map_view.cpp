@@ -95,9 +95,10 @@ QWidget* DeviceMapView::buildInputs() {
     m_model->addItem(name, name);  // data: a built-in model's name; an opened file's item holds its path
   }
   m_model->setCurrentIndex(std::max(0, m_model->findData(u"gpt-small"_s)));
-  auto* open = new QPushButton(tr("Open Module Tree…"), modelBox);
+  auto* open = new QPushButton(tr("Open Model…"), modelBox);
   open->setObjectName(u"openModuleTree"_s);
-  open->setToolTip(tr("A module tree in JSON, as `fathom device-map --print_tree` writes it."));
+  open->setToolTip(tr("A Hugging Face config.json (gpt2, llama, mistral, mixtral), a safetensors checkpoint or its "
+                      "index, or a module tree in JSON as `fathom device-map --print_tree` writes it."));
   m_modelSummary = new QLabel(modelBox);
   m_modelSummary->setObjectName(u"deviceMapModelSummary"_s);
   m_modelSummary->setWordWrap(true);
@@ -347,8 +348,7 @@ bool DeviceMapView::exportJson(const QString& path, QString* error) const {
 }
 
 void DeviceMapView::openFileInteractive() {
-  const QString path =
-      QFileDialog::getOpenFileName(this, tr("Open Module Tree"), QString(), deviceMapModelFileFilter());
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open Model"), QString(), deviceMapModelFileFilter());
   if (!path.isEmpty()) {
     openModelFile(path);
   }

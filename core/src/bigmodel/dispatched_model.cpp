@@ -7,6 +7,9 @@
 #include "bigmodel/dispatch_unit_hooks.h"
 #include "bigmodel/offloaded_tensor.h"
 
+#include <fathom/bigmodel/device_map_edit.h>
+#include <fathom/bigmodel/torch_module_tree.h>
+
 #include <fathom/common/error.h>
 #include <fathom/common/terminal_text.h>
 #include <fathom/io/safetensors.h>
@@ -84,7 +87,6 @@ DispatchedModel::DispatchedModel(std::shared_ptr<torch::nn::Module> model, const
   }
   std::vector<TensorRecord> records;
   std::unordered_map<const c10::TensorImpl*, std::size_t> recordOf;
-  std::unordered_map<std::string, std::size_t> tensorNames;
   for (const std::string& moduleName : moduleOrder) {
     const torch::nn::Module& m = *modules.at(moduleName);
     const auto add = [&](const std::string& local, const at::Tensor& t, bool buffer) {
@@ -98,7 +100,6 @@ DispatchedModel::DispatchedModel(std::shared_ptr<torch::nn::Module> model, const
       }
       records[it->second].names.push_back(name);
       records[it->second].modules.push_back(moduleName);
-      tensorNames.emplace(name, it->second);
     };
     for (const auto& p : m.named_parameters(/*recurse=*/false)) {
       add(p.key(), p.value(), false);
@@ -108,14 +109,15 @@ DispatchedModel::DispatchedModel(std::shared_ptr<torch::nn::Module> model, const
     }
   }
 
-  // ---- the map's entries: real names, usable devices ---------------------------------------------------------------
+  // ---- the map against the model: names, coverage, ties (the check the Studio's editor applies too) ---------------
+  checkDeviceMap(moduleTreeOf(*m_model), map);
+
+  // ---- usable devices ----------------------------------------------------------------------------------------------
   const auto cudaDevices = static_cast<int>(torch::cuda::device_count());
   std::unordered_map<std::string, DeviceKey> entries;
   std::optional<DeviceKey> firstGpu;
   bool anyDisk = false;
   for (const DeviceMapEntry& e : map) {
-    FATHOM_CHECK(e.module.empty() || modules.count(e.module) > 0 || tensorNames.count(e.module) > 0, ConfigError,
-                 "device map: '", terminalSafe(e.module), "' is not a module or tensor of the model");
     FATHOM_CHECK(e.device.kind() != DeviceKey::Kind::Mps, ConfigError, "device map: ", shown(e.module),
                  " is mapped to mps, which LibTorch on Linux does not have");
     if (e.device.isGpu()) {
@@ -148,28 +150,11 @@ DispatchedModel::DispatchedModel(std::shared_ptr<torch::nn::Module> model, const
     return std::nullopt;
   };
 
-  // ---- every tensor placed, tied names agreeing --------------------------------------------------------------------
-  std::vector<std::string> unplaced;
+  // Where each tensor goes: the most specific entry of its first name (checkDeviceMap: every name is covered, and the
+  // names of a tied tensor agree).
   for (TensorRecord& r : records) {
-    for (const std::string& name : r.names) {
-      const auto device = entryFor(name);
-      if (!device) {
-        unplaced.push_back(name);
-        continue;
-      }
-      if (!r.device) {
-        r.device = device;
-      }
-      FATHOM_CHECK(*device == *r.device, ConfigError, "device map: '", terminalSafe(r.names.front()), "' and '",
-                   terminalSafe(name), "' are one tensor (tied) but the map puts them on ", r.device->toString(),
-                   " and ", device->toString(), ": map tied parameters to one device");
-    }
-  }
-  if (!unplaced.empty()) {
-    throw ConfigError(detail::concat(
-        "device map: it places no device for '", terminalSafe(unplaced.front()), "'",
-        unplaced.size() > 1 ? detail::concat(" and ", unplaced.size() - 1, " more tensors") : std::string(),
-        ": every parameter and buffer must be covered by an entry for it or for a module holding it"));
+    r.device = entryFor(r.names.front());
+    FATHOM_ASSERT(r.device.has_value(), "checkDeviceMap found every tensor placed");
   }
 
   // ---- units: the root and the unit classes; each tensor in its innermost unit(s) ---------------------------------

@@ -54,8 +54,9 @@ struct DispatchedUnit {
 /// Offloaded ("cpu" with a GPU, "disk") weights serve inference: a forward that needs them with autograd enabled
 /// throws ConfigError (run it under torch::NoGradGuard), as their memory is released when the unit ends.
 ///
-/// Checked before anything moves (ConfigError naming the entry or tensor): every map entry names a module or tensor
-/// of the model, every parameter and buffer is placed (the most specific entry wins), GPUs exist, "mps" is refused,
+/// Checked before anything moves (ConfigError naming the entry or tensor): checkDeviceMap on the model's tree
+/// (device_map_edit.h: every entry names a module or tensor, every parameter and buffer is placed by its most specific
+/// entry, tied names agree), and here: GPUs exist, "mps" is refused,
 /// "disk" has a folder, every unit class matches a module. The destructor unregisters the hooks and brings every
 /// offloaded tensor back to the CPU (GPU tensors stay), so the model stays usable undispatched.
 class DispatchedModel {
