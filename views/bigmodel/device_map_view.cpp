@@ -7,7 +7,7 @@
 #include "bigmodel/device_map_document.h"
 #include "bigmodel/module_tree_model.h"
 #include "common/formatting.h"
-#include "common/wheel_scroll_guard.h"
+#include "common/inputs_and_results.h"
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -18,8 +18,6 @@
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QScrollArea>
-#include <QSplitter>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -63,21 +61,9 @@ DeviceMapView::DeviceMapView(QWidget* parent) : QWidget(parent) {
       {{bm::DeviceKey::gpu(0), 16 * kMiB}, {bm::DeviceKey::gpu(1), 16 * kMiB}, {bm::DeviceKey::cpu(), 16 * kMiB}});
   m_treeModel = new ModuleTreeModel(m_document, this);
 
-  auto* splitter = new QSplitter(Qt::Horizontal, this);
-  auto* scroll = new QScrollArea(splitter);
-  scroll->setObjectName(u"deviceMapInputs"_s);
-  scroll->setWidgetResizable(true);
-  scroll->setFrameShape(QFrame::NoFrame);
-  scroll->setWidget(buildInputs());
-  WheelScrollGuard::install(scroll->widget());
-  scroll->setMinimumWidth(scroll->widget()->minimumSizeHint().width() + 24);
-  splitter->addWidget(scroll);
-  splitter->addWidget(buildResults());
-  splitter->setStretchFactor(0, 0);
-  splitter->setStretchFactor(1, 1);
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(splitter);
+  QWidget* inputs = buildInputs();  // built in this order, as the results may refer to the inputs
+  QWidget* results = buildResults();
+  layOutInputsAndResults(this, inputs, results, u"deviceMapInputs"_s);
 
   connect(m_document, &DeviceMapDocument::modelChanged, this, &DeviceMapView::showModelInputs);
   connect(m_document, &DeviceMapDocument::planChanged, this, &DeviceMapView::showPlan);

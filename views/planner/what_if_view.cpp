@@ -6,7 +6,7 @@
 #include "charts/memory_chart.h"
 #include "charts/scaling_chart.h"
 #include "common/formatting.h"
-#include "common/wheel_scroll_guard.h"
+#include "common/inputs_and_results.h"
 #include "common/wrapping_column.h"
 #include "planner/collectives_model.h"
 #include "planner/hardware_editor.h"
@@ -28,9 +28,7 @@
 #include <QMessageBox>
 #include <QPainter>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSpinBox>
-#include <QSplitter>
 #include <QSvgGenerator>
 #include <QTabWidget>
 #include <QTableView>
@@ -63,22 +61,9 @@ WhatIfView::WhatIfView(QWidget* parent) : QWidget(parent) {
   m_debounce.setInterval(150);
   connect(&m_debounce, &QTimer::timeout, this, [this] { emit requestChanged(request()); });
 
-  auto* splitter = new QSplitter(Qt::Horizontal, this);
-  auto* scroll = new QScrollArea(splitter);
-  m_inputs = scroll;
-  scroll->setObjectName(u"whatIfInputs"_s);
-  scroll->setWidgetResizable(true);
-  scroll->setFrameShape(QFrame::NoFrame);
-  scroll->setWidget(buildInputs());
-  WheelScrollGuard::install(scroll->widget());  // the wheel scrolls the inputs, it does not edit them in passing
-  scroll->setMinimumWidth(scroll->widget()->minimumSizeHint().width() + 24);
-  splitter->addWidget(scroll);
-  splitter->addWidget(buildResults());
-  splitter->setStretchFactor(0, 0);
-  splitter->setStretchFactor(1, 1);
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(splitter);
+  QWidget* inputs = buildInputs();  // built in this order, as the results may refer to the inputs
+  QWidget* results = buildResults();
+  m_inputs = layOutInputsAndResults(this, inputs, results, u"whatIfInputs"_s);
 }
 
 QWidget* WhatIfView::buildInputs() {
