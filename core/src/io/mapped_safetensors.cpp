@@ -30,6 +30,10 @@ struct MappedSafetensors::Mapping {
 
 MappedSafetensors::MappedSafetensors(const std::filesystem::path& path)
     : m_path(path), m_header(readSafetensorsHeader(path)) {
+  m_index.reserve(m_header.entries.size());
+  for (std::size_t i = 0; i < m_header.entries.size(); ++i) {
+    m_index.emplace(m_header.entries[i].name, i);
+  }
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     throw StorageError(detail::concat("cannot read safetensors file ", path, ": ", std::strerror(errno)));
@@ -46,9 +50,9 @@ MappedSafetensors::MappedSafetensors(const std::filesystem::path& path)
 }
 
 const SafetensorsEntry& MappedSafetensors::entry(std::string_view name) const {
-  const SafetensorsEntry* e = m_header.find(name);
-  FATHOM_CHECK(e != nullptr, ConfigError, "safetensors file ", m_path, " has no tensor '", name, "'");
-  return *e;
+  const auto it = m_index.find(std::string(name));
+  FATHOM_CHECK(it != m_index.end(), ConfigError, "safetensors file ", m_path, " has no tensor '", name, "'");
+  return m_header.entries[it->second];
 }
 
 const std::byte* MappedSafetensors::data(std::string_view name) const {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 namespace fathom::io {
 
@@ -44,6 +45,9 @@ private:
 
   std::filesystem::path m_path;
   SafetensorsHeader m_header;
+  /// Name -> index into m_header.entries: every forward of a dispatched model and every tensor of a load looks its
+  /// tensors up by name, so the lookup must not walk the header (thousands of tensors in a large checkpoint).
+  std::unordered_map<std::string, std::size_t> m_index;
   std::shared_ptr<Mapping> m_mapping;
 };
 
