@@ -820,6 +820,10 @@ vorhergesagt %2, bei ProfilerStep#%3 + %4</translation>
         <source>Run %1 cannot be resumed from %2.</source>
         <translation>Lauf %1 kann nicht von %2 fortgesetzt werden.</translation>
     </message>
+    <message>
+        <source>The device map of run %1 could not be shown: %2</source>
+        <translation>Die Device-Map von Lauf %1 konnte nicht angezeigt werden: %2</translation>
+    </message>
 </context>
 <context>
     <name>fathom::studio::SettingsDialog</name>
@@ -1415,6 +1419,14 @@ Umschalt+Ziehen über die Zeitleiste wählt einen aus</translation>
     <message>
         <source>Open Model</source>
         <translation>Modell öffnen</translation>
+    </message>
+    <message>
+        <source>Parts of the recorded map could not be shown: %1</source>
+        <translation>Teile der aufgezeichneten Map konnten nicht angezeigt werden: %1</translation>
+    </message>
+    <message>
+        <source>This is the map %1 dispatched with; Reset Moves shows the strategy&apos;s plan.</source>
+        <translation>Dies ist die Map, mit der %1 verteilt hat; „Verschiebungen zurücksetzen“ zeigt den Plan der Strategie.</translation>
     </message>
 </context>
 <context>
@@ -2511,6 +2523,26 @@ Ziehen Sie es auf den Balken eines Geräts oder auf ein Modul auf einem anderen 
     <message>
         <source>%1 (%2)</source>
         <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>Device map…</source>
+        <translation>Device-Map…</translation>
+    </message>
+    <message>
+        <source>The device map this run&apos;s program dispatched its model with, in the device-map view: where each module went and what each device held.</source>
+        <translation>Die Device-Map, mit der das Programm dieses Laufs sein Modell verteilt hat, in der Device-Map-Ansicht: wohin jedes Modul ging und was jedes Gerät hielt.</translation>
+    </message>
+    <message>
+        <source>Run %1, rank %2</source>
+        <translation>Lauf %1, Rang %2</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>%1 (recorded %2)</source>
+        <translation>%1 (aufgezeichnet %2)</translation>
     </message>
 </context>
 <context>

@@ -817,6 +817,10 @@ predicted %2, at ProfilerStep#%3 + %4</source>
         <source>Run %1 cannot be resumed from %2.</source>
         <translation>无法从 %2 恢复运行 %1。</translation>
     </message>
+    <message>
+        <source>The device map of run %1 could not be shown: %2</source>
+        <translation>无法显示运行 %1 的设备映射：%2</translation>
+    </message>
 </context>
 <context>
     <name>fathom::studio::SettingsDialog</name>
@@ -1412,6 +1416,14 @@ Shift+drag over the timeline to select one</source>
     <message>
         <source>Open Model</source>
         <translation>打开模型</translation>
+    </message>
+    <message>
+        <source>Parts of the recorded map could not be shown: %1</source>
+        <translation>记录的映射有部分无法显示：%1</translation>
+    </message>
+    <message>
+        <source>This is the map %1 dispatched with; Reset Moves shows the strategy&apos;s plan.</source>
+        <translation>这是 %1 分派时使用的映射；“重置移动”显示该策略的规划。</translation>
     </message>
 </context>
 <context>
@@ -2505,6 +2517,26 @@ Drag it onto a device bar, or onto a module on another device, to move it there.
     <message>
         <source>%1 (%2)</source>
         <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>Device map…</source>
+        <translation>设备映射…</translation>
+    </message>
+    <message>
+        <source>The device map this run&apos;s program dispatched its model with, in the device-map view: where each module went and what each device held.</source>
+        <translation>此运行的程序分派模型时使用的设备映射，在设备映射视图中显示：每个模块去了哪里，每个设备容纳了什么。</translation>
+    </message>
+    <message>
+        <source>Run %1, rank %2</source>
+        <translation>运行 %1，rank %2</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>%1 (recorded %2)</source>
+        <translation>%1（记录于 %2）</translation>
     </message>
 </context>
 <context>

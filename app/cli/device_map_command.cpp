@@ -597,6 +597,13 @@ int runDeviceMap(const DeviceMapFlags& f, const std::vector<const CLI::Option*>&
     run.batchSize = f.batchSize;
     run.sequenceLength = f.seqLen;
     run.offloadFolder = f.offloadFolder;
+    // What the map was planned with, recorded with the run for the Studio (nothing when --device_map gave it).
+    if (const json args =
+            request.is_object() ? request.value("call", json::object()).value("args", json::object()) : json::object();
+        args.contains("max_memory")) {
+      run.maxMemory = bm::maxMemoryFromJson(args.at("max_memory"));
+      run.noSplitClasses = args.value("no_split_module_classes", std::vector<std::string>{});
+    }
     dispatch = runDispatch(run, map);
   }
 
@@ -681,15 +688,14 @@ void addDeviceMapCommand(CLI::App& root, CommandAction& action) {
   cmd->add_option("--special_dtype,--special-dtype", f->specialDtypes,
                   "A tensor's own dtype, over --dtype (Accelerate's special_dtypes)")
       ->type_name("TENSOR=DTYPE");
-  cmd->add_option(
-         "--strategy", f->strategy,
-         "With a model: plan the map by strategy, as device_map=\"...\" in from_pretrained and "
-         "load_checkpoint_and_dispatch: auto and balanced (get_balanced_memory's limits, then "
-         "infer_auto_device_map), balanced_low_0 (the same, GPU 0 kept as empty as the others allow), "
-         "sequential (infer_auto_device_map on the limits as given: what no --strategy does too), or "
-         "optimal (Fathom's: the model's layers cut in order over the GPUs, then cpu, then disk, for the "
-         "smallest largest GPU load; compared with balanced). With it the answer names the strategy, the "
-         "limits planned with and the largest GPU load")
+  cmd->add_option("--strategy", f->strategy,
+                  "With a model: plan the map by strategy, as device_map=\"...\" in from_pretrained and "
+                  "load_checkpoint_and_dispatch: auto and balanced (get_balanced_memory's limits, then "
+                  "infer_auto_device_map), balanced_low_0 (the same, GPU 0 kept as empty as the others allow), "
+                  "sequential (infer_auto_device_map on the limits as given: what no --strategy does too), or "
+                  "optimal (Fathom's: the model's layers cut in order over the GPUs, then cpu, then disk, for the "
+                  "smallest largest GPU load; compared with balanced). With it the answer names the strategy, the "
+                  "limits planned with and the largest GPU load")
       ->type_name("NAME");
   cmd->add_flag("--no_clean_result,--no-clean-result", f->noCleanResult,
                 "Keep every name; do not merge names sharing a device into their prefix (clean_result=False)");

@@ -5,9 +5,12 @@
 #include "train_cuda_memory.h"
 
 #include <fathom/bigmodel/dispatched_model.h>
+#include <fathom/common/clock.h>
 #include <fathom/common/error.h>
 #include <fathom/models/model_factory.h>
 #include <fathom/telemetry/process_memory.h>
+#include <fathom/telemetry/sqlite_tracker.h>
+#include <fathom/telemetry/telemetry_sender.h>
 
 #include <torch/torch.h>
 
@@ -82,6 +85,17 @@ ojson optionalBytes(const std::optional<std::int64_t>& bytes) {
   return bytes ? ojson(*bytes) : ojson(nullptr);
 }
 
+/// Records the dispatch with the launcher's run; the run's id, or null outside `fathom launch`.
+ojson recordWithRun(const bigmodel::DispatchRecord& record) {
+  if (!telemetry::TelemetryEndpoint::fromEnvironment()) {
+    return nullptr;
+  }
+  telemetry::SqliteTracker tracker(track::TrackerOptions{});
+  tracker.deviceMap(bigmodel::toJson(record).dump(), unixNowSeconds());
+  tracker.finish();
+  return tracker.run().value;
+}
+
 }  // namespace
 
 ojson runDispatch(const DispatchRunOptions& options, const bigmodel::DeviceMap& map) {
@@ -136,6 +150,11 @@ ojson runDispatch(const DispatchRunOptions& options, const bigmodel::DeviceMap& 
                           {"rss_before_bytes", run.rssBefore},
                           {"peak_rss_bytes", optionalBytes(run.peakRss)},
                           {"cuda", std::move(cuda)}};
+  bigmodel::DispatchRecord record = dispatched.record(options.maxMemory, options.model.name);
+  if (!options.noSplitClasses.empty()) {
+    record.noSplitClasses = options.noSplitClasses;
+  }
+  report["recorded_in_run"] = recordWithRun(record);
   const auto disk = dispatched.placedBytes().find("disk");
   if (reference.peakRss && run.peakRss) {
     const std::int64_t saved = *reference.peakRss - *run.peakRss;

@@ -7,8 +7,10 @@
 #include "text_table.h"
 #include "workspace_flag.h"
 
+#include <fathom/bigmodel/dispatch_record.h>
 #include <fathom/common/atomic_file.h>
 #include <fathom/common/error.h>
+#include <fathom/common/terminal_text.h>
 #include <fathom/config/config_resolver.h>
 #include <fathom/store/run_comparison.h>
 #include <fathom/store/workspace.h>
@@ -173,6 +175,7 @@ int showRun(const RunsFlags& flags) {
   const auto heartbeats = ws.heartbeats(r.id);
   const auto alerts = ws.alerts(r.id);
   const auto traces = ws.traces(r.id);
+  const auto deviceMaps = ws.deviceMaps(r.id);
   const auto logLines = ws.lastEvents(r.id, static_cast<std::size_t>(std::max(flags.logLines, 0)));
   if (flags.json) {
     json out = runJson(r);
@@ -194,6 +197,14 @@ int showRun(const RunsFlags& flags) {
     for (const auto& a : artifacts) {
       out["artifacts"].push_back(
           {{"kind", store::toString(a.artifact.kind)}, {"path", a.artifact.path}, {"bytes", a.artifact.bytes}});
+    }
+    // Each record whole (bigmodel::DispatchRecord's JSON: tree, map, limits): `jq '.device_maps[0].record.device_map'`.
+    out["device_maps"] = json::array();
+    for (const auto& d : deviceMaps) {
+      out["device_maps"].push_back({{"id", d.id.value},
+                                    {"rank", d.map.rank},
+                                    {"created_at", d.map.createdAt},
+                                    {"record", json::parse(d.map.recordJson, nullptr, /*allow_exceptions=*/false)}});
     }
     out["heartbeats"] = json::array();
     for (const auto& h : heartbeats) {
@@ -317,6 +328,20 @@ int showRun(const RunsFlags& flags) {
     std::vector<std::vector<std::string>> rows{{"NAME", "RANK", "CHUNKS", "BYTES"}};
     for (const auto& t : traces) {
       rows.push_back({t.name, std::to_string(t.rank), std::to_string(t.chunks), std::to_string(t.bytes)});
+    }
+    printTable(std::cout, rows);
+  }
+  if (!deviceMaps.empty()) {
+    std::cout << "Device maps (the Studio's run page opens them)\n";
+    std::vector<std::vector<std::string>> rows{{"RANK", "TIME (UTC)", "MODEL", "ENTRIES"}};
+    for (const auto& d : deviceMaps) {
+      try {
+        const bigmodel::DispatchRecord record = bigmodel::dispatchRecordFromJson(d.map.recordJson, "the record");
+        rows.push_back({std::to_string(d.map.rank), formatTime(d.map.createdAt), terminalSafe(record.modelName),
+                        std::to_string(record.deviceMap.size())});
+      } catch (const ConfigError& e) {
+        rows.push_back({std::to_string(d.map.rank), formatTime(d.map.createdAt), terminalSafe(e.what()), "-"});
+      }
     }
     printTable(std::cout, rows);
   }

@@ -97,7 +97,7 @@ struct CommandLine {
                           u"range"_s};
   QCommandLineOption show{
       u"show"_s,
-      u"Open this view first: main, planner[:TAB] (TAB: 0-4, or device-map), run:ID[:TAB], compare:ID,ID[,...], wizard:PAGE (0-6), settings."_s,
+      u"Open this view first: main, planner[:TAB] (TAB: 0-4, or device-map), run:ID[:TAB] (TAB: 0-7, timeline, or device-map), compare:ID,ID[,...], wizard:PAGE (0-6), settings."_s,
       u"target"_s, u"main"_s};
   QCommandLineOption screenshot{u"screenshot"_s, u"Save a PNG of the --show target once it has loaded, then quit."_s,
                                 u"file"_s};

@@ -14,6 +14,7 @@
 #include "studio_settings.h"
 #include "workspace_controller.h"
 
+#include "bigmodel/device_map_view.h"
 #include "common/environment_model.h"
 #include "common/formatting.h"
 #include "planner/planner_panel.h"
@@ -657,6 +658,16 @@ views::WhatIfView* MainWindow::showPlanner() {
   return m_whatIf;
 }
 
+views::DeviceMapView* MainWindow::openRecordedDeviceMap(qint64 runId, const QString& recordJson, const QString& title) {
+  views::WhatIfView* planner = showPlanner();
+  planner->showDeviceMap();
+  views::DeviceMapView* view = planner->deviceMapView();
+  if (!view->openRecordJson(recordJson, title)) {
+    appendLog(tr("The device map of run %1 could not be shown: %2").arg(runId).arg(view->message()));
+  }
+  return view;
+}
+
 views::ConfigWizard* MainWindow::wizard() const {
   return m_wizard;
 }
@@ -694,6 +705,7 @@ views::RunDetailsPage* MainWindow::createRunPage(qint64 id) {
   connect(page, &views::RunDetailsPage::computePlanRequested, this,
           [this, feed](qint64 run) { computeRunPlan(run, feed); });
   connect(page, &views::RunDetailsPage::resumeRequested, this, &MainWindow::resumeRun);
+  connect(page, &views::RunDetailsPage::deviceMapRequested, this, &MainWindow::openRecordedDeviceMap);
   feed->start();
   // The Timeline tab follows the run's stored traces; a timeline is built only for the entry the tab chose, which it
   // does once it is first shown.

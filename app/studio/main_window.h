@@ -16,6 +16,7 @@ class QTableView;
 
 namespace fathom::views {
 class ConfigWizard;
+class DeviceMapView;
 class EnvironmentModel;
 class PlannerPanel;
 class RunComparisonPage;
@@ -86,6 +87,10 @@ public slots:
   views::ConfigWizard* openConfiguration(const QString& path);
   /// Shows the what-if planner.
   views::WhatIfView* showPlanner();
+  /// Shows the device map run `runId` recorded (`recordJson`, bigmodel::DispatchRecord's JSON) in the what-if
+  /// planner's device-map view under `title` (the run page's "Device map…"); a record that cannot be read is named
+  /// in the view and the log.
+  views::DeviceMapView* openRecordedDeviceMap(qint64 runId, const QString& recordJson, const QString& title);
   /// Opens run `id` in a page (reading it from the workspace; a live run's page follows it).
   void openRun(qint64 id);
   /// Opens a page comparing `ids` (two or more runs).

@@ -94,8 +94,8 @@ void RunFeed::stop() {
   m_timer.stop();
 }
 
-views::RunDelta RunFeed::read(const QString& workspacePath, qint64 runId, qint64 metricsAfter, qint64 eventsAfter,
-                              bool first, bool* more) {
+views::RunDelta RunFeed::read(const QString& workspacePath, qint64 runId, const Cursors& after, bool first,
+                              bool* more) {
   const std::filesystem::path file(workspacePath.toStdString());
   const store::Workspace ws(file, store::Workspace::readerOptions(file));
   views::RunDelta d;
@@ -108,10 +108,11 @@ views::RunDelta RunFeed::read(const QString& workspacePath, qint64 runId, qint64
   d.ranks = ws.ranks(info->id);
   d.heartbeats = ws.heartbeats(info->id);
   d.alerts = ws.alerts(info->id);
-  d.metrics = ws.metricsSince(info->id, store::MetricId{metricsAfter}, kBatchLimit);
+  d.metrics = ws.metricsSince(info->id, store::MetricId{after.metrics}, kBatchLimit);
   *more = d.metrics.size() >= kBatchLimit;
   d.events = first ? ws.lastEvents(info->id, views::RunDetails::kEventLimit)
-                   : ws.eventsSince(info->id, store::EventId{eventsAfter});
+                   : ws.eventsSince(info->id, store::EventId{after.events});
+  d.deviceMaps = ws.deviceMaps(info->id, store::DeviceMapId{after.deviceMaps});
   if (first || (info->status != store::RunStatus::Running && !*more)) {
     d.plan = readPlan(ws, runId);
   }
@@ -123,16 +124,15 @@ void RunFeed::poll() {
     return;
   }
   m_busy = true;
-  auto worker = QtConcurrent::run(
-      [path = m_path, run = m_run, metrics = m_metricCursor, events = m_eventCursor, first = m_first] {
-        ReadOutcome out;
-        try {
-          out.delta = read(path, run, metrics, events, first, &out.more);
-        } catch (const Error& e) {
-          out.error = QString::fromUtf8(e.what());
-        }
-        return out;
-      });
+  auto worker = QtConcurrent::run([path = m_path, run = m_run, cursors = m_cursors, first = m_first] {
+    ReadOutcome out;
+    try {
+      out.delta = read(path, run, cursors, first, &out.more);
+    } catch (const Error& e) {
+      out.error = QString::fromUtf8(e.what());
+    }
+    return out;
+  });
   m_worker = QFuture<void>(worker);
   worker.then(this, [this](const ReadOutcome& out) {
     m_busy = false;
@@ -147,10 +147,13 @@ void RunFeed::poll() {
     const views::RunDelta& d = *out.delta;
     m_first = false;
     if (!d.metrics.empty()) {
-      m_metricCursor = d.metrics.back().id.value;
+      m_cursors.metrics = d.metrics.back().id.value;
     }
     if (!d.events.empty()) {
-      m_eventCursor = d.events.back().id.value;
+      m_cursors.events = d.events.back().id.value;
+    }
+    if (!d.deviceMaps.empty()) {
+      m_cursors.deviceMaps = d.deviceMaps.back().id.value;
     }
     const bool live = d.info.status == store::RunStatus::Running;
     emit delta(d);

@@ -43,10 +43,17 @@ public:
   /// The most metric rows one read takes; the rest follow in the next read, right away.
   static constexpr std::size_t kBatchLimit = 200'000;
 
-  /// One read (what the worker does): the run's row, ranks and heartbeats, and the metrics and events above the
-  /// cursors (the last RunDetails::kEventLimit events when `first`). `more`: the batch limit cut the metrics short.
-  static views::RunDelta read(const QString& workspacePath, qint64 runId, qint64 metricsAfter, qint64 eventsAfter,
-                              bool first, bool* more);
+  /// Where the previous read ended: the largest id read of each incrementally read table.
+  struct Cursors {
+    qint64 metrics = 0;
+    qint64 events = 0;
+    qint64 deviceMaps = 0;
+  };
+
+  /// One read (what the worker does): the run's row, ranks and heartbeats, and the metrics, events and device maps
+  /// above the cursors (the last RunDetails::kEventLimit events when `first`). `more`: the batch limit cut the
+  /// metrics short.
+  static views::RunDelta read(const QString& workspacePath, qint64 runId, const Cursors& after, bool first, bool* more);
 
 signals:
   void delta(const fathom::views::RunDelta& delta);
@@ -59,8 +66,7 @@ private:
 
   QString m_path;
   qint64 m_run = 0;
-  qint64 m_metricCursor = 0;
-  qint64 m_eventCursor = 0;
+  Cursors m_cursors;
   bool m_first = true;
   bool m_busy = false;
   bool m_stopped = false;

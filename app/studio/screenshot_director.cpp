@@ -67,6 +67,22 @@ bool ScreenshotDirector::start() {
       }
       return w;
     };
+  } else if (m_target.startsWith(u"run:"_s) && m_target.endsWith(u":device-map"_s)) {
+    // run:ID:device-map: the run page's "Device map…" (its first recorded map), shown in the device-map view.
+    const qint64 id = m_target.section(u':', 1, 1).toLongLong();
+    m_ready = [w, id, clicked = false]() mutable -> QWidget* {
+      views::RunDetailsPage* page = w->runPage(id);
+      if (page == nullptr || page->deviceMaps().empty()) {
+        return nullptr;
+      }
+      if (!clicked) {
+        clicked = true;
+        const store::RunDeviceMapRow& first = page->deviceMaps().front();
+        w->openRecordedDeviceMap(id, QString::fromStdString(first.map.recordJson), page->deviceMapTitle(0));
+      }
+      views::WhatIfView* view = w->whatIfView();
+      return view != nullptr && view->deviceMapView()->showsRecordedMap() ? w : nullptr;
+    };
   } else if (m_target.startsWith(u"run:"_s)) {
     // run:ID or run:ID:TAB (the index of the page's tab: ranks, metrics, log, alerts, plan vs actual, configuration;
     // or the word `timeline`: the Timeline tab once its first timeline is loaded and painted).
@@ -75,8 +91,10 @@ bool ScreenshotDirector::start() {
     const int tab = m_target.count(u':') >= 2 && !timeline ? m_target.section(u':', 2, 2).toInt() : 0;
     m_ready = [w, id, tab, timeline]() -> QWidget* {
       views::RunDetailsPage* page = w->runPage(id);
-      if (page == nullptr || page->runId() != id || (page->pointCount() == 0 && !timeline)) {
-        return nullptr;  // (a profiled run may log no metrics: the timeline waits for its own data)
+      if (page == nullptr || page->runId() != id ||
+          (page->pointCount() == 0 && page->deviceMaps().empty() && !timeline)) {
+        return nullptr;  // (a profiled run may log no metrics: the timeline waits for its own data; an inference run's
+                         // device map is data too)
       }
       if (timeline) {
         page->showTimelineTab();

@@ -591,6 +591,7 @@ private slots:
     // Units: the model, and per block the block, its attention and MLP and their four Linear layers: 1 + 2 x 7.
     QCOMPARE(dispatch.value(u"units"_s).toArray().size(), 15);
     QVERIFY(!QFile::exists(offload + u"/offload.safetensors"_s));  // removed with the dispatch
+    QVERIFY(dispatch.value(u"recorded_in_run"_s).isNull());  // not under `fathom launch`: no run to record it with
 
     // --output is Hugging Face's form of the same map, in its order.
     QFile file(output);
@@ -610,6 +611,37 @@ private slots:
              again.out.constData());
     QVERIFY2(again.out.contains("transformer.h.1.mlp"), again.out.constData());
     QVERIFY2(again.out.contains("Peak RSS over the forward"), again.out.constData());
+  }
+
+  // Under `fathom launch`, the dispatch is recorded with the run (docs/bigmodel.md, "In the workspace"): the model's
+  // tree, the map and the limits it was planned with, which `fathom runs show --json` prints and the Studio opens.
+  void launchedDispatchIsRecordedWithTheRun() {
+    const QString workspace = m_dir.filePath(u"dispatch_runs.sqlite"_s);
+    const Run r =
+        runFathom({u"launch"_s, u"--workspace"_s, workspace, u"--num_processes"_s, u"1"_s,
+                   fathom::test::fathomExecutable(), u"device-map"_s, u"--model"_s, u"gpt-tiny"_s, u"--max_memory"_s,
+                   u"cpu=300KB"_s, u"--no_split"_s, u"GptBlock"_s, u"--run"_s, u"--json"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QString line = QString::fromUtf8(r.out).split(u'\n').filter(u"\"dispatch\""_s).value(0);
+    const QJsonObject answer = QJsonDocument::fromJson(line.mid(line.indexOf(u'{')).toUtf8()).object();
+    const qint64 run = answer.value(u"dispatch"_s).toObject().value(u"recorded_in_run"_s).toInteger();
+    QVERIFY2(run > 0, qPrintable(describe(r)));
+
+    const Run shown = runFathom({u"runs"_s, u"show"_s, QString::number(run), u"--workspace"_s, workspace, u"--json"_s});
+    QVERIFY2(shown.exitCode == 0, qPrintable(describe(shown)));
+    const QJsonArray maps = parse(shown).toObject().value(u"device_maps"_s).toArray();
+    QCOMPARE(maps.size(), 1);
+    QCOMPARE(maps[0].toObject().value(u"rank"_s).toInt(), 0);
+    const QJsonObject record = maps[0].toObject().value(u"record"_s).toObject();
+    QCOMPARE(record.value(u"format"_s).toString(), u"fathom-dispatch-record"_s);
+    QCOMPARE(record.value(u"model"_s).toString(), u"gpt-tiny"_s);
+    QCOMPARE(record.value(u"device_map"_s).toArray(), answer.value(u"device_map"_s).toArray());
+    QCOMPARE(record.value(u"max_memory"_s).toArray(), (QJsonArray{QJsonArray{u"cpu"_s, 300'000}}));
+    QCOMPARE(record.value(u"no_split"_s).toArray(), QJsonArray{u"GptBlock"_s});
+    QCOMPARE(record.value(u"module_tree"_s).toObject().value(u"root_class"_s).toString(), u"Gpt"_s);
+
+    const Run text = runFathom({u"runs"_s, u"show"_s, QString::number(run), u"--workspace"_s, workspace});
+    QVERIFY2(text.out.contains("Device maps") && text.out.contains("gpt-tiny"), text.out.constData());
   }
 
   void helpHasAnExample() {

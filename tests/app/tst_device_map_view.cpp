@@ -9,6 +9,7 @@
 // what-if planner's Device map tab opens it and hides the training inputs.
 #include "main_window.h"
 #include "studio_test_mode.h"
+#include "workspace_controller.h"
 
 #include "bigmodel/device_bars.h"
 #include "bigmodel/device_limits_editor.h"
@@ -16,13 +17,16 @@
 #include "bigmodel/device_map_view.h"
 #include "bigmodel/module_tree_model.h"
 #include "planner/what_if_view.h"
+#include "runs/run_details_page.h"
 
 #include <fathom/bigmodel/device_load.h>
 #include <fathom/bigmodel/device_map_edit.h>
 #include <fathom/bigmodel/device_map_json.h>
 #include <fathom/bigmodel/device_map_strategy.h>
+#include <fathom/bigmodel/dispatch_record.h>
 #include <fathom/bigmodel/hf_module_tree.h>
 #include <fathom/bigmodel/module_tree_json.h>
+#include <fathom/store/workspace.h>
 
 #include <nlohmann/json.hpp>
 
@@ -34,6 +38,8 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFont>
+#include <QLabel>
+#include <QMenu>
 #include <QMimeData>
 #include <QPushButton>
 #include <QScrollArea>
@@ -494,6 +500,93 @@ private slots:
     QCOMPARE(whatIf->deviceMapView()->document()->model().name, u"gpt-small"_s);
     tabs->setCurrentIndex(0);
     QVERIFY(inputs->isVisible());
+  }
+
+  // A run whose program dispatched a model (docs/bigmodel.md, "In the workspace"): its page offers "Device map…", which
+  // opens the device-map view on the recorded tree, limits, no-split classes and map (entries in any order: the most
+  // specific wins, as in dispatch); a map recorded while the page is open joins the button's menu; one without limits
+  // gets each device limited to what it holds; Reset moves shows the strategy's own plan.
+  void aRunsDeviceMapOpensInTheView() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath(u"ws.sqlite"_s).toStdString();
+    const views::LoadedModelTree gpt = views::loadBuiltinModelTree(u"gpt-tiny"_s);
+    QVERIFY(gpt.ok());
+    bm::DispatchRecord record{*gpt.tree,
+                              {{"transformer.h.1", kDisk}, {"transformer.h.0.mlp", kDisk}, {"transformer", kCpu}},
+                              {{kCpu, 300'000}},
+                              {"GptBlock"},
+                              "gpt-tiny"};
+    store::Workspace ws(path);
+    const store::RunId run = ws.createRun({"dispatch", "fathom device-map --run", "", ""});
+    ws.addDeviceMap(run, {0, 1.0e9, bm::toJson(record).dump()});
+
+    studio::MainWindow window;
+    window.resize(1600, 1000);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.openWorkspace(QString::fromStdString(path));
+    QTRY_VERIFY(window.workspace()->isOpen());
+    window.openRun(run.value);
+    views::RunDetailsPage* page = nullptr;
+    QTRY_VERIFY((page = window.runPage(run.value)) != nullptr);
+    QPushButton* button = page->deviceMapButton();
+    QTRY_VERIFY(button->isVisible());
+    QCOMPARE(button->menu(), nullptr);  // one map: the button opens it
+    QTest::mouseClick(button, Qt::LeftButton);
+
+    views::WhatIfView* whatIf = window.whatIfView();
+    QVERIFY(whatIf != nullptr);
+    DeviceMapView* view = whatIf->deviceMapView();
+    QCOMPARE(whatIf->findChild<QTabWidget*>(u"whatIfTabs"_s)->currentWidget(), static_cast<QWidget*>(view));
+    const DeviceMapDocument* doc = view->document();
+    QVERIFY2(view->showsRecordedMap(), qPrintable(view->message()));
+    QCOMPARE(doc->model().name, u"Run %1, rank 0: gpt-tiny"_s.arg(run.value));
+    QVERIFY(doc->maxMemory() == record.maxMemory);
+    QCOMPARE(doc->noSplitClasses(), record.noSplitClasses);
+    // Every tensor where the recorded map puts it: its most specific entry's device.
+    for (const bm::ModuleInfo& m : gpt.tree->modules()) {
+      for (const auto& p : m.parameters) {
+        const std::string name = m.name.empty() ? p.name : m.name + "." + p.name;
+        const bm::DeviceKey expected =
+            name.starts_with("transformer.h.1.") || name.starts_with("transformer.h.0.mlp.") ? kDisk : kCpu;
+        QVERIFY2(doc->devicesOf(name) == std::vector<bm::DeviceKey>{expected}, name.c_str());
+      }
+    }
+    QVERIFY(view->findChild<QLabel*>(u"deviceMapStatus"_s)->text().contains(u"This is the map"_s));
+
+    // A second recording, from rank 1 without limits, arrives while the page is open: the button becomes a menu.
+    record.maxMemory.clear();
+    ws.addDeviceMap(run, {1, 1.0e9 + 5, bm::toJson(record).dump()});
+    QTRY_VERIFY(button->menu() != nullptr);
+    QCOMPARE(button->menu()->actions().size(), 2);
+    QVERIFY(button->menu()->actions().at(1)->text().startsWith(u"Run %1, rank 1: gpt-tiny"_s.arg(run.value)));
+    button->menu()->actions().at(1)->trigger();
+    QVERIFY(view->showsRecordedMap());
+    const bm::DeviceLoads loads = bm::deviceLoads(*gpt.tree, record.deviceMap, {});
+    bm::ByteCount onCpu = 0;
+    for (const bm::DeviceLoad& load : loads.devices) {
+      onCpu = load.device == kCpu ? load.load() : onCpu;
+    }
+    QVERIFY(onCpu > 0);
+    QVERIFY(doc->maxMemory() == (bm::MaxMemory{{kCpu, onCpu}}));  // each device limited to what it held
+
+    // Reset moves: the strategy's plan for those inputs; choosing the record in the model list shows it again.
+    QTest::mouseClick(view->findChild<QPushButton*>(u"resetMoves"_s), Qt::LeftButton);
+    QVERIFY(!view->showsRecordedMap());
+    QVERIFY(doc->moves().empty());
+    auto* models = view->findChild<QComboBox*>(u"deviceMapModel"_s);
+    const int item = models->findText(u"Run %1, rank 0: gpt-tiny"_s.arg(run.value));
+    QVERIFY(item >= 0);
+    models->setCurrentIndex(item);
+    emit models->activated(item);
+    QVERIFY(view->showsRecordedMap());
+    QVERIFY(doc->maxMemory() == (bm::MaxMemory{{kCpu, 300'000}}));
+
+    // A record that is not one is named in the view; the model shown stays.
+    QVERIFY(!view->openRecordJson(u"{\"format\": \"other\"}"_s, u"Run 9, rank 0"_s));
+    QVERIFY(view->message().contains(u"Run 9, rank 0: not a dispatch record"_s));
+    QCOMPARE(doc->model().name, u"Run %1, rank 0: gpt-tiny"_s.arg(run.value));
+    ws.finishRun(run, store::RunStatus::Succeeded, 0);
   }
 };
 

@@ -68,7 +68,7 @@ private slots:
       try {
         bool more = false;
         const fathom::views::RunDelta d =
-            fathom::studio::RunFeed::read(QString::fromStdString(file.string()), run, 0, 0, true, &more);
+            fathom::studio::RunFeed::read(QString::fromStdString(file.string()), run, {}, true, &more);
         return "metrics " + std::to_string(d.metrics.size()) + " ranks " + std::to_string(d.ranks.size());
       } catch (const std::exception& e) {
         return std::string("error: ") + e.what();

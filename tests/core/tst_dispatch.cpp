@@ -4,6 +4,7 @@
 // unit's forward only; the model is whole again afterwards. Also the pieces under it: trees of live modules and the
 // memory-mapped safetensors reader. What needs a GPU ("0", streaming to cuda) runs in tests/gpu/check.sh.
 #include <fathom/bigmodel/device_map_json.h>
+#include <fathom/bigmodel/dispatch_record.h>
 #include <fathom/bigmodel/dispatched_model.h>
 #include <fathom/bigmodel/infer_device_map.h>
 #include <fathom/bigmodel/module_sizes.h>
@@ -143,6 +144,52 @@ private slots:
     // Undispatched: the weights are back in memory, the offload file gone.
     QVERIFY(!std::filesystem::exists(folder / "offload.safetensors"));
     QCOMPARE((m->forward(input) - expected).abs().max().item<float>(), 0.0f);
+  }
+
+  // What a run records of a dispatch (docs/bigmodel.md, "In the workspace"): the live model's tree, the map, the
+  // limits and the classes kept whole, read back equal; a record that is not one, or whose map leaves a tensor out,
+  // is refused naming where it came from.
+  void dispatchRecordRoundTrips() {
+    QTemporaryDir dir;
+    const auto m = gpt("gpt-tiny");
+    const DeviceMap map = mapOf({{"transformer.wte", DeviceKey::cpu()},
+                                 {"transformer.wpe", DeviceKey::cpu()},
+                                 {"transformer.h", DeviceKey::disk()},
+                                 {"transformer.ln_f", DeviceKey::cpu()}});
+    const MaxMemory limits{{DeviceKey::cpu(), 100'000}};
+    DispatchedModel dispatched(m, map, {.unitClasses = m->unitClasses(), .offloadFolder = dir.path().toStdString()});
+    const DispatchRecord record = dispatched.record(limits, "gpt-tiny");
+    QCOMPARE(record.noSplitClasses, m->unitClasses());
+    const std::string text = toJson(record).dump();
+    const DispatchRecord back = dispatchRecordFromJson(text, "run 3");
+    QCOMPARE(back.modelName, std::string("gpt-tiny"));
+    QVERIFY(back.deviceMap == map);
+    QVERIFY(back.maxMemory == limits);
+    QCOMPARE(back.noSplitClasses, record.noSplitClasses);
+    QCOMPARE(back.tree.modules().size(), moduleTreeOf(*m).modules().size());
+    QCOMPARE(computeModuleSizes(back.tree)[""], computeModuleSizes(moduleTreeOf(*m))[""]);
+    QCOMPARE(toJson(back).dump(), text);
+
+    auto j = nlohmann::ordered_json::parse(text);
+    const auto refused = [](const nlohmann::ordered_json& k) {
+      return messageOf([&] { dispatchRecordFromJson(k.dump(), "run 3"); });
+    };
+    QVERIFY(contains(messageOf([] { dispatchRecordFromJson("{not json", "run 3"); }),
+                     "run 3: a dispatch record must be JSON"));
+    auto other = j;
+    other["format"] = "something else";
+    QVERIFY(contains(refused(other), "not a dispatch record"));
+    auto newer = j;
+    newer["version"] = 2;
+    QVERIFY(contains(refused(newer), "written by a newer Fathom"));
+    auto partial = j;
+    partial["device_map"] = nlohmann::ordered_json::array({nlohmann::ordered_json::array({"transformer.wte", "cpu"})});
+    const std::string unplaced = refused(partial);
+    QVERIFY2(contains(unplaced, "run 3: ") && contains(unplaced, "places no device for 'transformer.wpe.weight'"),
+             unplaced.c_str());
+    auto noTree = j;
+    noTree.erase("module_tree");
+    QVERIFY(contains(refused(noTree), "has no \"module_tree\""));
   }
 
   void inferredMapDispatches() {

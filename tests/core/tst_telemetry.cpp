@@ -293,6 +293,36 @@ private slots:
     QVERIFY(fathom::test::throwsType<CommError>([&] { protocol::decodeSetup(wrong); }));
   }
 
+  // A device map a rank dispatched with travels whole (its record is kept unread) and is stored with the rank that
+  // sent it; the run's maps read back in order, and from a cursor.
+  void deviceMapsAreStoredWithTheirRank() {
+    auto [ws, run] = freshRun("device_maps.sqlite");
+    TelemetryCollector collector(std::move(ws), run);
+    const std::string large(300'000, 'x');  // larger than a socket buffer: the frame arrives in pieces
+    TelemetrySender one(endpointOf(collector, 1));
+    one.sendDeviceMap("{\"first\": 1}", 100.5);
+    one.sendDeviceMap(large, 101.0);
+    one.close();
+    TelemetrySender zero(endpointOf(collector, 0));
+    zero.sendDeviceMap("{\"third\": 3}", 102.0);
+    zero.close();
+    collector.stop();
+    const auto maps = collector.workspace().deviceMaps(run);
+    QCOMPARE(maps.size(), std::size_t{3});
+    QCOMPARE(maps[0].map.rank, 1);
+    QCOMPARE(maps[0].map.createdAt, 100.5);
+    QCOMPARE(maps[0].map.recordJson, std::string("{\"first\": 1}"));
+    QCOMPARE(maps[1].map.recordJson, large);
+    QCOMPARE(maps[2].map.rank, 0);
+    QVERIFY(maps[0].id < maps[1].id && maps[1].id < maps[2].id);
+    const auto after = collector.workspace().deviceMaps(run, maps[1].id);
+    QCOMPARE(after.size(), std::size_t{1});
+    QCOMPARE(after[0].map.recordJson, std::string("{\"third\": 3}"));
+    // Deleting the run deletes its maps.
+    collector.workspace().deleteRun(run, /*force=*/true);
+    QVERIFY(collector.workspace().deviceMaps(run).empty());
+  }
+
   void refusesWrongTokenVersionAndStrangers() {
     auto [ws, run] = freshRun("refuse.sqlite");
     TelemetryCollector collector(std::move(ws), run);
@@ -418,7 +448,9 @@ private slots:
     tracker->storeInitConfiguration({{"lr", 0.001}, {"model", "mlp"}});
     tracker->log({{"loss", 0.5}, {"tokens", std::int64_t{4096}}, {"phase", std::string("warmup")}}, 3);
     tracker->log({{"loss", 0.25}}, 4);
+    sqlite->deviceMap("{\"a record\": 1}", 12.5);
     tracker->finish();
+    QVERIFY(contains(messageOf([&] { sqlite->deviceMap("{}", 13.0); }), "after finish()"));
 
     store::Workspace ws(file("direct.sqlite"));
     const auto runs = ws.listRuns();
@@ -433,6 +465,10 @@ private slots:
     QCOMPARE(events.size(), std::size_t{1});
     QCOMPARE(events[0].event.text, std::string("phase = warmup"));
     QCOMPARE(ws.ranks(runs[0].id).size(), std::size_t{1});
+    const auto maps = ws.deviceMaps(runs[0].id);
+    QCOMPARE(maps.size(), std::size_t{1});
+    QCOMPARE(maps[0].map.recordJson, std::string("{\"a record\": 1}"));
+    QCOMPARE(maps[0].map.createdAt, 12.5);
     // The run this process wrote alone records the setup its Accelerator reported, typed.
     QCOMPARE(runs[0].layout.worldSize, 1);
     QVERIFY(runs[0].layout.strategy == (store::RunStrategy{plan::Strategy::Zero1, {}}));

@@ -109,9 +109,9 @@ private slots:
       ws.appendMetrics(run, points(10, "loss"));
       ws.finishRun(run, RunStatus::Succeeded, 0);
     }
-    // Make it a version-1 file: what versions 2 to 8 added is not there yet (5 added no table; 7's heartbeat columns go
-    // with the table).
-    rawExec(path, "DROP TABLE run_plans; DROP TABLE alert_ranks; DROP TABLE alerts; "
+    // Make it a version-1 file: what versions 2 to 11 added is not there yet (5 added no table; 7's heartbeat columns
+    // go with the table).
+    rawExec(path, "DROP TABLE run_device_maps; DROP TABLE run_plans; DROP TABLE alert_ranks; DROP TABLE alerts; "
                   "DROP TABLE plans; DROP INDEX metrics_by_run_key; DROP TABLE heartbeats; DROP TABLE trace_chunks; "
                   "DROP TABLE run_hosts; ALTER TABLE runs DROP COLUMN world_size; ALTER TABLE runs DROP COLUMN "
                   "num_machines; ALTER TABLE runs DROP COLUMN strategy; ALTER TABLE runs DROP COLUMN fsdp_sharding; "
@@ -129,6 +129,8 @@ private slots:
     QCOMPARE(rawInt(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'run_plans'"), 1);
     QVERIFY(!ws.runPlan(run));                         // a run older than version 8 has no plan
     QCOMPARE(ws.run(run)->slurmJobId, std::string());  // nor a SLURM job (version 10)
+    QVERIFY(ws.deviceMaps(run).empty());               // nor device maps (version 11)
+    QCOMPARE(rawInt(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'run_device_maps'"), 1);
     QCOMPARE(ws.metricSeries(run, "loss").size(), std::size_t{10});
     // Version 4 derived the run's layout from what it had: no ranks, no configuration: DDP of unknown size.
     QCOMPARE(ws.run(run)->layout.worldSize, 0);

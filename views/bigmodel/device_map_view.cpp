@@ -9,6 +9,9 @@
 #include "common/formatting.h"
 #include "common/inputs_and_results.h"
 
+#include <fathom/bigmodel/device_load.h>
+#include <fathom/common/error.h>
+
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -143,6 +146,11 @@ QWidget* DeviceMapView::buildInputs() {
 
   connect(m_model, &QComboBox::activated, this, [this] {
     const QString data = m_model->currentData().toString();
+    if (const auto record = m_records.find(data); record != m_records.end()) {
+      const std::shared_ptr<const bm::DispatchRecord> keep = record->second;  // openRecord replaces the entry
+      openRecord(*keep, m_model->currentText());
+      return;
+    }
     openModel(deviceMapBuiltinModels().contains(data) ? loadBuiltinModelTree(data) : loadModelTreeFile(data));
   });
   connect(open, &QPushButton::clicked, this, &DeviceMapView::openFileInteractive);
@@ -222,6 +230,68 @@ bool DeviceMapView::openModelFile(const QString& path) {
   const LoadedModelTree model = loadModelTreeFile(path);
   openModel(model);
   return model.ok();
+}
+
+void DeviceMapView::openRecord(const bm::DispatchRecord& record, const QString& title) {
+  auto shared = std::make_shared<const bm::DispatchRecord>(record);
+  LoadedModelTree model;
+  model.tree = std::shared_ptr<const bm::ModuleTree>(shared, &shared->tree);
+  model.name = title;
+  model.path = u"record:"_s + title;  // the model list's key: choosing the item opens the record again
+  model.noSplitClasses = record.noSplitClasses;
+  m_records[model.path] = shared;
+
+  bm::MaxMemory limits = record.maxMemory;
+  if (limits.empty()) {
+    // No limits recorded (the program gave the map): each device the map uses, limited to what the map puts there.
+    for (const bm::DeviceLoad& load : bm::deviceLoads(record.tree, record.deviceMap, {}).devices) {
+      if (load.device != bm::DeviceKey::disk()) {
+        limits.push_back({load.device, std::max<bm::ByteCount>(load.load(), 1)});
+      }
+    }
+  }
+  m_limits->setMaxMemory(limits);
+  m_document->setMaxMemory(limits);  // exact: the editor shows them rounded to its unit
+  openModel(model);
+  m_model->setItemData(m_model->currentIndex(), QVariant(), Qt::ToolTipRole);
+
+  // The recorded map as moves, parents before children: a later move of a module replaces the earlier ones of it and
+  // below it, while the map's own rule is that the most specific entry wins, whatever the order.
+  bm::DeviceMap moves = record.deviceMap;
+  const auto depth = [](const std::string& name) {
+    return name.empty() ? 0 : 1 + std::count(name.begin(), name.end(), '.');
+  };
+  std::stable_sort(moves.begin(), moves.end(), [&](const bm::DeviceMapEntry& a, const bm::DeviceMapEntry& b) {
+    return depth(a.module) < depth(b.module);
+  });
+  m_recordTitle = title;
+  m_recordMoves.clear();
+  QStringList refused;
+  for (const bm::DeviceMapEntry& e : moves) {
+    if (!m_document->moveModule(e.module, e.device)) {
+      refused << m_document->moveError();
+    }
+  }
+  m_recordMoves = m_document->moves();
+  showPlan();
+  if (!refused.isEmpty()) {
+    showMessage(tr("Parts of the recorded map could not be shown: %1").arg(refused.join(u"; "_s)), true);
+  }
+}
+
+bool DeviceMapView::openRecordJson(const QString& json, const QString& title) {
+  try {
+    openRecord(bm::dispatchRecordFromJson(json.toStdString(), title.toStdString()), title);
+    return true;
+  } catch (const Error& e) {
+    showMessage(QString::fromUtf8(e.what()), true);
+    return false;
+  }
+}
+
+bool DeviceMapView::showsRecordedMap() const {
+  return !m_recordTitle.isEmpty() && m_document->hasPlan() && m_document->moves() == m_recordMoves &&
+         m_document->model().path == u"record:"_s + m_recordTitle;
 }
 
 void DeviceMapView::openModel(const LoadedModelTree& model) {
@@ -309,7 +379,10 @@ void DeviceMapView::showPlan() {
     status += u' ' + tr("Balanced's largest GPU load: %1; optimal's is %2 lower.")
                          .arg(format::bytes(gain->balancedMaxGpuLoad), format::percent(gain->gain));
   }
-  if (!m_document->moves().empty()) {
+  if (showsRecordedMap()) {
+    status +=
+        u' ' + tr("This is the map %1 dispatched with; Reset Moves shows the strategy's plan.").arg(m_recordTitle);
+  } else if (!m_document->moves().empty()) {
     status += u' ' + tr("Moved by hand: %1.").arg(m_document->moves().size());
   }
   m_status->setText(status);

@@ -4,8 +4,12 @@
 #include "bigmodel/model_tree_source.h"
 
 #include <fathom/bigmodel/device_map_strategy.h>
+#include <fathom/bigmodel/dispatch_record.h>
 
 #include <QWidget>
+
+#include <map>
+#include <memory>
 
 class QComboBox;
 class QLabel;
@@ -43,6 +47,16 @@ public:
   /// Opens a model file (loadModelTreeFile). False when it cannot be read: the message (naming the file) is shown and
   /// the model open before stays.
   bool openModelFile(const QString& path);
+  /// Opens what a run recorded (bigmodel::DispatchRecord, docs/bigmodel.md "In the workspace"): the model's tree, the
+  /// limits the map was planned with (when recorded; else each device the map uses, limited to what it holds there),
+  /// its no-split classes, and the map itself, applied as moves on top of the strategy's plan ("Reset moves" shows the
+  /// plan). `title` names it in the model list ("Run 12, rank 0: gpt-small"); choosing it there shows it again.
+  void openRecord(const bigmodel::DispatchRecord& record, const QString& title);
+  /// openRecord of a record's JSON (bigmodel::dispatchRecordFromJson). False when it cannot be read: core's message
+  /// is shown and the model open before stays.
+  bool openRecordJson(const QString& json, const QString& title);
+  /// Whether the map shown is the one the last opened record dispatched with (no move since, nothing dropped).
+  bool showsRecordedMap() const;
   /// Selects a strategy in the inputs (and plans with it).
   void setStrategy(bigmodel::DeviceMapStrategy strategy);
   /// The message shown under the bars: a refused move, a failed plan or file, moves dropped, an export; empty when
@@ -80,6 +94,10 @@ private:
   DeviceBars* m_bars = nullptr;
   QTreeView* m_tree = nullptr;
   bool m_updating = false;
+  /// The records opened, by their key in the model list; the one shown last and its map as moves.
+  std::map<QString, std::shared_ptr<const bigmodel::DispatchRecord>> m_records;
+  bigmodel::DeviceMap m_recordMoves;
+  QString m_recordTitle;
 };
 
 }  // namespace fathom::views

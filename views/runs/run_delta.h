@@ -31,6 +31,7 @@ struct RunDelta {
   std::vector<store::MetricRow> metrics;     ///< in id order
   std::vector<store::EventRow> events;       ///< in id order
   std::vector<store::AlertRow> alerts;       ///< every alert of the run, in id order (few; a resolution changes one)
+  std::vector<store::RunDeviceMapRow> deviceMaps;  ///< the device maps recorded since the previous read, in id order
   /// Read on the first read and on the one that finds the run finished (the comparison reads every metric).
   std::optional<RunPlanComparison> plan;
   bool first = false;

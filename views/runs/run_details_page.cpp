@@ -21,6 +21,7 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLocale>
+#include <QMenu>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalBlocker>
@@ -30,6 +31,8 @@
 #include <QTableView>
 #include <QTreeView>
 #include <QVBoxLayout>
+
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 
@@ -186,13 +189,62 @@ RunDetailsPage::RunDetailsPage(QWidget* parent) : QWidget(parent) {
   splitter->addWidget(tabs);
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 2);
+  m_deviceMap = new QPushButton(tr("Device map…"), this);
+  m_deviceMap->setObjectName(u"openRunDeviceMap"_s);
+  m_deviceMap->setToolTip(tr("The device map this run's program dispatched its model with, in the device-map view: "
+                             "where each module went and what each device held."));
+  m_deviceMap->hide();
+  connect(m_deviceMap, &QPushButton::clicked, this, [this] {
+    if (m_deviceMaps.size() == 1) {  // with several, the button opens its menu instead
+      emit deviceMapRequested(m_runId, QString::fromStdString(m_deviceMaps.front().map.recordJson), deviceMapTitle(0));
+    }
+  });
+  auto* header = new QHBoxLayout;
+  header->addWidget(m_summary, 1);
+  header->addWidget(m_deviceMap, 0, Qt::AlignTop);
   auto* layout = new QVBoxLayout(this);
-  layout->addWidget(m_summary);
+  layout->addLayout(header);
   layout->addWidget(splitter, 1);
 
   m_clock.setInterval(1000);
   connect(&m_clock, &QTimer::timeout, this,
           [this] { m_ranks->setNow(double(QDateTime::currentMSecsSinceEpoch()) / 1000.0); });
+}
+
+QString RunDetailsPage::deviceMapTitle(std::size_t index) const {
+  const store::RunDeviceMap& map = m_deviceMaps.at(index).map;
+  const auto record = nlohmann::json::parse(map.recordJson, nullptr, /*allow_exceptions=*/false);
+  const std::string model = record.is_object() && record.value("model", nlohmann::json()).is_string()
+                                ? record.at("model").get<std::string>()
+                                : std::string();
+  const QString run = tr("Run %1, rank %2").arg(m_runId).arg(map.rank);
+  return model.empty() ? run : tr("%1: %2").arg(run, QString::fromStdString(model));
+}
+
+void RunDetailsPage::addDeviceMaps(const std::vector<store::RunDeviceMapRow>& maps) {
+  if (maps.empty()) {
+    return;
+  }
+  m_deviceMaps.insert(m_deviceMaps.end(), maps.begin(), maps.end());
+  m_deviceMap->show();
+  if (m_deviceMaps.size() == 1) {
+    return;
+  }
+  auto* menu = m_deviceMap->menu();
+  if (menu == nullptr) {
+    menu = new QMenu(m_deviceMap);
+    m_deviceMap->setMenu(menu);
+  }
+  menu->clear();
+  for (std::size_t i = 0; i < m_deviceMaps.size(); ++i) {
+    const QString title = deviceMapTitle(i);
+    const QString when = QLocale().toString(
+        QDateTime::fromMSecsSinceEpoch(std::llround(m_deviceMaps[i].map.createdAt * 1000.0)).toLocalTime().time(),
+        QLocale::ShortFormat);
+    menu->addAction(tr("%1 (recorded %2)").arg(title, when), this, [this, i, title] {
+      emit deviceMapRequested(m_runId, QString::fromStdString(m_deviceMaps.at(i).map.recordJson), title);
+    });
+  }
 }
 
 void RunDetailsPage::showTimelineTab() {
@@ -314,6 +366,7 @@ void RunDetailsPage::applyDelta(const RunDelta& d) {
   }
   m_metrics->appendPoints(d.metrics);
   m_events->appendEvents(d.events);
+  addDeviceMaps(d.deviceMaps);
   if (d.plan) {
     applyPlan(*d.plan);
   }

@@ -70,6 +70,13 @@ public:
   RunTimelinePage* timelinePage() const { return m_timeline; }
   /// Brings the Timeline tab to the front.
   void showTimelineTab();
+  /// "Device map…" in the header: shown once the run recorded a device map (a program that dispatched a model). With
+  /// one map it opens it; with several, its menu lists them (rank, model, time).
+  QPushButton* deviceMapButton() const { return m_deviceMap; }
+  /// The device maps the run recorded so far, in the order they were stored.
+  const std::vector<store::RunDeviceMapRow>& deviceMaps() const { return m_deviceMaps; }
+  /// What the device-map view calls deviceMaps()[index]: "Run 12, rank 0: gpt-small".
+  QString deviceMapTitle(std::size_t index) const;
   const MetricSeriesStore& series() const { return m_series; }
   /// Metric points the page holds (every key).
   std::size_t pointCount() const { return m_series.pointCount(); }
@@ -80,6 +87,9 @@ signals:
   /// "Resume from this checkpoint": launch the run's configuration `runSpec` (its stored run specification, YAML)
   /// again, resuming from the checkpoint folder `checkpoint`.
   void resumeRequested(qint64 runId, const QString& runSpec, const QString& checkpoint);
+  /// "Device map…": show the device map `recordJson` (bigmodel::DispatchRecord's JSON) in the device-map view, named
+  /// `title` ("Run 12, rank 0: gpt-small").
+  void deviceMapRequested(qint64 runId, const QString& recordJson, const QString& title);
 
 private:
   /// The Ranks tab's view over m_ranks (set up once, by the constructor).
@@ -89,6 +99,8 @@ private:
   void updateMemoryRanks();
   /// Enables "Resume from this checkpoint" for a selected checkpoint of a run with a stored specification.
   void updateResumeButton();
+  /// Adds device maps to the header's button (and its menu) and shows it.
+  void addDeviceMaps(const std::vector<store::RunDeviceMapRow>& maps);
 
   qint64 m_runId = 0;
   bool m_live = false;
@@ -109,6 +121,8 @@ private:
   CheckpointsModel* m_checkpoints = nullptr;
   QTableView* m_checkpointsView = nullptr;
   QPushButton* m_resume = nullptr;
+  QPushButton* m_deviceMap = nullptr;
+  std::vector<store::RunDeviceMapRow> m_deviceMaps;
   std::string m_slurmState;  ///< RunDetails::slurmState of the run shown
   QString m_runSpec;         ///< the run's stored specification (YAML); empty for runs not made from one
   QTableView* m_metricsView = nullptr;

@@ -110,7 +110,10 @@ DispatchedModel::DispatchedModel(std::shared_ptr<torch::nn::Module> model, const
   }
 
   // ---- the map against the model: names, coverage, ties (the check the Studio's editor applies too) ---------------
-  checkDeviceMap(moduleTreeOf(*m_model), map);
+  m_tree = std::make_shared<const ModuleTree>(moduleTreeOf(*m_model));
+  checkDeviceMap(*m_tree, map);
+  m_map = map;
+  m_unitClasses = options.unitClasses;
 
   // ---- usable devices ----------------------------------------------------------------------------------------------
   const auto cudaDevices = static_cast<int>(torch::cuda::device_count());
@@ -271,6 +274,10 @@ DispatchedModel::DispatchedModel(std::shared_ptr<torch::nn::Module> model, const
                                 std::make_shared<DispatchUnitHooks>(u.module, *u.execution, i == 0, u.offloaded));
     m_hooked.push_back(u.object);
   }
+}
+
+DispatchRecord DispatchedModel::record(MaxMemory maxMemory, std::string modelName) const {
+  return {*m_tree, m_map, std::move(maxMemory), m_unitClasses, std::move(modelName)};
 }
 
 DispatchedModel::~DispatchedModel() {

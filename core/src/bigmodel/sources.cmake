@@ -12,6 +12,7 @@ set(_fathom_bigmodel_sources
   ${CMAKE_CURRENT_LIST_DIR}/device_map_edit.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device_map_json.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device_map_strategy.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/dispatch_record.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dtype.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fallback_allocate.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hf_module_tree.cpp

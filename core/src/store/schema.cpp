@@ -175,7 +175,20 @@ constexpr std::string_view kVersion10 = R"sql(
 ALTER TABLE runs ADD COLUMN slurm_job_id TEXT NOT NULL DEFAULT '';
 )sql";
 
-constexpr std::array<Migration, 10> kMigrations{{
+// Version 11: the device maps the run's processes dispatched models with (docs/bigmodel.md, "In the workspace"): one
+// row per recording, the rank that made it and bigmodel::DispatchRecord's JSON, kept whole. Older runs have none.
+constexpr std::string_view kVersion11 = R"sql(
+CREATE TABLE run_device_maps (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  rank INTEGER NOT NULL,
+  created_at REAL NOT NULL,
+  record_json TEXT NOT NULL
+);
+CREATE INDEX run_device_maps_by_run ON run_device_maps (run_id, id);
+)sql";
+
+constexpr std::array<Migration, 11> kMigrations{{
     {1, "runs, ranks, metrics, events, artifacts", kVersion1},
     {2, "metric-series index, plans", kVersion2},
     {3, "heartbeats, trace chunks", kVersion3},
@@ -186,6 +199,7 @@ constexpr std::array<Migration, 10> kMigrations{{
     {8, "the plan of a run", "", &createRunPlans},
     {9, "how an alert ended", kVersion9},
     {10, "the SLURM job of a run", kVersion10},
+    {11, "the device maps of a run", kVersion11},
 }};
 
 }  // namespace

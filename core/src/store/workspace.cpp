@@ -3,6 +3,7 @@
 #include <fathom/store/workspace.h>
 
 #include "alert_rows.h"
+#include "device_map_rows.h"
 #include "run_layout_rows.h"
 #include "schema.h"
 #include "sqlite_db.h"
@@ -486,6 +487,7 @@ void Workspace::append(RunId run, const IngestBatch& batch) {
     if (batch.setup) {
       writeRunSetup(impl.db, run.value, *batch.setup);
     }
+    insertDeviceMaps(impl.db, run.value, batch.deviceMaps);
     tx.commit();
   } catch (...) {
     impl.keyIds.clear();  // keys interned in this transaction were rolled back with it
@@ -496,6 +498,11 @@ void Workspace::append(RunId run, const IngestBatch& batch) {
 ArtifactId Workspace::addArtifact(RunId run, const Artifact& artifact) {
   insertArtifact(m_impl->db, run, artifact);
   return ArtifactId{sqlite3_last_insert_rowid(m_impl->db.handle())};
+}
+
+DeviceMapId Workspace::addDeviceMap(RunId run, const RunDeviceMap& map) {
+  FATHOM_CHECK(this->run(run).has_value(), ConfigError, m_impl->path.string(), ": no run with id ", run.value);
+  return insertDeviceMaps(m_impl->db, run.value, std::span<const RunDeviceMap>(&map, 1));
 }
 
 PlanId Workspace::savePlan(std::string_view inputJson, std::string_view predictionJson) {
@@ -728,6 +735,10 @@ std::vector<EventRow> Workspace::lastEvents(RunId run, std::size_t limit) const 
   }
   std::reverse(out.begin(), out.end());
   return out;
+}
+
+std::vector<RunDeviceMapRow> Workspace::deviceMaps(RunId run, DeviceMapId after) const {
+  return readDeviceMaps(m_impl->db, run.value, after);
 }
 
 std::vector<ArtifactRow> Workspace::artifacts(RunId run) const {

@@ -44,6 +44,7 @@ const char* frameName(FrameType type) {
   case FrameType::Trace: return "trace";
   case FrameType::Artifact: return "artifact";
   case FrameType::Setup: return "setup";
+  case FrameType::DeviceMap: return "device map";
   case FrameType::Bye: return "bye";
   case FrameType::Welcome: return "welcome";
   case FrameType::Refused: return "refused";
@@ -227,6 +228,14 @@ void FrameWriter::setup(std::uint64_t seq, const store::RunSetup& setup) {
   putShort(m_out, plan::toString(setup.strategy.strategy), "the strategy");
   putShort(m_out, fsdp ? plan::toString(setup.strategy.fsdpSharding) : std::string_view(), "the FSDP sharding");
   putShort(m_out, setup.mixedPrecision, "the mixed precision");
+  end(start);
+}
+
+void FrameWriter::deviceMap(std::uint64_t seq, double time, std::string_view recordJson) {
+  const auto start = begin(FrameType::DeviceMap);
+  put(m_out, seq);
+  put(m_out, time);
+  putLong(m_out, recordJson, "a device map record");
   end(start);
 }
 

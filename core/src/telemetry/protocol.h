@@ -30,7 +30,8 @@ namespace protocol {
 /// 2: the Artifact frame (a file the run produced, e.g. a profiler trace).
 /// 3: the Setup frame (rank 0's strategy and precision, which replace what the launcher recorded).
 /// 4: the Heartbeat frame carries the rank's collective wavefront (the run monitor's input).
-constexpr std::uint16_t kVersion = 4;
+/// 5: the DeviceMap frame (a device map the rank dispatched a model with).
+constexpr std::uint16_t kVersion = 5;
 /// The first four bytes of a Hello body.
 constexpr std::string_view kMagic = "FTHM";
 /// Frames longer than this (type byte and body) are a protocol error: the connection is closed.
@@ -51,6 +52,7 @@ enum class FrameType : std::uint8_t {
   Bye = 7,        ///< seq: the sender has nothing more; the collector acks it once everything before is committed
   Artifact = 8,   ///< seq, time, kind (u8: store::ArtifactKind), path, bytes
   Setup = 9,      ///< seq, strategy, FSDP sharding ("" unless FSDP), mixed precision: plan::toString / Accelerate names
+  DeviceMap = 10,  ///< seq, time, record (bigmodel::DispatchRecord's JSON, long string)
   // collector -> sender
   Welcome = 64,  ///< version, run id
   Refused = 65,  ///< version, reason (text); the collector closes the connection after it
@@ -99,6 +101,7 @@ public:
   void trace(std::uint64_t seq, double time, std::string_view name, std::string_view bytes);
   void artifact(std::uint64_t seq, double time, const store::Artifact& artifact);
   void setup(std::uint64_t seq, const store::RunSetup& setup);
+  void deviceMap(std::uint64_t seq, double time, std::string_view recordJson);
 
   /// A Metrics frame of `count` points already encoded with encodePoint().
   void metrics(std::uint64_t seq, std::uint32_t count, std::string_view encodedPoints);

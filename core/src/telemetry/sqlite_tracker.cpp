@@ -141,6 +141,16 @@ void SqliteTracker::artifact(const store::Artifact& artifact, double time) {
   m_workspace->addArtifact(m_run, artifact);
 }
 
+void SqliteTracker::deviceMap(std::string_view recordJson, double time) {
+  FATHOM_CHECK(!finished(), ConfigError, "SqliteTracker::deviceMap() after finish()");
+  if (m_sender) {
+    m_sender->sendDeviceMap(recordJson, time);
+    return;
+  }
+  ensureRun({});
+  m_workspace->addDeviceMap(m_run, {m_rank, time, std::string(recordJson)});
+}
+
 void SqliteTracker::recordSetup(const store::RunSetup& setup, int worldSize) {
   FATHOM_CHECK(!finished(), ConfigError, "SqliteTracker::recordSetup() after finish()");
   if (m_sender) {

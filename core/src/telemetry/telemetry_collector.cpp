@@ -141,6 +141,16 @@ void decodeDataFrame(FrameType type, protocol::BodyReader& in, int rank, Item& i
       protocol::decodeSetup(in);
     }
     break;
+  case FrameType::DeviceMap: {
+    store::RunDeviceMap map;
+    map.rank = rank;
+    map.createdAt = in.f64();
+    map.recordJson = std::string(in.longString());
+    in.finish();
+    item.weight = 1 + map.recordJson.size() / 256;
+    item.part.deviceMaps.push_back(std::move(map));
+    break;
+  }
   case FrameType::Bye: in.finish(); break;
   default: throw CommError(detail::concat("telemetry: unexpected frame type ", int(type), " from a sender"));
   }
@@ -448,6 +458,7 @@ void TelemetryCollector::Impl::writerLoop() {
         move(batch.heartbeats, part.heartbeats);
         move(batch.traces, part.traces);
         move(batch.artifacts, part.artifacts);
+        move(batch.deviceMaps, part.deviceMaps);
         if (part.setup) {
           batch.setup = std::move(part.setup);  // the latest report wins
         }

@@ -467,6 +467,10 @@ void TelemetrySender::sendSetup(const store::RunSetup& setup) {
   m_impl->sendFrame(0, [&](FrameWriter w, std::uint64_t seq) { w.setup(seq, setup); });
 }
 
+void TelemetrySender::sendDeviceMap(std::string_view recordJson, double time) {
+  m_impl->sendFrame(0, [&](FrameWriter w, std::uint64_t seq) { w.deviceMap(seq, time, recordJson); });
+}
+
 void TelemetrySender::setStep(std::int64_t step) {
   std::lock_guard lock(m_impl->m_mutex);
   m_impl->m_step = step;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Accelerator::logMemory and logLine: what every process sends to the workspace besides its metrics (memory samples
-// and log lines), through the always-on `sqlite` tracker. docs/trackers.md.
+// Accelerator::logMemory, logCollectives, logLine and recordDeviceMap: what every process sends to the workspace
+// besides its metrics (memory samples, collective totals, log lines, device maps), through the always-on `sqlite`
+// tracker. docs/trackers.md.
 #include <fathom/train/accelerator.h>
 
+#include <fathom/bigmodel/dispatch_record.h>
 #include <fathom/common/clock.h>
 #include <fathom/common/memory_metric_keys.h>
 #include <fathom/plan/collective_metric_keys.h>
@@ -62,6 +64,13 @@ void Accelerator::logLine(std::string_view text, LogLevel level) {
   if (workspace == nullptr)
     return;
   workspace->logLine(level, text, unixNowSeconds());
+}
+
+void Accelerator::recordDeviceMap(const bigmodel::DispatchRecord& record) {
+  telemetry::SqliteTracker* workspace = workspaceTracker();
+  if (workspace == nullptr)
+    return;
+  workspace->deviceMap(bigmodel::toJson(record).dump(), unixNowSeconds());
 }
 
 }  // namespace fathom::train

@@ -65,6 +65,11 @@ void decodeDataFrame(FrameType type, telemetry::protocol::BodyReader& in, int ra
     break;
   }
   case FrameType::Setup: protocol::decodeSetup(in); break;
+  case FrameType::DeviceMap:
+    in.f64();
+    in.longString();
+    in.finish();
+    break;
   case FrameType::Bye: in.finish(); break;
   default: throw CommError(detail::concat("telemetry: unexpected frame type ", int(type), " from a sender"));
   }

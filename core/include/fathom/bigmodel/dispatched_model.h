@@ -5,6 +5,7 @@
 #pragma once
 
 #include <fathom/bigmodel/device_map.h>
+#include <fathom/bigmodel/dispatch_record.h>
 
 #include <c10/core/Device.h>
 #include <torch/nn/module.h>
@@ -75,11 +76,18 @@ public:
   const std::map<std::string, std::int64_t>& placedBytes() const { return m_placedBytes; }
   /// The offload file, empty when nothing went to disk.
   const std::filesystem::path& offloadFile() const { return m_offloadFile; }
+  /// What this dispatch is, for the run's record (Accelerator::recordDeviceMap, SqliteTracker::deviceMap): the
+  /// model's tree, the map, the unit classes as no-split classes, and `maxMemory` and `modelName` as the caller
+  /// knows them.
+  DispatchRecord record(MaxMemory maxMemory = {}, std::string modelName = {}) const;
 
   struct State;  ///< the units' shared state (dispatched_model.cpp)
 
 private:
   std::shared_ptr<torch::nn::Module> m_model;
+  std::shared_ptr<const ModuleTree> m_tree;  ///< the model's tree at dispatch, the one the map was checked on
+  DeviceMap m_map;
+  std::vector<std::string> m_unitClasses;
   c10::Device m_mainDevice = c10::Device(c10::kCPU);
   std::vector<DispatchedUnit> m_units;
   std::map<std::string, std::int64_t> m_placedBytes;

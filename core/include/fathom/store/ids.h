@@ -22,5 +22,6 @@ using EventId = Id<struct EventTag>;
 using ArtifactId = Id<struct ArtifactTag>;
 using PlanId = Id<struct PlanTag>;
 using AlertId = Id<struct AlertTag>;
+using DeviceMapId = Id<struct DeviceMapTag>;
 
 }  // namespace fathom::store

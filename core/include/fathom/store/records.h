@@ -201,6 +201,21 @@ struct TraceSummary {
   std::int64_t bytes = 0;
 };
 
+/// A device map a process of the run dispatched a model with (bigmodel::DispatchedModel), as that process recorded
+/// it (telemetry::SqliteTracker::deviceMap; schema 11). The record is bigmodel::DispatchRecord's JSON (the model's
+/// module tree, the map, the limits it was planned with): the store keeps it whole and never reads it.
+struct RunDeviceMap {
+  int rank = 0;
+  double createdAt = 0;    ///< seconds since the Unix epoch, as the recording process's clock read it
+  std::string recordJson;  ///< bigmodel::toJson(DispatchRecord)
+};
+
+/// A stored RunDeviceMap with its row id (ids grow in the order the maps were stored).
+struct RunDeviceMapRow {
+  DeviceMapId id;
+  RunDeviceMap map;
+};
+
 /// What one telemetry commit writes: everything in one transaction (Workspace::append).
 struct IngestBatch {
   std::vector<RankInfo> ranks;  ///< upserted first
@@ -210,10 +225,11 @@ struct IngestBatch {
   std::vector<TraceChunk> traces;
   std::vector<Artifact> artifacts;
   std::optional<RunSetup> setup;  ///< rank 0's report of its setup: replaces the run's strategy and precision
+  std::vector<RunDeviceMap> deviceMaps;
 
   bool empty() const {
     return ranks.empty() && metrics.empty() && events.empty() && heartbeats.empty() && traces.empty() &&
-           artifacts.empty() && !setup;
+           artifacts.empty() && !setup && deviceMaps.empty();
   }
 };
 

@@ -26,7 +26,7 @@ namespace fathom::store {
 class Workspace {
 public:
   /// The schema this build writes; files from older builds are migrated on open, newer ones refused.
-  static constexpr int kSchemaVersion = 10;
+  static constexpr int kSchemaVersion = 11;
   /// `PRAGMA application_id` of every workspace: "FTHM".
   static constexpr std::int32_t kApplicationId = 0x4654484D;
 
@@ -83,6 +83,9 @@ public:
   /// in it replaces the run's strategy and precision.
   void append(RunId run, const IngestBatch& batch);
   ArtifactId addArtifact(RunId run, const Artifact& artifact);
+  /// Stores a device map a process of `run` dispatched a model with (a process writing its own run; under the
+  /// launcher, the collector stores them through append()).
+  DeviceMapId addDeviceMap(RunId run, const RunDeviceMap& map);
   PlanId savePlan(std::string_view inputJson, std::string_view predictionJson);
   /// Stores an alert of the run monitor with its ranks (one transaction); the launcher's collector writes them.
   AlertId addAlert(RunId run, const RunAlert& alert);
@@ -126,6 +129,9 @@ public:
   /// The last `limit` events (log lines) of a run, oldest first (the index (run_id, id) serves it).
   std::vector<EventRow> lastEvents(RunId run, std::size_t limit) const;
   std::vector<ArtifactRow> artifacts(RunId run) const;
+  /// The device maps of `run` with id > `after` (all by default) in the order they were stored (none for runs that
+  /// dispatched no model).
+  std::vector<RunDeviceMapRow> deviceMaps(RunId run, DeviceMapId after = DeviceMapId{}) const;
   /// The alerts of `run` with id > `after` (all by default), in id order: the Studio's and `fathom runs watch`'s
   /// incremental read. An alert resolved later keeps its id; re-read it to see its resolution.
   std::vector<AlertRow> alerts(RunId run, AlertId after = AlertId{}) const;

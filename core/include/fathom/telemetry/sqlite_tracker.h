@@ -54,6 +54,9 @@ public:
   void traceChunk(std::string_view name, std::string_view bytes, double time);
   /// A file the run produced (a trace, a checkpoint), stored as an artifact of the run. ConfigError after finish().
   void artifact(const store::Artifact& artifact, double time);
+  /// A device map this rank dispatched a model with (bigmodel::toJson(DispatchRecord)), stored with the run for the
+  /// Studio's device-map view (docs/bigmodel.md, "In the workspace"). ConfigError after finish().
+  void deviceMap(std::string_view recordJson, double time);
   /// The setup this process trains with, of a group of `worldSize` processes (the Accelerator reports it when it
   /// creates its trackers). Launched: rank 0 sends it to the collector, which replaces the strategy and precision
   /// the launcher recorded (a worker may choose its own strategy). Direct: the run this tracker creates records

@@ -94,6 +94,8 @@ public:
   void sendArtifact(const store::Artifact& artifact, double time);
   /// The setup this process trains with (rank 0's replaces the strategy and precision the launcher recorded).
   void sendSetup(const store::RunSetup& setup);
+  /// A device map this rank dispatched a model with (bigmodel::DispatchRecord's JSON), stored with the run.
+  void sendDeviceMap(std::string_view recordJson, double time);
   /// The step heartbeats report (the latest step the trainer logged, by default).
   void setStep(std::int64_t step);
   /// From now on every heartbeat carries this rank's collective wavefront (the Accelerator passes its Comm

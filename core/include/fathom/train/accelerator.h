@@ -47,6 +47,9 @@ class GradScaler;
 namespace fathom::telemetry {
 class SqliteTracker;
 }
+namespace fathom::bigmodel {
+struct DispatchRecord;
+}
 
 namespace fathom::train {
 
@@ -358,6 +361,11 @@ public:
   /// Sends `text` to the workspace as a log line of this process with `level` (the `sqlite` tracker; every
   /// process). Nothing before initTrackers() or after endTraining().
   void logLine(std::string_view text, LogLevel level = LogLevel::Info);
+  /// Records a device map this process dispatched a model with (bigmodel::DispatchedModel::record()) with the run,
+  /// through the `sqlite` tracker (every process that calls it; not collective), so the Studio's run page opens it in
+  /// the device-map view (docs/bigmodel.md, "In the workspace"). Nothing before initTrackers() or after
+  /// endTraining().
+  void recordDeviceMap(const bigmodel::DispatchRecord& record);
 
   // ---- profiling ------------------------------------------------------------------------------------------------
   /// Accelerate's profile(): a Profiler for this process (docs/profiler.md). Its traces carry this rank, world size
