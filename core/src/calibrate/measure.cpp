@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <vector>
@@ -87,13 +88,21 @@ double measureMatmulFlops(std::string_view dtype, const MatmulShape& shape, cons
   at::mm_out(c, a, b);
   sync(device);
   const double one = std::max(secondsSince(start), 1e-9);
-  const auto iterations = static_cast<std::int64_t>(std::clamp(std::ceil(minSeconds / one), 2.0, 1e7));
-  start = Clock::now();
-  for (std::int64_t i = 0; i < iterations; ++i) {
-    at::mm_out(c, a, b);
+  // Three windows, the median kept: a window in which another process took the core (a shared machine) or an
+  // OpenMP barrier waited for a descheduled thread does not decide the rate alone.
+  constexpr int kWindows = 3;
+  const auto iterations = static_cast<std::int64_t>(std::clamp(std::ceil(minSeconds / kWindows / one), 1.0, 1e7));
+  std::array<double, kWindows> rates{};
+  for (double& rate : rates) {
+    start = Clock::now();
+    for (std::int64_t i = 0; i < iterations; ++i) {
+      at::mm_out(c, a, b);
+    }
+    sync(device);
+    rate = shape.flops() * static_cast<double>(iterations) / secondsSince(start);
   }
-  sync(device);
-  return shape.flops() * static_cast<double>(iterations) / secondsSince(start);
+  std::sort(rates.begin(), rates.end());
+  return rates[kWindows / 2];
 }
 
 MemoryBandwidth measureMemoryBandwidth(std::int64_t bytes, const c10::Device& device, int repeats) {

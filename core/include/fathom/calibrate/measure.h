@@ -29,8 +29,9 @@ struct MatmulShape {
 bool dtypeMeasurable(std::string_view dtype, const c10::Device& device);
 
 /// The FLOP/s this process achieves on `shape` in `dtype` on `device` at the current torch::get_num_threads():
-/// one warm-up product, then products timed for at least `minSeconds` (at least two). tf32 enables TF32 cuBLAS
-/// for the measurement only. ConfigError for a dtype that dtypeMeasurable() refuses.
+/// one warm-up product, then three windows of products, `minSeconds` in all (at least one product each), and the
+/// median window's rate. tf32 enables TF32 cuBLAS for the measurement only. ConfigError for a dtype that
+/// dtypeMeasurable() refuses.
 double measureMatmulFlops(std::string_view dtype, const MatmulShape& shape, const c10::Device& device,
                           double minSeconds);
 
