@@ -329,6 +329,28 @@ private slots:
     QVERIFY(profiles[1].error.empty());
   }
 
+  void profileWrittenOnTheDevelopmentMachineLoads() {
+    // tests/data/hardware/this-machine-quick.yaml: `fathom calibrate --quick` on the 2-core development VM.
+    const plan::HardwareSpec hw = plan::loadHardware(FATHOM_TEST_DATA_DIR "/hardware/this-machine-quick.yaml");
+    QCOMPARE(hw.name, std::string("this-machine"));
+    QVERIFY(hw.device == plan::DeviceKind::Cpu);
+    QVERIFY(hw.calibration.has_value());
+    QCOMPARE(hw.calibration->mode, std::string("quick"));
+    QCOMPARE(hw.calibration->collectives.size(), std::size_t{4});
+    QCOMPARE(hw.calibration->collectives[0].points.size(), std::size_t{4});
+    // The written figures are the ones profileFromCalibration derives from the section.
+    const plan::HardwareSpec again =
+        calibrate::profileFromCalibration(*hw.calibration, {.processesPerNode = hw.gpusPerNode,
+                                                            .memoryBytes = hw.memoryBytes,
+                                                            .hostMemoryBytes = hw.hostMemoryBytes,
+                                                            .frameworkOverheadBytes = hw.frameworkOverheadBytes});
+    QCOMPARE(again.peak.fp32, hw.peak.fp32);
+    QCOMPARE(again.peak.bf16, hw.peak.bf16);
+    QCOMPARE(again.intraNode.bandwidth, hw.intraNode.bandwidth);
+    QCOMPARE(again.intraNode.latency, hw.intraNode.latency);
+    QCOMPARE(again.memoryBandwidth, hw.memoryBandwidth);
+  }
+
   void presetsStillLoadWithoutCalibration() {
     const plan::HardwareSpec h = plan::loadHardware("cpu-host");
     QVERIFY(!h.calibration.has_value());
