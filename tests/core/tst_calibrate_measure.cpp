@@ -16,6 +16,7 @@
 #include <torch/cuda.h>
 
 #include <cmath>
+#include <cstdio>
 #include <string_view>
 
 using namespace fathom;
@@ -153,7 +154,12 @@ private slots:
 int main(int argc, char** argv) {
   // The calibration's ranks: this executable started again by the launcher.
   if (argc == 4 && std::string_view(argv[1]) == "calibrate-worker" && std::string_view(argv[2]) == "--task") {
-    return fathom::calibrate::runCalibrationWorker(argv[3]);
+    try {
+      return fathom::calibrate::runCalibrationWorker(argv[3]);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      return 1;
+    }
   }
   QCoreApplication app(argc, argv);
   TestCalibrateMeasure test;

@@ -14,7 +14,6 @@
 
 #include <algorithm>
 #include <fstream>
-#include <iostream>
 #include <numeric>
 
 namespace fathom::calibrate {
@@ -119,6 +118,11 @@ void measureCollectives(const CalibrationTask& task, runtime::ProcessGroup& pg, 
   }
 }
 
+/// "calibration rank 1: ", or "calibration worker: " before the rank is known.
+std::string who(int rank) {
+  return rank >= 0 ? fathom::detail::concat("calibration rank ", rank, ": ") : std::string("calibration worker: ");
+}
+
 }  // namespace
 
 int runCalibrationWorker(const std::filesystem::path& taskFile) {
@@ -161,9 +165,10 @@ int runCalibrationWorker(const std::filesystem::path& taskFile) {
     }
     pg->barrier();
     return 0;
+  } catch (const ConfigError& e) {
+    throw ConfigError(fathom::detail::concat(who(rank), e.what()));
   } catch (const std::exception& e) {
-    std::cerr << "fathom calibrate: rank " << rank << ": " << e.what() << std::endl;
-    return 1;
+    throw Error(fathom::detail::concat(who(rank), e.what()));
   }
 }
 
