@@ -219,7 +219,9 @@ plan::HardwareSpec calibrate(const CalibrationOptions& options) {
   const launch::LaunchResult launched = running.get();
   if (launched.exitCode != 0) {
     std::string why = fathom::detail::concat("exit code ", launched.exitCode);
-    if (launched.failure) {
+    if (launched.interruptedBy) {
+      why = fathom::detail::concat("stopped by signal ", *launched.interruptedBy, "; nothing written");
+    } else if (launched.failure) {
       why = fathom::detail::concat("rank ", launched.failure->rank, ": ", launched.failure->status.describe());
       for (const auto& line : launched.failure->lastLines) {
         why += "\n  " + line;
