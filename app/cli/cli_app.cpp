@@ -66,6 +66,7 @@ int run(int argc, char** argv) {
   addRunsCommand(app, action);
   addTraceCommand(app, action);
   addDeviceMapCommand(app, action);
+  addCalibrateCommand(app, action);
   addAgentCommand(app, action);
 
   if (const auto bad = invalidArgument(argc, argv)) {

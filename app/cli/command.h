@@ -24,5 +24,6 @@ void addTrainCommand(CLI::App& root, CommandAction& action);
 void addRunsCommand(CLI::App& root, CommandAction& action);
 void addTraceCommand(CLI::App& root, CommandAction& action);
 void addDeviceMapCommand(CLI::App& root, CommandAction& action);
+void addCalibrateCommand(CLI::App& root, CommandAction& action);
 
 }  // namespace fathom::cli

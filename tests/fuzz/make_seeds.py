@@ -66,6 +66,7 @@ seed("plan_file", "configuration.yaml",
 copy("plan_json", data / "saved_plan_v3.input.json")
 for f in sorted((root / "resources" / "hardware").glob("*.yaml")):
     copy("hardware", f)
+copy("hardware", data / "hardware" / "this-machine-quick.yaml")  # a `fathom calibrate --quick` profile
 
 # ---- command lines (one word a line) ---------------------------------------------------------------------------
 def words(*w):

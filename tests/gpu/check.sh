@@ -212,6 +212,11 @@ step_nccl() {
   "$FATHOM" test --backend nccl --num_processes 1 --timeout 60
 }
 
+step_calibrate() {  # fathom calibrate on the GPU: matmul fp32/tf32/fp16/bf16 FLOP/s (against the card's peak), NCCL
+  "$FATHOM" calibrate --quick --device cuda --output "$FGC_WORK/data/this-machine.yaml" --json |
+    tee "$FGC_WORK/data/calibrate.json"
+}
+
 step_dispatch() {
   local runs=() limits name
   if [[ $FGC_MODE == gpu ]]; then
@@ -436,8 +441,10 @@ if [[ $BUILT == 1 ]]; then
   run_step env "fathom env --json" 60 env || true
   if [[ $HAS_GPU == 1 ]]; then
     run_step nccl "fathom test --backend nccl --num_processes 1" 120 nccl || true
+    run_step calibrate "fathom calibrate --quick --device cuda (issue 24)" 120 calibrate || true
   else
     skip nccl "fathom test --backend nccl --num_processes 1" "$NO_GPU_REASON"
+    skip calibrate "fathom calibrate --quick --device cuda (issue 24)" "$NO_GPU_REASON"
   fi
   run_step dispatch "gpt-small dispatched by a device map (fathom device-map --run)" 120 dispatch || true
   train_run 0

@@ -37,6 +37,13 @@ std::filesystem::path cacheHome() {
   return home() / ".cache";
 }
 
+std::filesystem::path configHome() {
+  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg != nullptr && xdg[0] == '/') {
+    return xdg;
+  }
+  return home() / ".config";
+}
+
 std::filesystem::path defaultConfigFile() {
   return cacheHome() / "fathom" / "default_config.yaml";
 }

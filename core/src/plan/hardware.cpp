@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fathom/plan/hardware.h>
 
+#include "hardware_calibration_yaml.h"
+
 #include <fathom/common/checked_number.h>
 #include <fathom/common/error.h>
 #include <fathom/common/terminal_text.h>
+#include <fathom/config/config_paths.h>
 
 #include <yaml-cpp/yaml.h>
 
@@ -167,8 +170,35 @@ HardwareSpec parseHardware(std::string_view text, const std::string& origin) {
   hw.hostToDeviceBandwidth = number(root["host_to_device_bandwidth"], "host_to_device_bandwidth", origin, false);
   hw.frameworkOverheadBytes =
       whole<std::int64_t>(root["framework_overhead_bytes"], "framework_overhead_bytes", origin, false);
+  if (const YAML::Node calibration = root["calibration"]; calibration && !calibration.IsNull()) {
+    hw.calibration = calibration_yaml::parseCalibration(calibration, origin);
+  }
   validateHardware(hw);
   return hw;
+}
+
+std::filesystem::path userHardwareDir() {
+  return config::configHome() / "fathom" / "hardware";
+}
+
+std::vector<UserHardwareProfile> userHardwareProfiles() {
+  std::vector<UserHardwareProfile> profiles;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(userHardwareDir(), ec)) {
+    if (!entry.is_regular_file() || !isPresetFile(entry.path())) {
+      continue;
+    }
+    UserHardwareProfile p{entry.path().stem().string(), entry.path(), {}, {}};
+    try {
+      const HardwareSpec hw = parseHardware(readFile(entry.path()), entry.path().string());
+      p.measuredAt = hw.calibration ? hw.calibration->measuredAt : std::string();
+    } catch (const Error& e) {
+      p.error = e.what();
+    }
+    profiles.push_back(std::move(p));
+  }
+  std::sort(profiles.begin(), profiles.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return profiles;
 }
 
 HardwareSpec loadHardware(std::string_view nameOrPath) {
@@ -195,12 +225,58 @@ HardwareSpec loadHardware(std::string_view nameOrPath) {
       return parseHardware(text, entry.path().string());
     }
   }
+  // The user's profiles come after the shipped presets: a shipped name always means the preset.
+  const auto userDir = userHardwareDir();
+  for (const char* ext : {".yaml", ".yml", ".json"}) {
+    const auto file = userDir / (arg + ext);
+    if (std::filesystem::is_regular_file(file, ec)) {
+      return parseHardware(readFile(file), file.string());
+    }
+  }
+  FATHOM_CHECK(arg != kThisMachineProfile, ConfigError, "no hardware profile '", arg, "' in ", userDir.string(),
+               ": run `fathom calibrate` to measure this machine and write it");
   std::string known;
   for (const auto& n : hardwarePresetNames()) {
     known += (known.empty() ? "" : ", ") + n;
   }
+  for (const auto& p : userHardwareProfiles()) {
+    known += (known.empty() ? "" : ", ") + p.name;
+  }
   throw ConfigError(detail::concat("unknown hardware '", arg, "' (presets in ", dir.string(), ": ",
                                    known.empty() ? "none found" : known, "; or pass a YAML/JSON file path)"));
+}
+
+std::string formatHardwareYaml(const HardwareSpec& hw) {
+  YAML::Emitter out;
+  out.SetDoublePrecision(17);
+  out << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value << hw.name;
+  out << YAML::Key << "description" << YAML::Value << YAML::DoubleQuoted << hw.description;
+  out << YAML::Key << "device" << YAML::Value << std::string(toString(hw.device));
+  out << YAML::Key << "memory_bytes" << YAML::Value << hw.memoryBytes;
+  out << YAML::Key << "peak_flops" << YAML::Value << YAML::BeginMap;
+  for (const auto& [key, value] :
+       {std::pair{"fp32", hw.peak.fp32}, std::pair{"tf32", hw.peak.tf32}, std::pair{"fp16", hw.peak.fp16},
+        std::pair{"bf16", hw.peak.bf16}, std::pair{"fp8", hw.peak.fp8}, std::pair{"int8", hw.peak.int8}}) {
+    out << YAML::Key << key << YAML::Value << value;
+  }
+  out << YAML::EndMap;
+  out << YAML::Key << "memory_bandwidth" << YAML::Value << hw.memoryBandwidth;
+  out << YAML::Key << "gpus_per_node" << YAML::Value << hw.gpusPerNode;
+  for (const auto& [key, link] : {std::pair{"intra_node", hw.intraNode}, std::pair{"inter_node", hw.interNode}}) {
+    out << YAML::Key << key << YAML::Value << YAML::BeginMap << YAML::Key << "bandwidth" << YAML::Value
+        << link.bandwidth << YAML::Key << "latency" << YAML::Value << link.latency << YAML::EndMap;
+  }
+  out << YAML::Key << "host_memory_bytes" << YAML::Value << hw.hostMemoryBytes;
+  out << YAML::Key << "host_to_device_bandwidth" << YAML::Value << hw.hostToDeviceBandwidth;
+  out << YAML::Key << "framework_overhead_bytes" << YAML::Value << hw.frameworkOverheadBytes;
+  if (hw.calibration) {
+    out << YAML::Key << "calibration" << YAML::Value;
+    calibration_yaml::emitCalibration(out, *hw.calibration);
+  }
+  out << YAML::EndMap;
+  FATHOM_ASSERT(out.good(), "cannot write hardware YAML: ", out.GetLastError());
+  return std::string(out.c_str()) + "\n";
 }
 
 }  // namespace fathom::plan

@@ -7,6 +7,7 @@ set(_fathom_plan_sources
   ${CMAKE_CURRENT_LIST_DIR}/comm_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/exact_layout.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hardware.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/hardware_calibration.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hf_config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/load_size.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory.cpp

@@ -125,6 +125,8 @@ EnvironmentReport collectEnvironment(const EnvironmentOptions& options) {
 
   report.qtVersion = report.build.qtVersion;
   readDefaultConfig(report);
+  report.hardwareProfilesDir = plan::userHardwareDir();
+  report.hardwareProfiles = plan::userHardwareProfiles();
   report.relevantVariables = relevantVariables();
   return report;
 }

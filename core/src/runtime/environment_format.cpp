@@ -73,11 +73,31 @@ std::string formatEnvironmentText(const EnvironmentReport& r) {
   } else {
     out << "\tNot found\n";
   }
+  out << "- Hardware profiles (" << r.hardwareProfilesDir.string() << "):";
+  if (r.hardwareProfiles.empty()) {
+    out << " none (`fathom calibrate` measures this machine and writes this-machine.yaml)\n";
+  } else {
+    out << '\n';
+    for (const auto& p : r.hardwareProfiles) {
+      out << "\t" << p.name << ": "
+          << (!p.error.empty()       ? "does not load: " + p.error
+              : p.measuredAt.empty() ? std::string("not calibrated")
+                                     : "measured at " + p.measuredAt)
+          << '\n';
+    }
+  }
   return out.str();
 }
 
 std::string formatEnvironmentJson(const EnvironmentReport& r, int indentWidth) {
   using nlohmann::json;
+  json profiles = json::array();
+  for (const auto& p : r.hardwareProfiles) {
+    profiles.push_back({{"name", p.name},
+                        {"path", p.path.string()},
+                        {"measured_at", p.measuredAt.empty() ? json(nullptr) : json(p.measuredAt)},
+                        {"error", p.error.empty() ? json(nullptr) : json(p.error)}});
+  }
   json devices = json::array();
   for (const auto& d : r.cuda.devices) {
     devices.push_back({{"index", d.index},
@@ -119,6 +139,8 @@ std::string formatEnvironmentJson(const EnvironmentReport& r, int indentWidth) {
       {"qt_version", r.qtVersion.empty() ? json(nullptr) : json(r.qtVersion)},
       {"default_config_path", r.defaultConfigPath.string()},
       {"default_config", r.defaultConfigExists ? json(r.defaultConfigContent) : json(nullptr)},
+      {"hardware_profiles_dir", r.hardwareProfilesDir.string()},
+      {"hardware_profiles", profiles},
       {"environment", r.relevantVariables},
   };
   return j.dump(indentWidth);

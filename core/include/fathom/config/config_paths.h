@@ -8,6 +8,9 @@ namespace fathom::config {
 /// $XDG_CACHE_HOME when set and absolute, else $HOME/.cache (the XDG Base Directory rule).
 std::filesystem::path cacheHome();
 
+/// $XDG_CONFIG_HOME when set and absolute, else $HOME/.config (the XDG Base Directory rule).
+std::filesystem::path configHome();
+
 /// Fathom's default configuration file: <cacheHome>/fathom/default_config.yaml.
 std::filesystem::path defaultConfigFile();
 

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <fathom/plan/hardware_calibration.h>
+
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,7 +50,12 @@ struct HardwareSpec {
   double hostToDeviceBandwidth = 0.0;       ///< PCIe host<->device bytes/s per GPU, for offload transfers
   std::int64_t frameworkOverheadBytes = 0;  ///< CUDA context, cuBLAS/cuDNN workspaces, allocator slack per rank
   std::string source;                       ///< the file it was read from
+  /// What `fathom calibrate` measured (the optional `calibration:` section); absent for the shipped presets.
+  std::optional<HardwareCalibration> calibration;
 };
+
+/// The name `fathom calibrate` gives the profile of the machine it ran on.
+inline constexpr const char* kThisMachineProfile = "this-machine";
 
 /// Folder of the shipped presets: $FATHOM_HARDWARE_DIR when set, else the compiled-in resources/hardware path.
 std::filesystem::path hardwareDir();
@@ -55,9 +63,30 @@ std::filesystem::path hardwareDir();
 /// Names of the presets found in hardwareDir(), sorted.
 std::vector<std::string> hardwarePresetNames();
 
-/// Loads a preset by name or alias ("h100", "h100-sxm-80gb") or a YAML/JSON file by path. Throws ConfigError
-/// listing the known presets when nothing matches, or naming the bad key.
+/// The user's hardware profiles: $XDG_CONFIG_HOME/fathom/hardware when XDG_CONFIG_HOME is set and absolute, else
+/// ~/.config/fathom/hardware. `fathom calibrate` writes this-machine.yaml there.
+std::filesystem::path userHardwareDir();
+
+/// A profile file in userHardwareDir().
+struct UserHardwareProfile {
+  std::string name;            ///< the file's stem ("this-machine")
+  std::filesystem::path path;  ///< the file
+  std::string measuredAt;      ///< calibration.measured_at, empty when the file has no calibration
+  std::string error;           ///< why the file does not load, empty when it does
+};
+
+/// Every *.yaml / *.yml / *.json file in userHardwareDir(), sorted by name, each loaded to report its measured-at
+/// time or its error (never throws).
+std::vector<UserHardwareProfile> userHardwareProfiles();
+
+/// Loads a preset by name or alias ("h100", "h100-sxm-80gb"), then a profile in userHardwareDir() by name
+/// ("this-machine"), or a YAML/JSON file by path. Throws ConfigError listing the known presets when nothing matches
+/// (for "this-machine": that `fathom calibrate` writes it), or naming the bad key.
 HardwareSpec loadHardware(std::string_view nameOrPath);
+
+/// The profile as a hardware YAML file that parseHardware() reads back to the same values (doubles written with 17
+/// significant digits), its calibration section included.
+std::string formatHardwareYaml(const HardwareSpec& hw);
 
 /// Parses preset YAML/JSON text; `origin` names it in messages.
 HardwareSpec parseHardware(std::string_view text, const std::string& origin);

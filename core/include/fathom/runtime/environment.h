@@ -2,6 +2,7 @@
 #pragma once
 
 #include <fathom/common/build_info.h>
+#include <fathom/plan/hardware.h>
 #include <fathom/runtime/cuda_probe.h>
 #include <fathom/runtime/system_info.h>
 
@@ -38,6 +39,9 @@ struct EnvironmentReport {
   bool defaultConfigExists = false;
   std::string defaultConfigContent;  ///< the file's text (at most 64 KiB), empty when absent
 
+  std::filesystem::path hardwareProfilesDir;                ///< plan::userHardwareDir()
+  std::vector<plan::UserHardwareProfile> hardwareProfiles;  ///< `fathom calibrate`'s profiles there
+
   /// Variables that steer a distributed run, as set in this process: RANK, WORLD_SIZE, MASTER_*, CUDA_*,
   /// ACCELERATE_*, FATHOM_*, SLURM_*, OMPI_COMM_WORLD_*, NCCL_*, GLOO_*, OMP_NUM_THREADS.
   std::map<std::string, std::string> relevantVariables;
@@ -60,7 +64,8 @@ std::string formatEnvironmentText(const EnvironmentReport& report);
 
 /// One JSON object. Stable keys: fathom_version, git_revision, platform, cpu_cores, ram_bytes,
 /// libtorch_version, gloo_available, nccl_available, cuda_device_count, cuda_devices, cupti_available,
-/// qt_version (null for a CLI-only build), default_config_path, default_config, plus detail keys.
+/// qt_version (null for a CLI-only build), default_config_path, default_config, hardware_profiles_dir,
+/// hardware_profiles ([{name, path, measured_at, error}]), plus detail keys.
 std::string formatEnvironmentJson(const EnvironmentReport& report, int indent = 2);
 
 }  // namespace fathom::runtime

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// The single measurements a calibration is made of, each in the calling process: a matmul rate, a memory bandwidth,
+// the time of one collective. calibration_worker.h runs them across processes.
+#pragma once
+
+#include <fathom/plan/hardware_calibration.h>
+#include <fathom/runtime/process_group.h>
+
+#include <c10/core/Device.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace fathom::calibrate {
+
+/// An (m x k) @ (k x n) product: a transformer layer's tokens x hidden x 4·hidden.
+struct MatmulShape {
+  std::int64_t m = 256;
+  std::int64_t k = 256;
+  std::int64_t n = 1024;
+  /// 2·m·k·n.
+  double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n); }
+};
+
+/// Whether this process can run `dtype` ("fp32", "bf16", "fp16", "tf32") matmuls on `device`: fp16 and tf32 only
+/// on CUDA (a CPU has no tensor-core path for them: fp16 matmuls there run a slow reference kernel that says
+/// nothing about training speed).
+bool dtypeMeasurable(std::string_view dtype, const c10::Device& device);
+
+/// The FLOP/s this process achieves on `shape` in `dtype` on `device` at the current torch::get_num_threads():
+/// one warm-up product, then three windows of products, `minSeconds` in all (at least one product each), and the
+/// median window's rate. tf32 enables TF32 cuBLAS for the measurement only. ConfigError for a dtype that
+/// dtypeMeasurable() refuses.
+double measureMatmulFlops(std::string_view dtype, const MatmulShape& shape, const c10::Device& device,
+                          double minSeconds);
+
+/// Achieved memory bandwidth of large tensor operations: the best of `repeats`.
+struct MemoryBandwidth {
+  double copy = 0.0;  ///< dst.copy_(src): 2·bytes moved per call
+  double add = 0.0;   ///< out = a + b: 3·bytes moved per call
+};
+MemoryBandwidth measureMemoryBandwidth(std::int64_t bytes, const c10::Device& device, int repeats);
+
+/// How to time one collective.
+struct CollectiveTiming {
+  int repeats = 20;             ///< timed calls at most (after one warm-up call)
+  double secondsPerSize = 0.2;  ///< fewer repeats when they would take longer (at least one)
+};
+
+/// One timed collective of `kind` on `pg` at nccl-tests' size `bytes` (rounded down to whole fp32 elements per
+/// rank, at least one; the bytes actually moved are returned in the point): the median seconds of one call over the
+/// timed calls, the slowest rank's median (every rank gets the same value). Every rank of `pg` must call it with the
+/// same arguments. `path` receives "all_reduce_slice" when the backend ran reduce_scatter as an all_reduce (Gloo in
+/// LibTorch 1.13).
+plan::CollectivePoint timeCollective(runtime::ProcessGroup& pg, plan::CollectiveKind kind, std::int64_t bytes,
+                                     const c10::Device& device, const CollectiveTiming& timing,
+                                     std::string* path = nullptr);
+
+}  // namespace fathom::calibrate

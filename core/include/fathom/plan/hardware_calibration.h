@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <fathom/plan/prediction.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fathom::plan {
+
+/// One measured matrix multiply: an (m x k) by (k x n) product in `dtype`, run by `processes` processes of this
+/// node at once, each with `threads` intra-op threads (torch::set_num_threads; 1 on a GPU). `flops` is what one of
+/// those processes achieved (2·m·k·n per product over the seconds it took, the mean over the processes), so a CPU
+/// with more processes x threads than cores shows the slowdown oversubscription costs.
+struct MatmulRate {
+  std::string dtype;   ///< "fp32", "bf16", "fp16", "tf32" (the PeakFlops names)
+  int processes = 1;   ///< processes per node running matmuls concurrently
+  int threads = 1;     ///< intra-op threads per process
+  std::int64_t m = 0;  ///< rows of the left operand (tokens)
+  std::int64_t k = 0;  ///< inner dimension (hidden)
+  std::int64_t n = 0;  ///< columns of the right operand (4 x hidden)
+  double flops = 0.0;  ///< achieved FLOP/s of one process
+};
+
+/// One timed collective: the mean seconds of one call on a buffer of `bytes` (nccl-tests' size: all_reduce and
+/// broadcast the tensor, all_gather the gathered output, reduce_scatter the full input), the slowest rank's mean.
+struct CollectivePoint {
+  std::int64_t bytes = 0;
+  double seconds = 0.0;
+};
+
+/// The alpha-beta fit of one collective kind at one rank count: t(S) = alpha + f·S / beta, where f is nccl-tests'
+/// bus-bandwidth factor (all_reduce 2(N-1)/N, all_gather and reduce_scatter (N-1)/N, broadcast 1), so beta is the
+/// bus bandwidth nccl-tests prints and the planner's LinkSpec::bandwidth means. Fitted by least squares on the
+/// relative error over the raw `points`, which are kept.
+struct CollectiveFit {
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  int ranks = 2;       ///< processes in the group (one node)
+  double alpha = 0.0;  ///< seconds per call (latency), >= 0
+  double beta = 0.0;   ///< bus bandwidth, bytes/s, > 0
+  std::string path;    ///< how the backend ran it when that differs from its name ("all_reduce_slice"), else empty
+  std::vector<CollectivePoint> points;  ///< the measurements, by increasing size
+
+  /// alpha + f·bytes / beta.
+  double predictSeconds(double bytes) const;
+};
+
+/// nccl-tests' bus-bandwidth factor of `kind` in a group of `ranks` (see CollectiveFit).
+double busBandwidthFactor(CollectiveKind kind, int ranks);
+
+/// What `fathom calibrate` measured on one machine: the `calibration:` section of a hardware profile. The profile's
+/// peak_flops, memory_bandwidth and link figures are derived from it (calibrate/profile.h), so consumers of
+/// HardwareSpec that know nothing of calibration keep working.
+struct HardwareCalibration {
+  std::string measuredAt;                  ///< UTC, ISO 8601 ("2026-11-28T04:50:12Z")
+  std::string host;                        ///< host name
+  std::string device;                      ///< "cpu" or "cuda"
+  std::string deviceName;                  ///< the CPU model, or the GPU's name
+  std::string backend;                     ///< c10d backend the collectives ran on: "gloo" or "nccl"
+  std::string mode;                        ///< "quick", "default" or "thorough"
+  int cpuCores = 0;                        ///< cores the processes could run on
+  double seconds = 0.0;                    ///< wall time of the whole calibration
+  std::vector<MatmulRate> matmul;          ///< every (dtype, processes, threads, shape) measured
+  double memoryCopyBandwidth = 0.0;        ///< bytes/s (read + written) of a large tensor copy, one process
+  double memoryAddBandwidth = 0.0;         ///< bytes/s (2 read + 1 written) of a large tensor add, one process
+  std::vector<CollectiveFit> collectives;  ///< per kind and rank count
+
+  /// The best per-process FLOP/s of `dtype` at `processes` processes and `threads` threads (over the shapes);
+  /// 0 when not measured.
+  double matmulFlops(std::string_view dtype, int processes, int threads) const;
+  /// The fit of `kind` at `ranks`, or nullptr.
+  const CollectiveFit* collective(CollectiveKind kind, int ranks) const;
+};
+
+}  // namespace fathom::plan

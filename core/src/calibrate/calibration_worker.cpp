@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <fathom/calibrate/calibration_worker.h>
+
+#include "calibration_task.h"
+
+#include <fathom/calibrate/measure.h>
+#include <fathom/common/error.h>
+#include <fathom/runtime/process_state.h>
+#include <fathom/runtime/system_info.h>
+
+#include <torch/torch.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <numeric>
+
+namespace fathom::calibrate {
+namespace {
+
+using detail::CalibrationTask;
+using detail::RawResult;
+
+/// This process's resident memory (VmRSS), bytes; 0 when /proc is not readable.
+std::int64_t residentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::int64_t pages = 0;
+  std::int64_t resident = 0;
+  statm >> pages >> resident;
+  return statm ? resident * sysconf(_SC_PAGESIZE) : 0;
+}
+
+/// Rank 0's progress file, rewritten (by rename) after each measurement for calibrate() to poll.
+class Progress {
+public:
+  Progress(std::filesystem::path file, int total, bool writer)
+      : m_file(std::move(file)), m_total(total), m_writer(writer) {}
+  void step(const std::string& what) {
+    if (m_writer) {
+      detail::writeJsonFile(m_file, {{"done", m_done}, {"total", m_total}, {"step", what}});
+    }
+  }
+  void done() { ++m_done; }
+
+private:
+  std::filesystem::path m_file;
+  int m_total;
+  int m_done = 0;
+  bool m_writer;
+};
+
+/// Every rank's value at rank index (0 from ranks that measured nothing).
+std::vector<double> gatherValues(runtime::ProcessGroup& pg, double value, const c10::Device& device) {
+  const at::Tensor mine = torch::full({1}, value, torch::TensorOptions().dtype(torch::kFloat64).device(device));
+  std::vector<double> all;
+  for (const auto& t : pg.allGather(mine)) {
+    all.push_back(t.cpu().item<double>());
+  }
+  return all;
+}
+
+void measureMatmuls(const CalibrationTask& task, runtime::ProcessGroup& pg, const c10::Device& device,
+                    Progress& progress, RawResult& result) {
+  const int rank = pg.rank();
+  for (int processes : task.processes) {
+    for (int threads : task.threads) {
+      for (const auto& dtype : task.dtypes) {
+        for (const auto& [m, k, n] : task.shapes) {
+          progress.step(fathom::detail::concat("matmul ", dtype, ", ", processes, " process",
+                                               processes == 1 ? "" : "es", " x ", threads, " thread",
+                                               threads == 1 ? "" : "s", ", ", m, "x", k, "x", n));
+          pg.barrier();  // the measuring ranks start together, so they contend for the cores as training ranks do
+          double flops = 0.0;
+          if (rank < processes) {
+            if (!device.is_cuda()) {
+              torch::set_num_threads(threads);
+            }
+            flops = measureMatmulFlops(dtype, {m, k, n}, device, task.matmulSeconds);
+          }
+          const std::vector<double> all = gatherValues(pg, flops, device);
+          const double mean = std::accumulate(all.begin(), all.begin() + processes, 0.0) / processes;
+          result.matmul.push_back({dtype, processes, threads, m, k, n, mean});
+          progress.done();
+        }
+      }
+    }
+  }
+}
+
+void measureCollectives(const CalibrationTask& task, runtime::ProcessGroup& pg, const c10::Device& device,
+                        Progress& progress, RawResult& result) {
+  const CollectiveTiming timing{.repeats = task.repeats, .secondsPerSize = task.secondsPerSize};
+  for (int ranks : task.rankCounts) {
+    std::unique_ptr<runtime::ProcessGroup> sub;
+    runtime::ProcessGroup* group = &pg;
+    if (ranks < pg.worldSize()) {
+      std::vector<int> members(static_cast<std::size_t>(ranks));
+      std::iota(members.begin(), members.end(), 0);
+      sub = pg.newGroup(members, fathom::detail::concat("calibrate_", ranks));
+      group = sub.get();
+    }
+    for (auto kind : {plan::CollectiveKind::AllReduce, plan::CollectiveKind::AllGather,
+                      plan::CollectiveKind::ReduceScatter, plan::CollectiveKind::Broadcast}) {
+      RawResult::Series series{kind, ranks, {}, {}};
+      for (std::int64_t bytes : task.messageBytes) {
+        progress.step(fathom::detail::concat(plan::toString(kind), ", ", ranks, " ranks, ", bytes, " bytes"));
+        if (group != nullptr) {
+          std::string path;
+          series.points.push_back(timeCollective(*group, kind, bytes, device, timing, &path));
+          series.path = path;
+        }
+        progress.done();
+      }
+      result.collectives.push_back(std::move(series));
+    }
+    pg.barrier();  // the ranks outside the sub-group wait here
+  }
+}
+
+/// "calibration rank 1: ", or "calibration worker: " before the rank is known.
+std::string who(int rank) {
+  return rank >= 0 ? fathom::detail::concat("calibration rank ", rank, ": ") : std::string("calibration worker: ");
+}
+
+}  // namespace
+
+int runCalibrationWorker(const std::filesystem::path& taskFile) {
+  int rank = -1;
+  try {
+    const CalibrationTask task = detail::taskFromJson(detail::readJsonFile(taskFile));
+    const bool cuda = task.device == "cuda";
+    const auto state = runtime::ProcessState::fromEnvironment({.cpu = !cuda});
+    rank = state.processIndex();
+    const auto pg = state.joinProcessGroup({.backend = cuda ? runtime::CommBackend::Nccl : runtime::CommBackend::Gloo,
+                                            .timeout = std::chrono::milliseconds(task.timeoutMs)});
+    const c10::Device device = cuda ? c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(state.localProcessIndex()))
+                                    : c10::Device(c10::kCPU);
+    RawResult result;
+    result.residentBytes = residentBytes();
+    result.deviceName = cuda ? std::string("cuda") : runtime::readSystemInfo().cpuModel;
+    Progress progress(taskFile.parent_path() / detail::kProgressFile, task.totalSteps(), rank == 0);
+
+    measureMatmuls(task, *pg, device, progress, result);
+
+    progress.step("memory bandwidth");
+    pg->barrier();
+    if (rank == 0) {
+      if (!cuda) {
+        torch::set_num_threads(task.cpuCores);
+      }
+      const MemoryBandwidth bw = measureMemoryBandwidth(task.memoryBytes, device, task.memoryRepeats);
+      result.memoryCopy = bw.copy;
+      result.memoryAdd = bw.add;
+    }
+    progress.done();
+    pg->barrier();
+    if (!cuda) {
+      torch::set_num_threads(1);  // Gloo's own threads carry the collectives
+    }
+
+    measureCollectives(task, *pg, device, progress, result);
+    if (rank == 0) {
+      detail::writeJsonFile(taskFile.parent_path() / detail::kResultFile, detail::toJson(result));
+    }
+    pg->barrier();
+    return 0;
+  } catch (const ConfigError& e) {
+    throw ConfigError(fathom::detail::concat(who(rank), e.what()));
+  } catch (const std::exception& e) {
+    throw Error(fathom::detail::concat(who(rank), e.what()));
+  }
+}
+
+}  // namespace fathom::calibrate

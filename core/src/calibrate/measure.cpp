@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <fathom/calibrate/measure.h>
+
+#include <fathom/common/error.h>
+
+#include <ATen/Context.h>
+#include <torch/cuda.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <vector>
+
+namespace fathom::calibrate {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// Waits for the device's queued work (a no-op on the CPU, whose operations return when done).
+void sync(const c10::Device& device) {
+  if (device.is_cuda()) {
+    torch::cuda::synchronize(device.index());
+  }
+}
+
+c10::ScalarType scalarType(std::string_view dtype) {
+  if (dtype == "bf16") {
+    return c10::kBFloat16;
+  }
+  if (dtype == "fp16") {
+    return c10::kHalf;
+  }
+  return c10::kFloat;  // fp32 and tf32 (TF32 is fp32 storage with tensor-core products)
+}
+
+/// TF32 on for the lifetime of the guard when asked, and restored after (a process-wide setting).
+class Tf32Guard {
+public:
+  explicit Tf32Guard(bool on) : m_previous(at::globalContext().allowTF32CuBLAS()) {
+    at::globalContext().setAllowTF32CuBLAS(on);
+  }
+  ~Tf32Guard() { at::globalContext().setAllowTF32CuBLAS(m_previous); }
+  Tf32Guard(const Tf32Guard&) = delete;
+  Tf32Guard& operator=(const Tf32Guard&) = delete;
+
+private:
+  bool m_previous;
+};
+
+/// The slowest rank's value (the same on every rank afterwards).
+double maxOverRanks(runtime::ProcessGroup& pg, double value, const c10::Device& device) {
+  at::Tensor t = torch::full({1}, value, torch::TensorOptions().dtype(torch::kFloat64).device(device));
+  pg.allReduce(t, runtime::ReduceOp::Max);
+  return t.cpu().item<double>();
+}
+
+}  // namespace
+
+bool dtypeMeasurable(std::string_view dtype, const c10::Device& device) {
+  if (dtype == "fp32" || dtype == "bf16") {
+    return true;
+  }
+  return (dtype == "fp16" || dtype == "tf32") && device.is_cuda();
+}
+
+double measureMatmulFlops(std::string_view dtype, const MatmulShape& shape, const c10::Device& device,
+                          double minSeconds) {
+  FATHOM_CHECK(dtypeMeasurable(dtype, device), ConfigError, "cannot measure ", dtype, " matmuls on ", device.str(),
+               " (fp16 and tf32 only on CUDA)");
+  FATHOM_CHECK(shape.m > 0 && shape.k > 0 && shape.n > 0, ConfigError, "matmul shape must be positive, got ", shape.m,
+               "x", shape.k, "x", shape.n);
+  torch::NoGradGuard noGrad;
+  const Tf32Guard tf32(dtype == "tf32");
+  const auto options = torch::TensorOptions().dtype(scalarType(dtype)).device(device);
+  const at::Tensor a = torch::randn({shape.m, shape.k}, options);
+  const at::Tensor b = torch::randn({shape.k, shape.n}, options);
+  at::Tensor c = torch::empty({shape.m, shape.n}, options);
+  at::mm_out(c, a, b);  // warm-up: allocation, kernel selection, thread pool start
+  sync(device);
+  // One timed product sizes the loop, so the loop needs no clock read (on CUDA: no synchronization) per product.
+  auto start = Clock::now();
+  at::mm_out(c, a, b);
+  sync(device);
+  const double one = std::max(secondsSince(start), 1e-9);
+  // Three windows, the median kept: a window in which another process took the core (a shared machine) or an
+  // OpenMP barrier waited for a descheduled thread does not decide the rate alone.
+  constexpr int kWindows = 3;
+  const auto iterations = static_cast<std::int64_t>(std::clamp(std::ceil(minSeconds / kWindows / one), 1.0, 1e7));
+  std::array<double, kWindows> rates{};
+  for (double& rate : rates) {
+    start = Clock::now();
+    for (std::int64_t i = 0; i < iterations; ++i) {
+      at::mm_out(c, a, b);
+    }
+    sync(device);
+    rate = shape.flops() * static_cast<double>(iterations) / secondsSince(start);
+  }
+  std::sort(rates.begin(), rates.end());
+  return rates[kWindows / 2];
+}
+
+MemoryBandwidth measureMemoryBandwidth(std::int64_t bytes, const c10::Device& device, int repeats) {
+  FATHOM_CHECK(bytes >= 4 && repeats >= 1, ConfigError, "memory bandwidth needs >= 4 bytes and >= 1 repeat");
+  torch::NoGradGuard noGrad;
+  const std::int64_t n = bytes / 4;
+  const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+  const at::Tensor a = torch::rand({n}, options);
+  const at::Tensor b = torch::rand({n}, options);
+  at::Tensor out = torch::empty({n}, options);
+  out.copy_(a);  // warm-up: first touch of every page
+  at::add_out(out, a, b);
+  sync(device);
+  const double moved = 4.0 * static_cast<double>(n);
+  MemoryBandwidth best;
+  for (int r = 0; r < repeats; ++r) {
+    auto start = Clock::now();
+    out.copy_(a);
+    sync(device);
+    best.copy = std::max(best.copy, 2.0 * moved / secondsSince(start));
+    start = Clock::now();
+    at::add_out(out, a, b);
+    sync(device);
+    best.add = std::max(best.add, 3.0 * moved / secondsSince(start));
+  }
+  return best;
+}
+
+plan::CollectivePoint timeCollective(runtime::ProcessGroup& pg, plan::CollectiveKind kind, std::int64_t bytes,
+                                     const c10::Device& device, const CollectiveTiming& timing, std::string* path) {
+  const int world = pg.worldSize();
+  // nccl-tests' sizes: all_gather's is the gathered output and reduce_scatter's the full input, so one rank's share
+  // is bytes / world; all_reduce and broadcast move the whole buffer.
+  const bool perRankShare = kind == plan::CollectiveKind::AllGather || kind == plan::CollectiveKind::ReduceScatter;
+  const std::int64_t share = std::max<std::int64_t>(1, bytes / 4 / (perRankShare ? world : 1));
+  const std::int64_t elements = perRankShare ? share * world : share;
+  const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+  at::Tensor full = torch::ones({elements}, options);
+  at::Tensor part = torch::ones({share}, options);
+  runtime::ReduceScatterPath rsPath = runtime::ReduceScatterPath::Native;
+  auto call = [&] {
+    switch (kind) {
+    case plan::CollectiveKind::AllReduce: pg.allReduce(full); break;
+    case plan::CollectiveKind::Broadcast: pg.broadcast(full, 0); break;
+    case plan::CollectiveKind::AllGather: pg.allGatherIntoAsync(part, full).wait(); break;
+    case plan::CollectiveKind::ReduceScatter: rsPath = pg.reduceScatter(full, part); break;
+    case plan::CollectiveKind::SendRecv: FATHOM_ASSERT(false, "send_recv is not calibrated");
+    }
+  };
+  call();  // warm-up: connections, buffers
+  sync(device);
+  auto start = Clock::now();
+  call();
+  sync(device);
+  const double one = maxOverRanks(pg, secondsSince(start), device);
+  // Every rank computes the same count from the same (max-reduced) time: c10d needs the same calls everywhere.
+  const int iterations = static_cast<int>(std::clamp(std::floor(timing.secondsPerSize / std::max(one, 1e-9)), 1.0,
+                                                     static_cast<double>(std::max(timing.repeats, 1))));
+  pg.barrier();
+  // Each call timed on its own and the median kept: a call that waits for the scheduler (another process on the
+  // cores) does not move it, as it moves a mean; latency-bound small messages are the ones such waits distort.
+  std::vector<double> times;
+  times.reserve(static_cast<std::size_t>(iterations));
+  for (int i = 0; i < iterations; ++i) {
+    start = Clock::now();
+    call();
+    sync(device);
+    times.push_back(secondsSince(start));
+  }
+  std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2), times.end());
+  const double median = times[times.size() / 2];
+  if (path != nullptr) {
+    *path = rsPath == runtime::ReduceScatterPath::AllReduceSlice ? "all_reduce_slice" : "";
+  }
+  return {elements * 4, maxOverRanks(pg, median, device)};
+}
+
+}  // namespace fathom::calibrate
