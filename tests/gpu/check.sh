@@ -291,7 +291,7 @@ step_overhead() {
 
 step_plan() {
   "${STEPS_PY[@]}" plan --fathom "$FATHOM" --runs "$FGC_WORK/data" --hardware "$1" --block_size "$BLOCK_SIZE" \
-    --out "$FGC_WORK/data/plan.json" --strict
+    --out "$FGC_WORK/data/plan.json" --calibrated "$FGC_WORK/data/this-machine.yaml" --strict
 }
 
 step_gpu_tests() {

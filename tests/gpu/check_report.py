@@ -46,6 +46,7 @@ def collect(work):
         "trace": load(os.path.join(data, "trace.json")),
         "overhead": load(os.path.join(data, "overhead.json")),
         "dispatch": load(os.path.join(data, "dispatch.json")),
+        "calibrate": load(os.path.join(data, "calibrate.json")),
     }
     # Fathom's side: the bf16 DDP run without --stats_json (whose per-step loss read-back synchronizes the device,
     # which the baseline does not do), else the training run with it.
@@ -184,6 +185,21 @@ def markdown(report, final):
                           "peak allocated / plan (allocator view)", "difference", "within 5%"], rows))
         if plan.get("problems"):
             out += ["", "Plan problems: " + "; ".join(plan["problems"])]
+        timed = [e for e in plan["comparisons"] if "step_time" in e]
+        if timed:
+            out += ["", f"**Step time, predicted against measured** (s per step; the preset `{plan['hardware']}` and, "
+                        "where `fathom calibrate` ran, the calibrated profile; error = predicted / measured steady - 1):",
+                    ""]
+            rows = []
+            for e in timed:
+                st = e["step_time"]
+                base = st.get("measured_steady") or st.get("measured")
+                err = lambda v: pct(v / base - 1) if v and base else "–"  # noqa: E731
+                rows.append((e["run"], f"{st['measured']:.4f}" if st.get("measured") else "–",
+                             f"{st['measured_steady']:.4f}" if st.get("measured_steady") else "–",
+                             f"{st['preset']:.4f}", err(st["preset"]),
+                             f"{st['calibrated']:.4f}" if st.get("calibrated") else "–", err(st.get("calibrated"))))
+            out.append(table(["run", "measured", "measured steady", "preset", "error", "calibrated", "error"], rows))
     tr = r["trace"]
     if tr:
         out += ["", f"**Trace** `{tr['file']}` ({num(tr['events'])} events, {mib(tr['bytes'])}): "
@@ -204,6 +220,31 @@ def markdown(report, final):
                          [(labels.get(k, k), num(v["steps_per_second"]), pct(v.get("overhead")),
                            num(v.get("steady_steps_per_second")), pct(v.get("steady_overhead")))
                           for k, v in ov["runs"].items()]))
+    cal = r.get("calibrate")
+    if cal and cal.get("calibration"):
+        c = cal["calibration"]
+        # The card's datasheet peak per dtype, as the preset's plan of a run in that precision used it.
+        peaks = {}
+        for e in (r.get("plan") or {}).get("comparisons", []):
+            if e.get("peak_flops_per_gpu") and e.get("precision"):
+                peaks[e["precision"]] = e["peak_flops_per_gpu"]
+        out += ["", f"**Calibration** (`fathom calibrate --quick --device cuda`, {num(c.get('seconds'))} s; matmul "
+                    "tokens x h @ h x 4h, the best shape, one process; against the preset's peak):", ""]
+        rows = []
+        for dtype in ("fp32", "tf32", "fp16", "bf16"):
+            rates = [m["flops"] for m in c.get("matmul", []) if m["dtype"] == dtype and m["processes"] == 1]
+            if rates:
+                best = max(rates)
+                peak = peaks.get(dtype)
+                rows.append((dtype, f"{best / 1e12:.1f} TFLOP/s", f"{peak / 1e12:.1f} TFLOP/s" if peak else "–",
+                             f"{100 * best / peak:.1f}%" if peak else "–"))
+        out.append(table(["dtype", "achieved", "preset peak", "share"], rows))
+        bw = c.get("memory_bandwidth") or {}
+        out += ["", f"Memory bandwidth: copy {num((bw.get('copy') or 0) / 1e9)} GB/s, add "
+                    f"{num((bw.get('add') or 0) / 1e9)} GB/s. Collectives fitted: "
+                    + (", ".join(f"{f['kind']} x{f['ranks']}: alpha {f['alpha'] * 1e6:.1f} us, beta "
+                                 f"{f['beta'] / 1e9:.1f} GB/s" for f in c.get("collectives", []))
+                       or "none (one GPU: no group of 2 ranks)") + "."]
     dp = r.get("dispatch")
     if dp:
         out += ["", "**Dispatch** (`fathom device-map --model gpt-small --run`, batch 8 x 256 tokens; outputs against "

@@ -272,10 +272,10 @@ def cmd_train(a):
 CATEGORIES = ("parameters", "gradients", "optimizer_states", "master_weights")
 
 
-def plan_args(run_result, a):
+def plan_args(run_result, a, hardware=None):
     args = [a.fathom, "plan", "--model", a.model, "--num_processes", str(run_result["world_size"] or 1),
             "--micro_batch", str(run_result["batch_size"]), "--seq", str(a.block_size), "--optimizer", "adamw",
-            "--hardware", a.hardware, "--json"]
+            "--hardware", hardware or a.hardware, "--json"]
     strategy = run_result["strategy"]
     args += ["--strategy", strategy]
     if strategy == "fsdp":
@@ -334,6 +334,21 @@ def cmd_plan(a):
         entry["categories_equal"] = not mismatched
         if mismatched:
             problems.append(f"{r['name']}: {', '.join(mismatched)} differ from the plan")
+        # Step time (issue 24): the preset's prediction and, when `fathom calibrate` ran first, the calibrated
+        # profile's, against the measured step (whole loop and steady). Reported, never a problem: the time model is
+        # the issue's open part.
+        measured = r.get("steps_per_second")
+        steady = (r.get("steady") or {}).get("steps_per_second")
+        step = {"preset": p["time"]["step_s"], "measured": 1 / measured if measured else None,
+                "measured_steady": 1 / steady if steady else None}
+        if a.calibrated and os.path.exists(a.calibrated):
+            rc, out, err = run(plan_args(r, a, a.calibrated), timeout=60)
+            step["calibrated"] = json.loads(out)["time"]["step_s"] if rc == 0 else None
+            if rc != 0:
+                step["calibrated_error"] = (err or out).strip()[-500:]
+        entry["step_time"] = step
+        entry["precision"] = "bf16" if r["mixed_precision"] == "bf16" else "fp32"
+        entry["peak_flops_per_gpu"] = p["compute"]["peak_flops_per_gpu"]
         comparisons.append(entry)
     if not comparisons:
         problems.append(f"no train_*.json results in {a.runs}")
@@ -532,6 +547,7 @@ def main(argv=None):
     r.add_argument("--expect_cuda", action="store_true")
     r.set_defaults(func=cmd_train)
     r = sub.add_parser("plan")
+    r.add_argument("--calibrated", help="a profile `fathom calibrate` wrote: its step-time prediction is reported too")
     for flag in ("--fathom", "--runs", "--hardware", "--out"):
         r.add_argument(flag, required=True)
     r.add_argument("--model", default="gpt-small")
