@@ -7,6 +7,7 @@
 #include <fathom/bigmodel/dispatched_model.h>
 #include <fathom/common/clock.h>
 #include <fathom/common/error.h>
+#include <fathom/common/temporary_folder.h>
 #include <fathom/models/model_factory.h>
 #include <fathom/telemetry/process_memory.h>
 #include <fathom/telemetry/sqlite_tracker.h>
@@ -16,7 +17,6 @@
 
 #include <chrono>
 #include <malloc.h>
-#include <random>
 #include <set>
 #include <unistd.h>
 
@@ -24,27 +24,6 @@ namespace fathom::cli {
 namespace {
 
 using ojson = nlohmann::ordered_json;
-
-/// A fresh folder under the system's temporary folder, removed with this object.
-class TemporaryFolder {
-public:
-  TemporaryFolder() {
-    std::random_device random;
-    m_path = std::filesystem::temp_directory_path() /
-             ("fathom-offload-" + std::to_string(::getpid()) + "-" + std::to_string(random()));
-    std::filesystem::create_directories(m_path);
-  }
-  ~TemporaryFolder() {
-    std::error_code ec;
-    std::filesystem::remove_all(m_path, ec);
-  }
-  TemporaryFolder(const TemporaryFolder&) = delete;
-  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
-  const std::filesystem::path& path() const { return m_path; }
-
-private:
-  std::filesystem::path m_path;
-};
 
 at::Tensor inputFor(const DispatchRunOptions& o) {
   torch::manual_seed(o.seed + 1);
@@ -111,7 +90,7 @@ ojson runDispatch(const DispatchRunOptions& options, const bigmodel::DeviceMap& 
 
   std::optional<TemporaryFolder> temporary;
   if (options.offloadFolder.empty()) {
-    temporary.emplace();
+    temporary.emplace("fathom-offload");
   }
   std::set<c10::DeviceIndex> gpus;
   for (const bigmodel::DeviceMapEntry& e : map) {

@@ -6,6 +6,7 @@
 #include <fathom/calibrate/alpha_beta_fit.h>
 #include <fathom/common/atomic_file.h>
 #include <fathom/common/error.h>
+#include <fathom/common/temporary_folder.h>
 #include <fathom/launch/local_launcher.h>
 #include <fathom/runtime/cuda_probe.h>
 #include <fathom/runtime/system_info.h>
@@ -137,27 +138,6 @@ std::string utcNow() {
   return text;
 }
 
-/// A private folder for the task and the results, removed when the calibration ends.
-class TemporaryFolder {
-public:
-  TemporaryFolder() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp != nullptr && tmp[0] == '/' ? tmp : "/tmp") + "/fathom-calibrate-XXXXXX";
-    FATHOM_CHECK(::mkdtemp(pattern.data()) != nullptr, StorageError, "cannot create a folder like ", pattern);
-    m_path = pattern;
-  }
-  ~TemporaryFolder() {
-    std::error_code ec;
-    std::filesystem::remove_all(m_path, ec);
-  }
-  TemporaryFolder(const TemporaryFolder&) = delete;
-  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
-  const std::filesystem::path& path() const { return m_path; }
-
-private:
-  std::filesystem::path m_path;
-};
-
 void reportProgress(const CalibrationOptions& o, const std::filesystem::path& file, int total) {
   if (!o.onProgress) {
     return;
@@ -198,7 +178,7 @@ plan::HardwareSpec calibrate(const CalibrationOptions& options) {
   const CalibrationTask task = resolveTask(options, cuda, cores, gpus);
   const int n = *std::max_element(task.processes.begin(), task.processes.end());
 
-  TemporaryFolder folder;
+  const TemporaryFolder folder("fathom-calibrate");  // the task and the results, removed when the calibration ends
   const auto taskFile = folder.path() / detail::kTaskFile;
   detail::writeJsonFile(taskFile, detail::toJson(task));
 

@@ -10,6 +10,7 @@ target_sources(fathom_common PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/memory_category.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory_metric_keys.cpp
   ${CMAKE_CURRENT_LIST_DIR}/output_location.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/temporary_folder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/terminal_text.cpp)
 target_sources(fathom_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/build_info.cpp)
