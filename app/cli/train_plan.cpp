@@ -42,6 +42,21 @@ void applySharding(const train::AcceleratorOptions& accelerator, plan::Plan& p) 
   }
 }
 
+/// The hardware a run's plan uses when its planner section names none: for a run of one machine, the profile
+/// `fathom calibrate` measured here (this-machine, when it loads and is of the run's device kind); else cpu-host for
+/// a run on the CPU and the planner's default GPU preset.
+std::string defaultRunHardware(bool onCpu, int numMachines) {
+  if (numMachines <= 1) {
+    for (const plan::UserHardwareProfile& profile : plan::userHardwareProfiles()) {
+      if (profile.name == plan::kThisMachineProfile && profile.error.empty() &&
+          (plan::loadHardware(profile.path.string()).device == plan::DeviceKind::Cpu) == onCpu) {
+        return profile.path.string();
+      }
+    }
+  }
+  return onCpu ? "cpu-host" : "h100-sxm-80gb";
+}
+
 }  // namespace
 
 bool isTrainCommand(const std::vector<std::string>& command) {
@@ -90,7 +105,7 @@ plan::PredictionReport predictTrainRun(const std::vector<std::string>& command, 
 
   const plan::ModelSpec model = models::introspectModel(train.model);
   const bool onCpu = spec.useCpu || train.accelerator.cpu || !torch::cuda::is_available();
-  const std::string hardware = !in.hardware.empty() ? in.hardware : onCpu ? "cpu-host" : "h100-sxm-80gb";
+  const std::string hardware = !in.hardware.empty() ? in.hardware : defaultRunHardware(onCpu, spec.numMachines);
   const plan::HardwareSpec device = plan::loadHardware(hardware);
   return plan::predictionReport(model, device, p, plan::predict(model, device, p));
 }

@@ -24,8 +24,9 @@ bool isTrainCommand(const std::vector<std::string>& command);
 /// sharding flags resolved against the variables the launcher gives the workers (as `fathom plan --strategy ...`
 /// adjusts a plan), --mixed_precision, --gradient_accumulation_steps when the launcher sets none, micro-batch =
 /// --batch_size (divided by the world size with --split_batches), sequence = the GPT's block size, --optimizer. The
-/// model is models::introspectModel() of the built-in model; the hardware the planner section's, else cpu-host for a
-/// run on the CPU (use_cpu, --cpu, or no CUDA device here), else the planner's default preset.
+/// model is models::introspectModel() of the built-in model; the hardware the planner section's, else, for a run of
+/// one machine, the profile `fathom calibrate` wrote for this machine (this-machine, of the run's device kind), else
+/// cpu-host for a run on the CPU (use_cpu, --cpu, or no CUDA device here), else the planner's default preset.
 plan::PredictionReport predictTrainRun(const std::vector<std::string>& command, std::string_view runSpecYaml);
 
 }  // namespace fathom::cli

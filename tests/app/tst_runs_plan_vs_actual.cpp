@@ -6,6 +6,8 @@
 // is reported, not asserted. A run stored without a plan gets one with --compute (the ZeRO-3 run, its plan deleted).
 #include "cli_runner.h"
 
+#include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -130,6 +132,30 @@ private slots:
     const auto text = runFathom({u"runs"_s, u"plan-vs-actual"_s, id, u"--workspace"_s, m_workspace});
     QVERIFY2(text.exitCode == 0, qPrintable(fathom::test::describe(text)));
     QVERIFY2(text.out.contains("Rank 1") && text.out.contains("exact"), text.out.constData());
+  }
+
+  // A local run is planned on the profile `fathom calibrate` measured here when there is one (issue 24): the stored
+  // plan names this-machine; without the profile, cpu-host.
+  void aLocalRunIsPlannedOnThisMachinesProfile() {
+    QTemporaryDir config;
+    QVERIFY(QDir().mkpath(config.filePath(u"fathom/hardware"_s)));
+    QVERIFY(QFile::copy(QStringLiteral(FATHOM_TEST_DATA_DIR) + u"/hardware/this-machine-quick.yaml"_s,
+                        config.filePath(u"fathom/hardware/this-machine.yaml"_s)));
+    for (const bool calibrated : {true, false}) {
+      QProcessEnvironment env = fathom::test::launcherFreeEnvironment();
+      env.insert(u"XDG_CONFIG_HOME"_s, calibrated ? config.path() : m_dir.filePath(u"no-config"_s));
+      const auto run = runFathom({u"launch"_s, u"--num_processes"_s, u"1"_s, u"--quiet"_s, u"--workspace"_s,
+                                  m_workspace, u"--run_name"_s, calibrated ? u"calibrated"_s : u"preset"_s,
+                                  fathom::test::fathomExecutable(), u"train"_s, u"--model"_s, u"mlp"_s, u"--hidden"_s,
+                                  u"16"_s, u"--steps"_s, u"2"_s, u"--log_every"_s, u"0"_s},
+                                 env, {}, 120'000);
+      QVERIFY2(run.exitCode == 0, qPrintable(fathom::test::describe(run)));
+      const auto text = runFathom(
+          {u"runs"_s, u"plan-vs-actual"_s, calibrated ? u"calibrated"_s : u"preset"_s, u"--workspace"_s, m_workspace});
+      QVERIFY2(text.exitCode == 0, qPrintable(fathom::test::describe(text)));
+      const QByteArray expected = calibrated ? "x this-machine" : "x cpu-host";
+      QVERIFY2(text.out.contains(expected), text.out.constData());
+    }
   }
 
   void aRunWithoutAPlanGetsOneWithCompute() {
