@@ -83,6 +83,17 @@ private slots:
     QCOMPARE(plan[u"hardware"_s][u"source"_s].toString(), output);
     QCOMPARE(plan[u"hardware"_s][u"device"_s].toString(), u"cpu"_s);
     QVERIFY(plan[u"time"_s][u"step_s"_s].toDouble() > 0);
+    // --explain names the calibration behind the peak and the link: the profile, when and where it was measured.
+    QStringList explain = planArgs(output);
+    explain.removeAll(u"--json"_s);
+    const CliRun explained = runFathom(explain << u"--explain"_s, env);
+    QVERIFY2(explained.exitCode == 0, qPrintable(describe(explained)));
+    QVERIFY2(explained.out.contains("hardware.peak_flops_per_gpu") &&
+                 explained.out.contains("hardware.intra_node_bandwidth"),
+             explained.out.constData());
+    QVERIFY2(explained.out.contains("measured_at=" + c[u"measured_at"_s].toString().toUtf8()),
+             explained.out.constData());
+    QVERIFY2(explained.out.contains("source:  calibration"), explained.out.constData());
 
     // ...and by name from the user's config folder, where `fathom calibrate` writes it by default.
     QVERIFY(QDir().mkpath(config.filePath(u"fathom/hardware"_s)));

@@ -59,6 +59,20 @@ void predictTime(const Context& ctx, Prediction& out) {
                       : p.precision == Precision::Fp16 ? pk.fp16
                       : p.precision == Precision::Bf16 ? pk.bf16
                                                        : pk.fp8;
+  if (const std::optional<HardwareCalibration>& cal = ctx.hw.calibration) {
+    // A calibrated profile's peak is an achieved rate, measured here: say when, where and how (issue 24, --explain).
+    ctx.explain("hardware.peak_flops_per_gpu", t.peakFlopsPerGpu,
+                "the per-process matmul rate `fathom calibrate` measured with gpus_per_node processes at once (tokens "
+                "x h @ h x 4h, the best shape), not a datasheet peak",
+                "calibration", "profile=", ctx.hw.name, ", measured_at=", cal->measuredAt, ", host=", cal->host,
+                ", device=", cal->deviceName.empty() ? cal->device : cal->deviceName, ", mode=", cal->mode,
+                ", processes_per_node=", ctx.hw.gpusPerNode, ", matmul_rates_measured=", cal->matmul.size());
+    ctx.explain("hardware.intra_node_bandwidth", ctx.hw.intraNode.bandwidth,
+                "the bus bandwidth (beta) of the all_reduce fit with the most ranks `fathom calibrate` measured (the "
+                "memory copy bandwidth when it measured no collective)",
+                "calibration", "backend=", cal->backend, ", fits=", cal->collectives.size(),
+                ", latency_s=", ctx.hw.intraNode.latency);
+  }
   ctx.explain("compute.model_flops_per_step", t.modelFlopsPerStep,
               ctx.model.hasDims() ? "3 · tokens · (2 · matmul_params_per_token + 4 · s · a·d_head · attention_blocks) "
                                     "(= 72BLsh²(1 + s/(6h) + v/(12hL)) for a GPT layer)"
