@@ -7,13 +7,11 @@
 #include <fathom/common/error.h>
 #include <fathom/runtime/process_state.h>
 #include <fathom/runtime/system_info.h>
+#include <fathom/telemetry/process_memory.h>
 
 #include <torch/torch.h>
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <fstream>
 #include <numeric>
 
 namespace fathom::calibrate {
@@ -21,15 +19,6 @@ namespace {
 
 using detail::CalibrationTask;
 using detail::RawResult;
-
-/// This process's resident memory (VmRSS), bytes; 0 when /proc is not readable.
-std::int64_t residentBytes() {
-  std::ifstream statm("/proc/self/statm");
-  std::int64_t pages = 0;
-  std::int64_t resident = 0;
-  statm >> pages >> resident;
-  return statm ? resident * sysconf(_SC_PAGESIZE) : 0;
-}
 
 /// Rank 0's progress file, rewritten (by rename) after each measurement for calibrate() to poll.
 class Progress {
@@ -137,7 +126,7 @@ int runCalibrationWorker(const std::filesystem::path& taskFile) {
     const c10::Device device = cuda ? c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(state.localProcessIndex()))
                                     : c10::Device(c10::kCPU);
     RawResult result;
-    result.residentBytes = residentBytes();
+    result.residentBytes = telemetry::readProcessMemory().residentBytes;
     result.deviceName = cuda ? std::string("cuda") : runtime::readSystemInfo().cpuModel;
     Progress progress(taskFile.parent_path() / detail::kProgressFile, task.totalSteps(), rank == 0);
 
