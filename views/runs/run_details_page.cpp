@@ -32,7 +32,8 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
-#include <nlohmann/json.hpp>
+#include <fathom/bigmodel/dispatch_record.h>
+#include <fathom/common/error.h>
 
 #include <cmath>
 
@@ -213,10 +214,11 @@ RunDetailsPage::RunDetailsPage(QWidget* parent) : QWidget(parent) {
 
 QString RunDetailsPage::deviceMapTitle(std::size_t index) const {
   const store::RunDeviceMap& map = m_deviceMaps.at(index).map;
-  const auto record = nlohmann::json::parse(map.recordJson, nullptr, /*allow_exceptions=*/false);
-  const std::string model = record.is_object() && record.value("model", nlohmann::json()).is_string()
-                                ? record.at("model").get<std::string>()
-                                : std::string();
+  std::string model;  // core reads the record; one it refuses gets a title without the model (the view says why)
+  try {
+    model = bigmodel::dispatchRecordFromJson(map.recordJson, "the record").modelName;
+  } catch (const Error&) {
+  }
   const QString run = tr("Run %1, rank %2").arg(m_runId).arg(map.rank);
   return model.empty() ? run : tr("%1: %2").arg(run, QString::fromStdString(model));
 }
