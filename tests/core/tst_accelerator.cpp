@@ -3,21 +3,16 @@
 // prepared loaders (end_of_dataloader, remainder, skip_first_batches, shuffling, iterable datasets),
 // gather_for_metrics (G13), single-process collectives, find_executable_batch_size, option resolution,
 // autocast and the fp16 overflow path. Expected values follow accelerate-semantics.md §3.4-3.6 and §4.
-#include "fathom/bigmodel/device_map_json.h"
-#include "fathom/bigmodel/dispatched_model.h"
 #include "fathom/common/error.h"
 #include "fathom/data/data_loader.h"
 #include "fathom/data/dataset.h"
-#include "fathom/models/model_factory.h"
 #include "fathom/precision/grad_scaler.h"
-#include "fathom/store/workspace.h"
 #include "fathom/train/accelerator.h"
 #include "fathom/train/find_executable_batch_size.h"
 #include "runtime/torch_compat.h"
 
 #include <torch/torch.h>
 
-#include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
@@ -894,41 +889,6 @@ private slots:
     QVERIFY(thrownMessage<fathom::ConfigError>([&] { acc->prepare(std::shared_ptr<Net>()); }).has_value());
     QVERIFY(
         thrownMessage<fathom::ConfigError>([&] { acc->prepare(std::shared_ptr<torch::optim::SGD>()); }).has_value());
-  }
-
-  // recordDeviceMap: a program's dispatch lands with its run (docs/bigmodel.md, "In the workspace"); before
-  // initTrackers there is no run to record it with, and nothing is written.
-  void recordDeviceMapStoresTheDispatchWithTheRun() {
-    QVERIFY(std::getenv("FATHOM_TELEMETRY_ENDPOINT") == nullptr);  // this process writes its own run
-    QTemporaryDir dir;
-    const std::filesystem::path workspace = dir.filePath(QStringLiteral("ws.sqlite")).toStdString();
-    ft::AcceleratorOptions options;
-    options.workspace = workspace;
-    auto acc = makeAccelerator(options);
-    fathom::models::ModelRequest request;
-    request.name = "gpt-tiny";
-    const auto model = fathom::models::makeModel(request);
-    namespace bm = fathom::bigmodel;
-    const bm::DeviceMap map{{"transformer.h", bm::DeviceKey::cpu()}, {"", bm::DeviceKey::cpu()}};
-    bm::DispatchedModel dispatched(model, map, {.unitClasses = model->unitClasses()});
-    const bm::DispatchRecord record = dispatched.record({{bm::DeviceKey::cpu(), 1'000'000}}, "gpt-tiny");
-    acc->recordDeviceMap(record);  // before initTrackers: nothing
-    QVERIFY(!std::filesystem::exists(workspace));
-    acc->initTrackers("dispatch", nlohmann::json::object());
-    acc->recordDeviceMap(record);
-    acc->endTraining();
-    acc->recordDeviceMap(record);  // after endTraining: nothing
-
-    fathom::store::Workspace ws(workspace);
-    const auto runs = ws.listRuns();
-    QCOMPARE(runs.size(), std::size_t{1});
-    const auto maps = ws.deviceMaps(runs[0].id);
-    QCOMPARE(maps.size(), std::size_t{1});
-    QCOMPARE(maps[0].map.rank, 0);
-    const bm::DispatchRecord back = bm::dispatchRecordFromJson(maps[0].map.recordJson, "the stored record");
-    QVERIFY(back.deviceMap == map);
-    QCOMPARE(back.modelName, std::string("gpt-tiny"));
-    QCOMPARE(back.tree.modules().size(), record.tree.modules().size());
   }
 };
 

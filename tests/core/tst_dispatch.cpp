@@ -15,6 +15,8 @@
 #include <fathom/models/gpt.h>
 #include <fathom/models/model_factory.h>
 #include <fathom/parallel/unit_scope.h>
+#include <fathom/store/workspace.h>
+#include <fathom/train/accelerator.h>
 
 #include <torch/torch.h>
 
@@ -190,6 +192,42 @@ private slots:
     auto noTree = j;
     noTree.erase("module_tree");
     QVERIFY(contains(refused(noTree), "has no \"module_tree\""));
+  }
+
+  // recordDeviceMap: a program's dispatch lands with its run (docs/bigmodel.md, "In the workspace"); before
+  // initTrackers there is no run to record it with, and nothing is written.
+  void recordDeviceMapStoresTheDispatchWithTheRun() {
+    QVERIFY(std::getenv("FATHOM_TELEMETRY_ENDPOINT") == nullptr);  // this process writes its own run
+    QTemporaryDir dir;
+    const std::filesystem::path workspace = dir.filePath(QStringLiteral("ws.sqlite")).toStdString();
+    fathom::train::AcceleratorOptions options;
+    options.workspace = workspace;
+    auto acc = std::make_unique<fathom::train::Accelerator>(
+        options, fathom::runtime::ProcessState::fromVariables(
+                     [](const std::string&) -> std::optional<std::string> { return std::nullopt; }));
+    fathom::models::ModelRequest request;
+    request.name = "gpt-tiny";
+    const auto model = fathom::models::makeModel(request);
+    const DeviceMap map{{"transformer.h", DeviceKey::cpu()}, {"", DeviceKey::cpu()}};
+    DispatchedModel dispatched(model, map, {.unitClasses = model->unitClasses()});
+    const DispatchRecord record = dispatched.record({{DeviceKey::cpu(), 1'000'000}}, "gpt-tiny");
+    acc->recordDeviceMap(record);  // before initTrackers: nothing
+    QVERIFY(!std::filesystem::exists(workspace));
+    acc->initTrackers("dispatch", nlohmann::json::object());
+    acc->recordDeviceMap(record);
+    acc->endTraining();
+    acc->recordDeviceMap(record);  // after endTraining: nothing
+
+    fathom::store::Workspace ws(workspace);
+    const auto runs = ws.listRuns();
+    QCOMPARE(runs.size(), std::size_t{1});
+    const auto maps = ws.deviceMaps(runs[0].id);
+    QCOMPARE(maps.size(), std::size_t{1});
+    QCOMPARE(maps[0].map.rank, 0);
+    const DispatchRecord back = dispatchRecordFromJson(maps[0].map.recordJson, "the stored record");
+    QVERIFY(back.deviceMap == map);
+    QCOMPARE(back.modelName, std::string("gpt-tiny"));
+    QCOMPARE(back.tree.modules().size(), record.tree.modules().size());
   }
 
   void inferredMapDispatches() {
