@@ -9,15 +9,19 @@
 #include <fathom/calibrate/alpha_beta_fit.h>
 #include <fathom/calibrate/calibrate.h>
 #include <fathom/calibrate/calibration_worker.h>
+#include <fathom/common/error.h>
+#include <fathom/plan/hardware.h>
 #include <fathom/plan/plan_json.h>
 
 #include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 namespace fathom::cli {
@@ -29,6 +33,7 @@ struct CalibrateFlags {
   int maxProcesses = 0;
   std::string device = "auto";
   std::string output;
+  std::string check;  ///< a profile whose collective fits are checked against this run's measurements
   bool json = false;
   std::string task;  // calibrate-worker
 };
@@ -87,7 +92,7 @@ void printSummary(const plan::HardwareSpec& hw, const std::string& path) {
   const plan::HardwareCalibration& c = *hw.calibration;
   std::cout << "Calibrated " << c.host << " (" << (c.deviceName.empty() ? c.device : c.deviceName) << ", " << c.cpuCores
             << " cores), " << c.mode << " mode, in " << number(c.seconds, "s", 1.0) << "\n\n";
-  std::cout << "Matmul FLOP/s per process (the best shape; " << c.matmul.size() << " rates measured):\n";
+  std::cout << "Matmul FLOP/s per process (the best shape and layout; " << c.matmul.size() << " rates measured):\n";
   std::vector<std::string> dtypes;
   std::vector<std::pair<int, int>> configs;
   for (const auto& m : c.matmul) {
@@ -108,7 +113,20 @@ void printSummary(const plan::HardwareSpec& hw, const std::string& path) {
     rows.push_back(std::move(row));
   }
   printTable(std::cout, rows, ColumnAlign::NumbersRight);
-  std::cout << "\nMemory bandwidth (one process): copy " << number(c.memoryCopyBandwidth, "GB/s", 1e9) << ", add "
+  for (const auto& e : c.elementwise) {
+    if (e.processes == hw.gpusPerNode) {
+      std::cout << "\nElement-wise at " << e.processes << " x " << e.threads << ": "
+                << number(e.secondsPerElement, "ns", 1e-9) << " per element, " << number(e.secondsPerCall, "us", 1e-6)
+                << " per operator call";
+    }
+  }
+  for (const auto& o : c.optimizer) {
+    if (o.processes == hw.gpusPerNode) {
+      std::cout << "\nOptimizer " << o.name << " at " << o.processes << " x " << o.threads << ": "
+                << number(o.secondsPerParameter, "ns", 1e-9) << " per parameter";
+    }
+  }
+  std::cout << "\n\nMemory bandwidth (one process): copy " << number(c.memoryCopyBandwidth, "GB/s", 1e9) << ", add "
             << number(c.memoryAddBandwidth, "GB/s", 1e9) << "\n\n";
   std::cout << "Collectives over " << c.backend << " (t = alpha + f*bytes/beta; beta = bus bandwidth):\n";
   rows = {{"collective", "ranks", "alpha", "beta", "sizes", "max error"}};
@@ -126,7 +144,52 @@ void printSummary(const plan::HardwareSpec& hw, const std::string& path) {
   std::cout << "Wrote " << path << " (use it with --hardware " << hw.name << ")\n";
 }
 
+/// The checks of one collective kind at one rank count: the largest |error| and where.
+struct CheckSummary {
+  plan::CollectiveKind kind;
+  int ranks;
+  double worst = 0.0;  ///< signed error of the largest |error|
+  std::int64_t worstBytes = 0;
+  std::int64_t firstBytes = 0, lastBytes = 0;
+};
+
+std::vector<CheckSummary> summarizeChecks(const std::vector<calibrate::FitCheck>& checks) {
+  std::vector<CheckSummary> out;
+  for (const calibrate::FitCheck& c : checks) {
+    if (out.empty() || out.back().kind != c.kind || out.back().ranks != c.ranks) {
+      out.push_back({c.kind, c.ranks, c.error(), c.bytes, c.bytes, c.bytes});
+    }
+    CheckSummary& s = out.back();
+    s.lastBytes = c.bytes;
+    if (std::abs(c.error()) > std::abs(s.worst)) {
+      s.worst = c.error();
+      s.worstBytes = c.bytes;
+    }
+  }
+  return out;
+}
+
+void printChecks(const std::string& profile, const std::vector<calibrate::FitCheck>& checks) {
+  std::cout << "\nCheck of " << profile << "'s collective fits against these measurements (error = predicted / "
+            << "measured - 1):\n";
+  std::vector<std::vector<std::string>> rows{{"collective", "ranks", "sizes", "largest error", "at"}};
+  for (const CheckSummary& s : summarizeChecks(checks)) {
+    rows.push_back({plan::toString(s.kind), std::to_string(s.ranks),
+                    formatBinaryBytes(static_cast<double>(s.firstBytes), 0) + ".." +
+                        formatBinaryBytes(static_cast<double>(s.lastBytes), 0),
+                    number(100.0 * s.worst, "%", 1.0), formatBinaryBytes(static_cast<double>(s.worstBytes), 0)});
+  }
+  printTable(std::cout, rows, ColumnAlign::NumbersRight);
+}
+
 int runCalibrate(const CalibrateFlags& flags) {
+  // The profile to check is read before anything is measured: a bad file fails in a moment, not after a minute.
+  std::optional<plan::HardwareSpec> checked;
+  if (!flags.check.empty()) {
+    checked = plan::loadHardware(flags.check);
+    FATHOM_CHECK(checked->calibration && !checked->calibration->collectives.empty(), ConfigError, "--check ",
+                 flags.check, ": the profile has no calibrated collectives (write one with `fathom calibrate`)");
+  }
   calibrate::CalibrationOptions options;
   options.mode = flags.quick      ? calibrate::CalibrationMode::Quick
                  : flags.thorough ? calibrate::CalibrationMode::Thorough
@@ -144,13 +207,30 @@ int runCalibrate(const CalibrateFlags& flags) {
   const plan::HardwareSpec hw = calibrate::calibrate(options);
   bar->finish();
   calibrate::writeHardwareProfile(hw, path);
+  const std::vector<calibrate::FitCheck> checks =
+      checked ? calibrate::checkFits(*checked->calibration, *hw.calibration) : std::vector<calibrate::FitCheck>{};
   if (flags.json) {
     nlohmann::ordered_json j = {{"path", path.string()}, {"hardware", plan::toJson(hw)}};
     j["hardware"]["device"] = plan::toString(hw.device);
     j["calibration"] = calibrate::toJson(*hw.calibration);
+    if (checked) {
+      nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+      for (const calibrate::FitCheck& c : checks) {
+        rows.push_back({{"kind", plan::toString(c.kind)},
+                        {"ranks", c.ranks},
+                        {"bytes", c.bytes},
+                        {"predicted_s", c.predicted},
+                        {"measured_s", c.measured},
+                        {"error", c.error()}});
+      }
+      j["check"] = {{"profile", flags.check}, {"points", std::move(rows)}};
+    }
     std::cout << j.dump(2) << '\n';
   } else {
     printSummary(hw, path.string());
+    if (checked) {
+      printChecks(flags.check, checks);
+    }
   }
   return 0;
 }
@@ -178,6 +258,9 @@ void addCalibrateCommand(CLI::App& root, CommandAction& action) {
   cmd->add_option("--output", flags->output,
                   "Write the profile here instead of $XDG_CONFIG_HOME/fathom/hardware/this-machine.yaml "
                   "(~/.config/... when unset); the file is replaced atomically");
+  cmd->add_option("--check", flags->check,
+                  "A profile (this-machine, a file) whose collective fits are checked against this calibration's "
+                  "measurements: per collective and rank count, the largest error of its predictions");
   cmd->add_flag("--json", flags->json, "Print the profile and every measurement as one JSON object");
   cmd->footer("Rerun after a hardware or driver change; `fathom env` lists the profiles with their measured-at time. "
               "File format and what is measured: docs/calibrate.md");

@@ -143,6 +143,10 @@ void PlanFlags::add(CLI::App* cmd) {
   cmd->add_option(names("tp"), tp, "Tensor-parallel degree")->check(wholeNumberIn(1, config::kMaxProcesses));
   cmd->add_option(names("pp"), pp, "Pipeline-parallel degree")->check(wholeNumberIn(1, config::kMaxProcesses));
   cmd->add_flag(names("sequence_parallel"), sequenceParallel, "Megatron sequence parallelism (with tp > 1)");
+  cmd->add_option(names("num_cpu_threads_per_process"), cpuThreadsPerProcess,
+                  "CPU ranks: intra-op threads per process, as `fathom launch` sets them (default: 1 when several "
+                  "processes share a node, else every core); a calibrated profile's time model depends on it")
+      ->check(wholeNumberIn(1, config::kMaxIntCount));
   cmd->add_option(names("micro_batch"), microBatch, "Sequences per micro-batch per data-parallel rank")
       ->check(wholeNumberIn(1, config::kMaxIntCount));
   cmd->add_option(names("gradient_accumulation_steps"), gradAccum, "Micro-batches per optimizer step")
@@ -289,6 +293,8 @@ PlanFlags::Inputs PlanFlags::resolve(std::vector<std::string>* notes) const {
     p.pp = pp;
   if (given("sequence_parallel"))
     p.sequenceParallel = sequenceParallel;
+  if (given("num_cpu_threads_per_process"))
+    p.cpuThreadsPerProcess = cpuThreadsPerProcess;
 
   // Model: flags first, then the file.
   const bool flagDims = given("arch");

@@ -36,7 +36,8 @@ struct PlanFlags {
   std::string model;
   BuiltinModelFlags modelFlags;  ///< --n_layer ... for --model gpt*; --hidden/--layers double as mlp's
   std::string hardware;
-  int numProcesses = 1, numMachines = 1, gpusPerNode = 0, tp = 1, pp = 1, microBatch = 1, gradAccum = 1;
+  int numProcesses = 1, numMachines = 1, gpusPerNode = 0, tp = 1, pp = 1, microBatch = 1, gradAccum = 1,
+      cpuThreadsPerProcess = 0;
   std::int64_t seq = 0;
   std::string fsdpWrap;
   std::int64_t fsdpMinNumParams = 0, zeroBucketSize = 0;

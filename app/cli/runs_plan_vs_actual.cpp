@@ -32,6 +32,7 @@ struct PlanVsActualFlags {
   std::string run;
   bool json = false;
   bool compute = false;
+  std::string hardware;  ///< plan the run again on this hardware (nothing stored)
 };
 
 /// The worker command `fathom launch` recorded (its launch configuration's "command": typed, never split from the
@@ -126,7 +127,15 @@ void printText(const store::RunInfo& run, const store::RunPlan& stored, const pl
 int planVsActual(const PlanVsActualFlags& flags) {
   store::Workspace ws = openExistingWorkspace(flags.workspace);
   const store::RunInfo run = ws.resolveRun(flags.run);
-  std::optional<store::RunPlan> stored = ws.runPlan(run.id);
+  std::optional<store::RunPlan> stored;
+  if (!flags.hardware.empty()) {
+    // A what-if: the run planned again on other hardware (a recalibrated profile, another preset); kept out of the
+    // workspace, whose stored plan stays the one the run was launched with.
+    const plan::PredictionReport made = predictTrainRun(launchedCommand(run), run.runSpec, flags.hardware);
+    stored = store::RunPlan{.source = "recomputed", .predictionJson = plan::toJson(made).dump()};
+  } else {
+    stored = ws.runPlan(run.id);
+  }
   if (!stored) {
     FATHOM_CHECK(flags.compute, ConfigError, "run ", run.id.value, " (", run.name,
                  ") has no stored plan; --compute makes one from its run specification and command and stores it");
@@ -139,7 +148,12 @@ int planVsActual(const PlanVsActualFlags& flags) {
   const plan::PlanVsActual comparison =
       plan::comparePlanToRun(run.id.value, report.prediction, store::measuredRanks(ws, run.id));
   if (flags.json) {
-    std::cout << plan::toJson(comparison).dump(2) << '\n';
+    nlohmann::ordered_json out = plan::toJson(comparison);
+    out["plan"] = {{"source", stored->source},
+                   {"hardware", report.hardwareName},
+                   {"strategy", plan::strategyLabel(report.plan)},
+                   {"time", nlohmann::ordered_json::parse(stored->predictionJson).at("time")}};
+    std::cout << out.dump(2) << '\n';
   } else {
     printText(run, *stored, report, comparison);
   }
@@ -158,6 +172,10 @@ void addRunsPlanVsActual(CLI::App& runs, CommandAction& action) {
   cmd->add_flag("--json", flags->json, "Print JSON instead of text");
   cmd->add_flag("--compute", flags->compute,
                 "For a run launched without a plan: compute it from the run's specification and command, and store it");
+  cmd->add_option("--hardware", flags->hardware,
+                  "Plan the run again on this hardware (a preset, a profile such as this-machine, or a YAML/JSON file) "
+                  "instead of its stored plan; nothing is stored")
+      ->excludes("--compute");
   cmd->callback([flags, &action] { action = [flags] { return planVsActual(*flags); }; });
 }
 

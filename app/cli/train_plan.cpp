@@ -63,7 +63,8 @@ bool isTrainCommand(const std::vector<std::string>& command) {
   return command.size() >= 2 && std::filesystem::path(command[0]).filename() == "fathom" && command[1] == "train";
 }
 
-plan::PredictionReport predictTrainRun(const std::vector<std::string>& command, std::string_view runSpecYaml) {
+plan::PredictionReport predictTrainRun(const std::vector<std::string>& command, std::string_view runSpecYaml,
+                                       const std::string& hardwareOverride) {
   FATHOM_CHECK(isTrainCommand(command), ConfigError,
                "the planner knows `fathom train` with a built-in model; the run's program is ",
                command.empty() ? std::string("unknown") : command[0]);
@@ -98,14 +99,20 @@ plan::PredictionReport predictTrainRun(const std::vector<std::string>& command, 
   }
   p.microBatch = static_cast<int>(train.accelerator.dataLoader.splitBatches ? train.batchSize / std::max(1, p.numGpus)
                                                                             : train.batchSize);
-  if (train.model.isGpt()) {
-    p.seqLen = models::resolveGptOptions(train.model).blockSize;
+  // A GPT sample is block_size tokens; an MLP's regression sample is one row, a "token" of 6·P FLOPs.
+  p.seqLen = train.model.isGpt() ? models::resolveGptOptions(train.model).blockSize : 1;
+  // The threads the launcher gave each worker (OMP_NUM_THREADS, when it set one): a calibrated profile's rates
+  // depend on them.
+  if (const auto it = variables.find("OMP_NUM_THREADS"); it != variables.end()) {
+    p.cpuThreadsPerProcess = std::stoi(it->second);
   }
   p.optimizer = train.optimizer == "sgd" ? plan::Optimizer::Sgd : plan::Optimizer::AdamW;
 
   const plan::ModelSpec model = models::introspectModel(train.model);
   const bool onCpu = spec.useCpu || train.accelerator.cpu || !torch::cuda::is_available();
-  const std::string hardware = !in.hardware.empty() ? in.hardware : defaultRunHardware(onCpu, spec.numMachines);
+  const std::string hardware = !hardwareOverride.empty() ? hardwareOverride
+                               : !in.hardware.empty()    ? in.hardware
+                                                         : defaultRunHardware(onCpu, spec.numMachines);
   const plan::HardwareSpec device = plan::loadHardware(hardware);
   return plan::predictionReport(model, device, p, plan::predict(model, device, p));
 }

@@ -23,10 +23,13 @@ bool isTrainCommand(const std::vector<std::string>& command);
 /// accumulation, the fathom.planner section), adjusted as `fathom train` adjusts what the launcher chose: its
 /// sharding flags resolved against the variables the launcher gives the workers (as `fathom plan --strategy ...`
 /// adjusts a plan), --mixed_precision, --gradient_accumulation_steps when the launcher sets none, micro-batch =
-/// --batch_size (divided by the world size with --split_batches), sequence = the GPT's block size, --optimizer. The
-/// model is models::introspectModel() of the built-in model; the hardware the planner section's, else, for a run of
-/// one machine, the profile `fathom calibrate` wrote for this machine (this-machine, of the run's device kind), else
+/// --batch_size (divided by the world size with --split_batches), sequence = the GPT's block size (an MLP's sample
+/// is one row: sequence 1), --optimizer, CPU threads per process = the OMP_NUM_THREADS the launcher gives the
+/// workers. The model is models::introspectModel() of the built-in model; the hardware `hardware` when given (a
+/// preset, a user profile or a file: plan::loadHardware), else the planner section's, else, for a run of one
+/// machine, the profile `fathom calibrate` wrote for this machine (this-machine, of the run's device kind), else
 /// cpu-host for a run on the CPU (use_cpu, --cpu, or no CUDA device here), else the planner's default preset.
-plan::PredictionReport predictTrainRun(const std::vector<std::string>& command, std::string_view runSpecYaml);
+plan::PredictionReport predictTrainRun(const std::vector<std::string>& command, std::string_view runSpecYaml,
+                                       const std::string& hardware = {});
 
 }  // namespace fathom::cli

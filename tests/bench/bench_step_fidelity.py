@@ -11,10 +11,10 @@ For each case (a model, batch, rank count and strategy the calibration never saw
 measures rank 0's step time (the {"event":"log"} lines, one a step: the median of 1/steps_per_second after the
 first --warmup steps) and asks the planner for its prediction of the same run,
 
-  fathom runs plan-vs-actual RUN --compute --json       (rank 0's step_s.predicted)
+  fathom runs plan-vs-actual RUN --hardware PROFILE --json       (rank 0's step_s.predicted)
 
-on a scratch copy of the workspace whose stored plan was removed, so the plan is recomputed by the fathom in use
-with the hardware profile given (`--compute` keeps a stored plan). The error is predicted / measured - 1.
+which plans the run again, with the fathom in use, on the hardware profile given (and stores nothing). The error is
+predicted / measured - 1.
 
 Every fathom call gets a private XDG_CONFIG_HOME and XDG_CACHE_HOME under OUT (never ~/.config or ~/.cache) and no
 FATHOM_*, ACCELERATE_*, OMP_NUM_THREADS variables. The hardware profile there (fathom/hardware/this-machine.yaml) is
@@ -33,7 +33,6 @@ import json
 import os
 import shlex
 import shutil
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -161,45 +160,31 @@ def measure(fathom, c, args, env, workspace):
 
 
 def plan_vs_actual(fathom, run_id, workspace, env, extra, verbose):
+    """`fathom runs plan-vs-actual RUN --json` with `extra` flags: the whole JSON object."""
     proc = run_cmd(f"plan-vs-actual of run {run_id}", [fathom, "runs", "plan-vs-actual", str(run_id), "--workspace",
                                                        workspace, "--json", *extra], env, 300, verbose)
-    rank0 = next(r for r in json.loads(proc.stdout)["ranks"] if r["rank"] == 0)
-    return rank0["step_s"]["predicted"]
+    return json.loads(proc.stdout)
+
+
+def rank0_step(comparison):
+    return next(r for r in comparison["ranks"] if r["rank"] == 0)["step_s"]["predicted"]
 
 
 def stored_prediction(fathom, run_id, workspace, env, verbose):
     """Rank 0's step time in the plan `fathom launch` stored with the run, or None (no plan stored)."""
     try:
-        return plan_vs_actual(fathom, run_id, workspace, env, [], verbose)
+        return rank0_step(plan_vs_actual(fathom, run_id, workspace, env, [], verbose))
     except BenchError:
         return None
 
 
 def predict(fathom, run_id, workspace, profile_path, verbose=False):
-    """The planner's step time for a run, recomputed now with profile_path as this-machine: on a scratch copy of the
-    workspace without the run's stored plan, `plan-vs-actual --compute`. Returns {step_s, hardware, time}."""
+    """The planner's step time for a run, planned again now on profile_path (`plan-vs-actual --hardware FILE`,
+    which stores nothing). Returns {step_s, hardware, time}."""
     with tempfile.TemporaryDirectory(prefix="fathom-fidelity-predict-") as tmp:
-        env = private_env(tmp)
-        os.makedirs(os.path.dirname(os.path.join(env["XDG_CONFIG_HOME"], PROFILE_REL)))
-        shutil.copyfile(profile_path, os.path.join(env["XDG_CONFIG_HOME"], PROFILE_REL))
-        scratch = os.path.join(tmp, "workspace.sqlite")
-        src = sqlite3.connect(f"file:{workspace}?mode=ro", uri=True)
-        dst = sqlite3.connect(scratch)
-        src.backup(dst)
-        src.close()
-        dst.execute("DELETE FROM run_plans WHERE run_id = ?", (run_id,))  # the table of workspace.md "Run plans"
-        dst.commit()
-        dst.close()
-        step_s = plan_vs_actual(fathom, run_id, scratch, env, ["--compute"], verbose)
-        db = sqlite3.connect(scratch)
-        row = db.execute("SELECT prediction_json FROM run_plans WHERE run_id = ?", (run_id,)).fetchone()
-        db.close()
-        plan = json.loads(row[0]) if row else {}
-        hardware = plan.get("hardware", {}).get("name")
-        if hardware != "this-machine":  # the planner falls back to a preset when the profile does not load
-            raise BenchError(f"run {run_id} was planned on {hardware}, not on {profile_path} as this-machine: "
-                             f"does the profile load? (`fathom env --json` lists it with its error)")
-        return {"step_s": step_s, "hardware": hardware, "time": plan.get("time")}
+        comparison = plan_vs_actual(fathom, run_id, workspace, private_env(tmp), ["--hardware", profile_path], verbose)
+    plan = comparison["plan"]
+    return {"step_s": rank0_step(comparison), "hardware": plan["hardware"], "time": plan["time"]}
 
 
 def summarize(step_seconds, warmup):

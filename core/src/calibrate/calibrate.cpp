@@ -84,13 +84,16 @@ CalibrationTask resolveTask(const CalibrationOptions& o, bool cuda, int cores, i
   t.dtypes = cuda ? std::vector<std::string>{"fp32", "tf32", "fp16", "bf16"} : std::vector<std::string>{"fp32", "bf16"};
   std::vector<std::int64_t> hidden = o.hiddenSizes;
   if (hidden.empty()) {
-    hidden = quick ? std::vector<std::int64_t>{256}
-                   : (thorough ? std::vector<std::int64_t>{256, 512, 1024, 2048}
-                               : std::vector<std::int64_t>{256, 512, 1024});
-    if (cuda) {
-      for (auto& h : hidden) {
-        h *= 4;  // a GPU needs larger products to leave its launch overhead behind
-      }
+    // Each shape is measured in three layouts at every process and thread count: the CPU's sizes stay small enough
+    // for a slow BLAS (Debian's reference BLAS: a 512-wide layer's forward product takes 0.2 s).
+    if (cuda) {  // a GPU needs larger products to leave its launch overhead behind
+      hidden = quick ? std::vector<std::int64_t>{1024}
+                     : (thorough ? std::vector<std::int64_t>{1024, 2048, 4096, 8192}
+                                 : std::vector<std::int64_t>{1024, 2048, 4096});
+    } else {
+      hidden = quick ? std::vector<std::int64_t>{256}
+                     : (thorough ? std::vector<std::int64_t>{128, 256, 512, 1024, 2048}
+                                 : std::vector<std::int64_t>{128, 256, 512});
     }
   }
   const std::int64_t tokens = o.tokens > 0 ? o.tokens : (cuda ? 4096 : 256);
@@ -98,6 +101,7 @@ CalibrationTask resolveTask(const CalibrationOptions& o, bool cuda, int cores, i
     FATHOM_CHECK(h >= 1, ConfigError, "hidden sizes must be >= 1, got ", h);
     t.shapes.push_back({tokens, h, 4 * h});
   }
+  t.layouts = {"nn", "nt", "tn"};
   t.matmulSeconds = o.matmulSeconds > 0 ? o.matmulSeconds : (quick ? 0.05 : thorough ? 1.0 : 0.25);
   t.memoryBytes = o.memoryBytes > 0 ? o.memoryBytes
                                     : (cuda ? std::int64_t{1} << 30 : (thorough ? 256 : 64) * (std::int64_t{1} << 20));
@@ -222,6 +226,8 @@ plan::HardwareSpec calibrate(const CalibrationOptions& options) {
   c.mode = task.mode;
   c.cpuCores = cores;
   c.matmul = raw.matmul;
+  c.elementwise = raw.elementwise;
+  c.optimizer = raw.optimizer;
   c.memoryCopyBandwidth = raw.memoryCopy;
   c.memoryAddBandwidth = raw.memoryAdd;
   for (const auto& s : raw.collectives) {
@@ -310,13 +316,15 @@ void writeHardwareProfile(const plan::HardwareSpec& profile, const std::filesyst
 nlohmann::ordered_json toJson(const plan::HardwareCalibration& c) {
   nlohmann::ordered_json matmul = nlohmann::ordered_json::array();
   for (const auto& m : c.matmul) {
-    matmul.push_back({{"dtype", m.dtype},
-                      {"processes", m.processes},
-                      {"threads", m.threads},
-                      {"m", m.m},
-                      {"k", m.k},
-                      {"n", m.n},
-                      {"flops", m.flops}});
+    matmul.push_back(detail::rateJson<nlohmann::ordered_json>(m));
+  }
+  nlohmann::ordered_json elementwise = nlohmann::ordered_json::array();
+  for (const auto& e : c.elementwise) {
+    elementwise.push_back(detail::rateJson<nlohmann::ordered_json>(e));
+  }
+  nlohmann::ordered_json optimizer = nlohmann::ordered_json::array();
+  for (const auto& o : c.optimizer) {
+    optimizer.push_back(detail::rateJson<nlohmann::ordered_json>(o));
   }
   nlohmann::ordered_json collectives = nlohmann::ordered_json::array();
   for (const auto& f : c.collectives) {
@@ -342,6 +350,8 @@ nlohmann::ordered_json toJson(const plan::HardwareCalibration& c) {
           {"cpu_cores", c.cpuCores},
           {"seconds", c.seconds},
           {"matmul", std::move(matmul)},
+          {"elementwise", std::move(elementwise)},
+          {"optimizer", std::move(optimizer)},
           {"memory_bandwidth", {{"copy", c.memoryCopyBandwidth}, {"add", c.memoryAddBandwidth}}},
           {"collectives", std::move(collectives)}};
 }

@@ -23,7 +23,7 @@ plan::CollectiveKind kindFromName(const std::string& name) {
 }  // namespace
 
 int CalibrationTask::totalSteps() const {
-  const auto grid = processes.size() * threads.size() * dtypes.size() * shapes.size();
+  const auto grid = processes.size() * threads.size() * (dtypes.size() * shapes.size() * layouts.size() + 2);
   const auto comm = rankCounts.size() * 4 * messageBytes.size();
   return static_cast<int>(grid + 1 + comm);
 }
@@ -36,6 +36,9 @@ nlohmann::json toJson(const CalibrationTask& t) {
           {"threads", t.threads},
           {"dtypes", t.dtypes},
           {"shapes", t.shapes},
+          {"layouts", t.layouts},
+          {"elementwise_elements", t.elementwiseElements},
+          {"optimizer_parameters", t.optimizerParameters},
           {"matmul_seconds", t.matmulSeconds},
           {"memory_bytes", t.memoryBytes},
           {"memory_repeats", t.memoryRepeats},
@@ -56,6 +59,9 @@ CalibrationTask taskFromJson(const nlohmann::json& j) {
     t.threads = j.at("threads").get<std::vector<int>>();
     t.dtypes = j.at("dtypes").get<std::vector<std::string>>();
     t.shapes = j.at("shapes").get<std::vector<std::array<std::int64_t, 3>>>();
+    t.layouts = j.at("layouts").get<std::vector<std::string>>();
+    t.elementwiseElements = j.at("elementwise_elements").get<std::int64_t>();
+    t.optimizerParameters = j.at("optimizer_parameters").get<std::int64_t>();
     t.matmulSeconds = j.at("matmul_seconds").get<double>();
     t.memoryBytes = j.at("memory_bytes").get<std::int64_t>();
     t.memoryRepeats = j.at("memory_repeats").get<int>();
@@ -73,13 +79,15 @@ CalibrationTask taskFromJson(const nlohmann::json& j) {
 nlohmann::json toJson(const RawResult& r) {
   nlohmann::json matmul = nlohmann::json::array();
   for (const auto& m : r.matmul) {
-    matmul.push_back({{"dtype", m.dtype},
-                      {"processes", m.processes},
-                      {"threads", m.threads},
-                      {"m", m.m},
-                      {"k", m.k},
-                      {"n", m.n},
-                      {"flops", m.flops}});
+    matmul.push_back(rateJson<nlohmann::json>(m));
+  }
+  nlohmann::json elementwise = nlohmann::json::array();
+  for (const auto& e : r.elementwise) {
+    elementwise.push_back(rateJson<nlohmann::json>(e));
+  }
+  nlohmann::json optimizer = nlohmann::json::array();
+  for (const auto& o : r.optimizer) {
+    optimizer.push_back(rateJson<nlohmann::json>(o));
   }
   nlohmann::json collectives = nlohmann::json::array();
   for (const auto& s : r.collectives) {
@@ -90,17 +98,31 @@ nlohmann::json toJson(const RawResult& r) {
     collectives.push_back(
         {{"kind", plan::toString(s.kind)}, {"ranks", s.ranks}, {"path", s.path}, {"points", std::move(points)}});
   }
-  return {{"matmul", std::move(matmul)},           {"memory_copy", r.memoryCopy},       {"memory_add", r.memoryAdd},
-          {"collectives", std::move(collectives)}, {"resident_bytes", r.residentBytes}, {"device_name", r.deviceName}};
+  return {{"matmul", std::move(matmul)},       {"elementwise", std::move(elementwise)},
+          {"optimizer", std::move(optimizer)}, {"memory_copy", r.memoryCopy},
+          {"memory_add", r.memoryAdd},         {"collectives", std::move(collectives)},
+          {"resident_bytes", r.residentBytes}, {"device_name", r.deviceName}};
 }
 
 RawResult resultFromJson(const nlohmann::json& j) {
   try {
     RawResult r;
     for (const auto& m : j.at("matmul")) {
-      r.matmul.push_back({m.at("dtype").get<std::string>(), m.at("processes").get<int>(), m.at("threads").get<int>(),
-                          m.at("m").get<std::int64_t>(), m.at("k").get<std::int64_t>(), m.at("n").get<std::int64_t>(),
-                          m.at("flops").get<double>()});
+      const std::string layout = m.at("layout").get<std::string>();
+      r.matmul.push_back({m.at("dtype").get<std::string>(),
+                          layout == "nt"   ? plan::MatmulLayout::NT
+                          : layout == "tn" ? plan::MatmulLayout::TN
+                                           : plan::MatmulLayout::NN,
+                          m.at("processes").get<int>(), m.at("threads").get<int>(), m.at("m").get<std::int64_t>(),
+                          m.at("k").get<std::int64_t>(), m.at("n").get<std::int64_t>(), m.at("flops").get<double>()});
+    }
+    for (const auto& e : j.at("elementwise")) {
+      r.elementwise.push_back({e.at("processes").get<int>(), e.at("threads").get<int>(),
+                               e.at("seconds_per_element").get<double>(), e.at("seconds_per_call").get<double>()});
+    }
+    for (const auto& o : j.at("optimizer")) {
+      r.optimizer.push_back({o.at("name").get<std::string>(), o.at("processes").get<int>(), o.at("threads").get<int>(),
+                             o.at("seconds_per_parameter").get<double>()});
     }
     r.memoryCopy = j.at("memory_copy").get<double>();
     r.memoryAdd = j.at("memory_add").get<double>();

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -23,6 +24,9 @@ struct CalibrationTask {
   std::vector<int> threads;                         ///< thread counts of the matmul grid
   std::vector<std::string> dtypes;                  ///< "fp32", "bf16" (+ "fp16", "tf32" on CUDA)
   std::vector<std::array<std::int64_t, 3>> shapes;  ///< m, k, n
+  std::vector<std::string> layouts;                 ///< "nn", "nt", "tn": each shape in each
+  std::int64_t elementwiseElements = 1 << 20;       ///< tensor size of the element-wise costs
+  std::int64_t optimizerParameters = 1 << 20;       ///< parameter size of the optimizer step rates
   double matmulSeconds = 0.25;
   std::int64_t memoryBytes = 64 << 20;
   int memoryRepeats = 3;
@@ -32,13 +36,16 @@ struct CalibrationTask {
   double secondsPerSize = 0.2;
   std::int64_t timeoutMs = 600'000;
 
-  /// Measurements in the order the workers make them: matmul grid, memory, collectives.
+  /// Measurements in the order the workers make them: per (processes, threads) the matmul grid, the element-wise
+  /// costs and the optimizer steps; memory; collectives.
   int totalSteps() const;
 };
 
 /// What rank 0 measured, before the fits.
 struct RawResult {
   std::vector<plan::MatmulRate> matmul;
+  std::vector<plan::ElementwiseRate> elementwise;
+  std::vector<plan::OptimizerRate> optimizer;
   double memoryCopy = 0.0;
   double memoryAdd = 0.0;
   struct Series {
@@ -56,6 +63,34 @@ nlohmann::json toJson(const CalibrationTask& task);
 CalibrationTask taskFromJson(const nlohmann::json& j);
 nlohmann::json toJson(const RawResult& result);
 RawResult resultFromJson(const nlohmann::json& j);
+
+/// The optimizers whose steps are measured.
+inline constexpr std::array<const char*, 2> kOptimizers{"adamw", "sgd"};
+
+/// A measured rate as JSON: the same keys in the workers' result file, `fathom calibrate --json` and (as YAML) the
+/// profile. `Json` is nlohmann::json or nlohmann::ordered_json.
+template <typename Json> Json rateJson(const plan::MatmulRate& m) {
+  return {{"dtype", m.dtype},
+          {"layout", plan::toString(m.layout)},
+          {"processes", m.processes},
+          {"threads", m.threads},
+          {"m", m.m},
+          {"k", m.k},
+          {"n", m.n},
+          {"flops", m.flops}};
+}
+template <typename Json> Json rateJson(const plan::ElementwiseRate& e) {
+  return {{"processes", e.processes},
+          {"threads", e.threads},
+          {"seconds_per_element", e.secondsPerElement},
+          {"seconds_per_call", e.secondsPerCall}};
+}
+template <typename Json> Json rateJson(const plan::OptimizerRate& o) {
+  return {{"name", o.name},
+          {"processes", o.processes},
+          {"threads", o.threads},
+          {"seconds_per_parameter", o.secondsPerParameter}};
+}
 
 /// Reads a JSON file (StorageError naming it when unreadable or not JSON).
 nlohmann::json readJsonFile(const std::filesystem::path& path);

@@ -49,30 +49,60 @@ std::vector<double> gatherValues(runtime::ProcessGroup& pg, double value, const 
   return all;
 }
 
-void measureMatmuls(const CalibrationTask& task, runtime::ProcessGroup& pg, const c10::Device& device,
+plan::MatmulLayout layoutFromName(const std::string& name) {
+  return name == "nt" ? plan::MatmulLayout::NT : name == "tn" ? plan::MatmulLayout::TN : plan::MatmulLayout::NN;
+}
+
+/// The mean over the measuring ranks (the first `processes`) of a value every rank contributes.
+double meanOfMeasuring(runtime::ProcessGroup& pg, double value, int processes, const c10::Device& device) {
+  const std::vector<double> all = gatherValues(pg, value, device);
+  return std::accumulate(all.begin(), all.begin() + processes, 0.0) / processes;
+}
+
+/// Per (processes, threads): every matmul (dtype x shape x layout), then the element-wise costs and the optimizer
+/// steps, each started by the measuring ranks together after a barrier, so they contend for the cores as training
+/// ranks do.
+void measureCompute(const CalibrationTask& task, runtime::ProcessGroup& pg, const c10::Device& device,
                     Progress& progress, RawResult& result) {
   const int rank = pg.rank();
   for (int processes : task.processes) {
     for (int threads : task.threads) {
+      const std::string setting = fathom::detail::concat(processes, " process", processes == 1 ? "" : "es", " x ",
+                                                         threads, " thread", threads == 1 ? "" : "s");
+      const bool measuring = rank < processes;
+      auto begin = [&](const std::string& what) {
+        progress.step(what + ", " + setting);
+        pg.barrier();
+        if (measuring && !device.is_cuda()) {
+          torch::set_num_threads(threads);
+        }
+      };
       for (const auto& dtype : task.dtypes) {
         for (const auto& [m, k, n] : task.shapes) {
-          progress.step(fathom::detail::concat("matmul ", dtype, ", ", processes, " process",
-                                               processes == 1 ? "" : "es", " x ", threads, " thread",
-                                               threads == 1 ? "" : "s", ", ", m, "x", k, "x", n));
-          pg.barrier();  // the measuring ranks start together, so they contend for the cores as training ranks do
-          double flops = 0.0;
-          if (rank < processes) {
-            if (!device.is_cuda()) {
-              torch::set_num_threads(threads);
-            }
-            flops = measureMatmulFlops(dtype, {m, k, n}, device, task.matmulSeconds);
+          for (const auto& layoutName : task.layouts) {
+            begin(fathom::detail::concat("matmul ", dtype, " ", layoutName, " ", m, "x", k, "x", n));
+            const plan::MatmulLayout layout = layoutFromName(layoutName);
+            const double flops =
+                measuring ? measureMatmulFlops(dtype, {m, k, n}, device, task.matmulSeconds, layout) : 0.0;
+            result.matmul.push_back(
+                {dtype, layout, processes, threads, m, k, n, meanOfMeasuring(pg, flops, processes, device)});
+            progress.done();
           }
-          const std::vector<double> all = gatherValues(pg, flops, device);
-          const double mean = std::accumulate(all.begin(), all.begin() + processes, 0.0) / processes;
-          result.matmul.push_back({dtype, processes, threads, m, k, n, mean});
-          progress.done();
         }
       }
+      begin("element-wise");
+      const ElementwiseCost cost =
+          measuring ? measureElementwise(task.elementwiseElements, device, task.matmulSeconds) : ElementwiseCost{};
+      result.elementwise.push_back({processes, threads, meanOfMeasuring(pg, cost.secondsPerElement, processes, device),
+                                    meanOfMeasuring(pg, cost.secondsPerCall, processes, device)});
+      progress.done();
+      begin("optimizer steps");
+      for (const char* optimizer : detail::kOptimizers) {
+        const double seconds =
+            measuring ? measureOptimizerStep(optimizer, task.optimizerParameters, device, task.matmulSeconds / 2) : 0.0;
+        result.optimizer.push_back({optimizer, processes, threads, meanOfMeasuring(pg, seconds, processes, device)});
+      }
+      progress.done();
     }
   }
 }
@@ -130,7 +160,7 @@ int runCalibrationWorker(const std::filesystem::path& taskFile) {
     result.deviceName = cuda ? std::string("cuda") : runtime::readSystemInfo().cpuModel;
     Progress progress(taskFile.parent_path() / detail::kProgressFile, task.totalSteps(), rank == 0);
 
-    measureMatmuls(task, *pg, device, progress, result);
+    measureCompute(task, *pg, device, progress, result);
 
     progress.step("memory bandwidth");
     pg->barrier();

@@ -11,6 +11,8 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <vector>
 
 namespace fathom::calibrate {
@@ -53,6 +55,32 @@ private:
   bool m_previous;
 };
 
+/// Seconds of one call of `work`: one warm-up call (allocation, kernel selection, thread pool start), one timed call
+/// that sizes the loop (so the loop reads no clock, and on CUDA synchronizes not, per call), then three windows of
+/// `minSeconds` / 3 (at least one call each) and the median window's time per call: a window in which another
+/// process took the core (a shared machine) or an OpenMP barrier waited for a descheduled thread does not decide it.
+template <typename Work> double medianWindowSeconds(Work&& work, const c10::Device& device, double minSeconds) {
+  work();
+  sync(device);
+  auto start = Clock::now();
+  work();
+  sync(device);
+  const double one = std::max(secondsSince(start), 1e-9);
+  constexpr int kWindows = 3;
+  const auto iterations = static_cast<std::int64_t>(std::clamp(std::ceil(minSeconds / kWindows / one), 1.0, 1e7));
+  std::array<double, kWindows> seconds{};
+  for (double& s : seconds) {
+    start = Clock::now();
+    for (std::int64_t i = 0; i < iterations; ++i) {
+      work();
+    }
+    sync(device);
+    s = secondsSince(start) / static_cast<double>(iterations);
+  }
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[kWindows / 2];
+}
+
 /// The slowest rank's value (the same on every rank afterwards).
 double maxOverRanks(runtime::ProcessGroup& pg, double value, const c10::Device& device) {
   at::Tensor t = torch::full({1}, value, torch::TensorOptions().dtype(torch::kFloat64).device(device));
@@ -70,7 +98,7 @@ bool dtypeMeasurable(std::string_view dtype, const c10::Device& device) {
 }
 
 double measureMatmulFlops(std::string_view dtype, const MatmulShape& shape, const c10::Device& device,
-                          double minSeconds) {
+                          double minSeconds, plan::MatmulLayout layout) {
   FATHOM_CHECK(dtypeMeasurable(dtype, device), ConfigError, "cannot measure ", dtype, " matmuls on ", device.str(),
                " (fp16 and tf32 only on CUDA)");
   FATHOM_CHECK(shape.m > 0 && shape.k > 0 && shape.n > 0, ConfigError, "matmul shape must be positive, got ", shape.m,
@@ -78,31 +106,65 @@ double measureMatmulFlops(std::string_view dtype, const MatmulShape& shape, cons
   torch::NoGradGuard noGrad;
   const Tf32Guard tf32(dtype == "tf32");
   const auto options = torch::TensorOptions().dtype(scalarType(dtype)).device(device);
-  const at::Tensor a = torch::randn({shape.m, shape.k}, options);
-  const at::Tensor b = torch::randn({shape.k, shape.n}, options);
+  // Transposed operands are views of a contiguous tensor of the transposed shape, as Linear's weight is read.
+  const at::Tensor a = layout == plan::MatmulLayout::TN ? torch::randn({shape.k, shape.m}, options).t()
+                                                        : torch::randn({shape.m, shape.k}, options);
+  const at::Tensor b = layout == plan::MatmulLayout::NT ? torch::randn({shape.n, shape.k}, options).t()
+                                                        : torch::randn({shape.k, shape.n}, options);
   at::Tensor c = torch::empty({shape.m, shape.n}, options);
-  at::mm_out(c, a, b);  // warm-up: allocation, kernel selection, thread pool start
-  sync(device);
-  // One timed product sizes the loop, so the loop needs no clock read (on CUDA: no synchronization) per product.
-  auto start = Clock::now();
-  at::mm_out(c, a, b);
-  sync(device);
-  const double one = std::max(secondsSince(start), 1e-9);
-  // Three windows, the median kept: a window in which another process took the core (a shared machine) or an
-  // OpenMP barrier waited for a descheduled thread does not decide the rate alone.
-  constexpr int kWindows = 3;
-  const auto iterations = static_cast<std::int64_t>(std::clamp(std::ceil(minSeconds / kWindows / one), 1.0, 1e7));
-  std::array<double, kWindows> rates{};
-  for (double& rate : rates) {
-    start = Clock::now();
-    for (std::int64_t i = 0; i < iterations; ++i) {
-      at::mm_out(c, a, b);
-    }
-    sync(device);
-    rate = shape.flops() * static_cast<double>(iterations) / secondsSince(start);
+  const double seconds = medianWindowSeconds([&] { at::mm_out(c, a, b); }, device, minSeconds);
+  return shape.flops() / seconds;
+}
+
+ElementwiseCost measureElementwise(std::int64_t elements, const c10::Device& device, double minSeconds) {
+  FATHOM_CHECK(elements >= 256, ConfigError, "element-wise costs need >= 256 elements, got ", elements);
+  torch::NoGradGuard noGrad;
+  const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+  constexpr std::int64_t kRow = 256;
+  const at::Tensor x = torch::randn({elements / kRow, kRow}, options);
+  const at::Tensor y = torch::randn({elements / kRow, kRow}, options);
+  const at::Tensor weight = torch::ones({kRow}, options);
+  const at::Tensor bias = torch::zeros({kRow}, options);
+  const at::Tensor soft = at::_softmax(x, -1, false);
+  // The operators a transformer layer's forward and backward run on its activations, besides the matmuls.
+  const std::array<std::function<void()>, 7> ops{
+      [&] { (void)at::gelu(x); },
+      [&] { (void)at::gelu_backward(y, x); },
+      [&] { (void)at::_softmax(x, -1, false); },
+      [&] { (void)at::_softmax_backward_data(y, soft, -1, c10::kFloat); },
+      [&] { (void)at::layer_norm(x, {kRow}, weight, bias); },
+      [&] { (void)at::add(x, y); },
+      [&] { (void)at::mul(x, y); },
+  };
+  const double perOp = minSeconds / (2.0 * static_cast<double>(ops.size()));
+  double total = 0.0;
+  for (const auto& op : ops) {
+    total += medianWindowSeconds(op, device, perOp);
   }
-  std::sort(rates.begin(), rates.end());
-  return rates[kWindows / 2];
+  ElementwiseCost cost;
+  cost.secondsPerElement = total / static_cast<double>(ops.size()) / static_cast<double>(x.numel());
+  const at::Tensor one = torch::ones({1}, options);
+  at::Tensor out = torch::empty({1}, options);
+  cost.secondsPerCall = medianWindowSeconds([&] { at::add_out(out, one, one); }, device, minSeconds / 2.0);
+  return cost;
+}
+
+double measureOptimizerStep(std::string_view optimizer, std::int64_t parameters, const c10::Device& device,
+                            double minSeconds) {
+  FATHOM_CHECK(optimizer == "adamw" || optimizer == "sgd", ConfigError, "cannot measure optimizer '", optimizer,
+               "' (adamw or sgd)");
+  FATHOM_CHECK(parameters >= 1, ConfigError, "an optimizer step needs >= 1 parameter, got ", parameters);
+  const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+  at::Tensor weight = torch::randn({parameters}, options).requires_grad_(true);
+  weight.mutable_grad() = torch::randn({parameters}, options);
+  std::unique_ptr<torch::optim::Optimizer> step;
+  if (optimizer == "adamw") {
+    step = std::make_unique<torch::optim::AdamW>(std::vector<at::Tensor>{weight},
+                                                 torch::optim::AdamWOptions(1e-3).weight_decay(0.01));
+  } else {
+    step = std::make_unique<torch::optim::SGD>(std::vector<at::Tensor>{weight}, torch::optim::SGDOptions(0.01));
+  }
+  return medianWindowSeconds([&] { step->step(); }, device, minSeconds) / static_cast<double>(parameters);
 }
 
 MemoryBandwidth measureMemoryBandwidth(std::int64_t bytes, const c10::Device& device, int repeats) {

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <optional>
 
 namespace fathom::plan {
 
@@ -86,6 +88,26 @@ public:
   }
 
 private:
+  /// One call's time from the calibrated profile's fit of `kind` (its own rank count, else the nearest measured one
+  /// with the same latency per ring step and bus bandwidth), inside a node; std::nullopt without such a fit (a
+  /// preset, send_recv, or a link between nodes, which the calibration did not measure).
+  std::optional<double> calibratedCallSeconds(CollectiveKind kind, double bytes, int group, Scope scope) const {
+    const std::optional<HardwareCalibration>& cal = m_ctx.hw.calibration;
+    if (!cal || (scope == Scope::InterNode && m_ctx.nodes > 1)) {
+      return std::nullopt;
+    }
+    const CollectiveFit* fit = nullptr;  // the fit of `kind` at the rank count nearest `group`
+    for (const CollectiveFit& f : cal->collectives) {
+      if (f.kind == kind && (fit == nullptr || std::abs(f.ranks - group) < std::abs(fit->ranks - group))) {
+        fit = &f;
+      }
+    }
+    if (fit == nullptr) {
+      return std::nullopt;
+    }
+    return fit->predictSeconds(bytes, group);
+  }
+
   void push(CollectiveKind kind, const char* purpose, double totalBytes, double bytesPerCall, double calls, int group,
             Scope scope, bool overlapped, bool perMicroStep, const char* source) {
     if (group <= 1 || calls <= 0 || bytesPerCall <= 0) {
@@ -100,7 +122,8 @@ private:
     c.groupSize = group;
     c.scope = scope;
     c.bytesSentPerRank = ringBytesSent(kind, bytesPerCall, group) * calls;
-    c.timeS = collectiveTime(kind, bytesPerCall, group, link) * calls;
+    const std::optional<double> calibrated = calibratedCallSeconds(kind, bytesPerCall, group, scope);
+    c.timeS = (calibrated ? *calibrated : collectiveTime(kind, bytesPerCall, group, link)) * calls;
     c.overlapped = overlapped && m_ctx.opt.overlapGradReduce;
     c.perMicroStep = perMicroStep;
     m_out.bytesPerRankPerStep += c.bytesSentPerRank;
@@ -109,10 +132,10 @@ private:
       std::string key = std::string("communication.") + toString(kind) + "." + purpose;
       m_ctx.explain(key.c_str(), c.bytes,
                     "bytes = whole buffer per call · calls; sent per rank (ring): AR 2(N-1)/N·S, "
-                    "AG/RS (N-1)/N·S, P2P S; time alpha-beta",
+                    "AG/RS (N-1)/N·S, P2P S; time alpha-beta (the calibrated fit of the kind when the profile has one)",
                     source, "bytes_per_call=", bytesPerCall, ", calls=", calls, ", N=", group,
                     ", scope=", toString(scope), ", bandwidth=", link.bandwidth, ", latency=", link.latency,
-                    ", time_s=", c.timeS);
+                    ", calibrated_fit=", calibrated ? "yes" : "no", ", time_s=", c.timeS);
     }
     m_out.collectives.push_back(std::move(c));
   }

@@ -3,6 +3,7 @@
 // efficiency, 1F1B pipeline bubble, exposed communication after overlap, offload transfers.
 #include <fathom/plan/compute_model.h>
 
+#include "calibrated_time.h"
 #include "context.h"
 
 #include <algorithm>
@@ -19,6 +20,10 @@ double attentionCoreFlopsPerToken(const ModelSpec& m, double seq) {
 }
 
 }  // namespace
+
+double attentionCoreFlops(const ModelSpec& model, double tokens, double seq) {
+  return model.hasDims() ? attentionCoreFlopsPerToken(model, seq) * tokens : 0.0;
+}
 
 double modelFlops(const ModelSpec& model, double tokens, double seq) {
   if (!model.hasDims()) {
@@ -84,13 +89,27 @@ void predictTime(const Context& ctx, Prediction& out) {
               p.recompute == Recompute::Full ? "narayanan-2021" : "korthikanti-eq8",
               "recompute=", toString(p.recompute));
 
-  const double perGpuPeak = t.peakFlopsPerGpu * ctx.opt.computeEfficiency;
-  const double busy = t.hardwareFlopsPerStep / (static_cast<double>(p.numGpus) * perGpuPeak);
+  double busy = 0.0;
+  if (ctx.hw.calibration) {
+    // Measured rates per operator class: no assumed efficiency (the rates are achieved ones).
+    const CalibratedCompute c = calibratedCompute(ctx);
+    busy = c.total();
+    ctx.explain("time.compute_busy_s", busy,
+                "matmul + attention + element-wise + optimizer, each at the rate `fathom calibrate` measured for the "
+                "plan's processes per node and threads per process (compute.calibrated.*)",
+                "calibration", "matmul_s=", c.matmulS, ", attention_s=", c.attentionS,
+                ", elementwise_s=", c.elementwiseS, ", optimizer_s=", c.optimizerS);
+  } else {
+    const double perGpuPeak = t.peakFlopsPerGpu * ctx.opt.computeEfficiency;
+    busy = t.hardwareFlopsPerStep / (static_cast<double>(p.numGpus) * perGpuPeak);
+  }
   t.bubbleS = p.pp > 1 ? busy * (p.pp - 1) / static_cast<double>(ctx.microSteps) : 0.0;
   t.computeS = busy + t.bubbleS;
   ctx.explain("time.compute_s", t.computeS,
-              "hardware_flops / (gpus · peak · efficiency) · (1 + (pp - 1) / micro_steps)", "narayanan-2021",
-              "peak=", t.peakFlopsPerGpu, ", efficiency=", ctx.opt.computeEfficiency, ", gpus=", p.numGpus,
+              ctx.hw.calibration ? "calibrated busy time · (1 + (pp - 1) / micro_steps)"
+                                 : "hardware_flops / (gpus · peak · efficiency) · (1 + (pp - 1) / micro_steps)",
+              ctx.hw.calibration ? "calibration" : "narayanan-2021", "peak=", t.peakFlopsPerGpu,
+              ", efficiency=", ctx.hw.calibration ? 1.0 : ctx.opt.computeEfficiency, ", gpus=", p.numGpus,
               ", pp=", p.pp, ", micro_steps=", ctx.microSteps);
 
   // Overlap: gradient reductions and prefetched gathers hide behind compute. Collectives issued in every
@@ -99,8 +118,9 @@ void predictTime(const Context& ctx, Prediction& out) {
   double overlappedAll = 0;
   double overlappedLast = 0;
   double exposed = 0;
+  const bool canOverlap = communicationCanOverlap(ctx);
   for (const Collective& c : out.communication.collectives) {
-    if (!c.overlapped) {
+    if (!c.overlapped || !canOverlap) {
       exposed += c.timeS;
     } else if (c.perMicroStep) {
       overlappedAll += c.timeS;
@@ -115,8 +135,8 @@ void predictTime(const Context& ctx, Prediction& out) {
   t.exposedCommS = exposed;
   ctx.explain("time.exposed_comm_s", exposed,
               "Σ non-overlapped + max(0, Σ overlapped − window); window = compute (per-micro-step collectives) or "
-              "the last backward",
-              "derived", "comm_s=", t.commS, ", window_s=", window);
+              "the last backward; everything when the collectives cannot overlap (CPU ranks filling every core)",
+              "derived", "comm_s=", t.commS, ", window_s=", window, ", can_overlap=", canOverlap ? "yes" : "no");
 
   if (p.offloadOptimizer || p.offloadParams) {
     // Unvalidated: gradients down and parameters up once per step over PCIe; offloaded parameters are

@@ -24,8 +24,30 @@ double busBandwidthFactor(CollectiveKind kind, int ranks) {
   return 1.0;
 }
 
+const char* toString(MatmulLayout layout) {
+  switch (layout) {
+  case MatmulLayout::NN: return "nn";
+  case MatmulLayout::NT: return "nt";
+  case MatmulLayout::TN: return "tn";
+  }
+  return "nn";
+}
+
 double CollectiveFit::predictSeconds(double bytes) const {
-  return alpha + busBandwidthFactor(kind, ranks) * bytes / beta;
+  return predictSeconds(bytes, ranks);
+}
+
+double CollectiveFit::predictSeconds(double bytes, int groupRanks) const {
+  double a = alpha;
+  double b = beta;
+  for (const Segment& s : segments) {
+    if (&s == &segments.front() || static_cast<double>(s.fromBytes) <= bytes) {
+      a = s.alpha;
+      b = s.beta;
+    }
+  }
+  const double steps = ranks > 1 ? static_cast<double>(std::max(groupRanks, 2) - 1) / (ranks - 1) : 1.0;
+  return a * steps + busBandwidthFactor(kind, groupRanks) * bytes / b;
 }
 
 double HardwareCalibration::matmulFlops(std::string_view dtype, int processes, int threads) const {
@@ -159,6 +181,10 @@ MatmulRate matmulRate(const Reader& r, const YAML::Node& node, const std::string
   r.requireMap(node, key);
   MatmulRate m;
   m.dtype = r.oneOf(node["dtype"], key + ".dtype", {"fp32", "tf32", "fp16", "bf16"});
+  if (node["layout"]) {  // absent in files written before layouts were measured: the plain product
+    const std::string layout = r.oneOf(node["layout"], key + ".layout", {"nn", "nt", "tn"});
+    m.layout = layout == "nt" ? MatmulLayout::NT : layout == "tn" ? MatmulLayout::TN : MatmulLayout::NN;
+  }
   m.processes = r.whole<int>(node["processes"], key + ".processes", 1);
   m.threads = r.whole<int>(node["threads"], key + ".threads", 1);
   m.m = r.whole<std::int64_t>(node["m"], key + ".m", 1);
@@ -166,6 +192,43 @@ MatmulRate matmulRate(const Reader& r, const YAML::Node& node, const std::string
   m.n = r.whole<std::int64_t>(node["n"], key + ".n", 1);
   m.flops = r.number(node["flops"], key + ".flops", 0.0, true);
   return m;
+}
+
+ElementwiseRate elementwiseRate(const Reader& r, const YAML::Node& node, const std::string& key) {
+  r.requireMap(node, key);
+  ElementwiseRate e;
+  e.processes = r.whole<int>(node["processes"], key + ".processes", 1);
+  e.threads = r.whole<int>(node["threads"], key + ".threads", 1);
+  e.secondsPerElement = r.number(node["seconds_per_element"], key + ".seconds_per_element", 0.0, true);
+  e.secondsPerCall = r.number(node["seconds_per_call"], key + ".seconds_per_call", 0.0, true);
+  return e;
+}
+
+OptimizerRate optimizerRate(const Reader& r, const YAML::Node& node, const std::string& key) {
+  r.requireMap(node, key);
+  OptimizerRate o;
+  o.name = r.oneOf(node["name"], key + ".name", {"adamw", "sgd"});
+  o.processes = r.whole<int>(node["processes"], key + ".processes", 1);
+  o.threads = r.whole<int>(node["threads"], key + ".threads", 1);
+  o.secondsPerParameter = r.number(node["seconds_per_parameter"], key + ".seconds_per_parameter", 0.0, true);
+  return o;
+}
+
+/// The optional list `name` of rows read by `row` (absent in files written before it was measured).
+template <typename Row, typename ReadRow>
+std::vector<Row> optionalRows(const Reader& r, const YAML::Node& node, const char* name, ReadRow row) {
+  std::vector<Row> rows;
+  const YAML::Node list = node[name];
+  if (!list || list.IsNull()) {
+    return rows;
+  }
+  if (!list.IsSequence()) {
+    r.fail(name, "must be a list of measured rates");
+  }
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    rows.push_back(row(r, list[i], fathom::detail::concat(name, "[", i, "]")));
+  }
+  return rows;
 }
 
 CollectiveFit collectiveFit(const Reader& r, const YAML::Node& node, const std::string& key) {
@@ -176,6 +239,24 @@ CollectiveFit collectiveFit(const Reader& r, const YAML::Node& node, const std::
   c.alpha = r.number(node["alpha"], key + ".alpha", 0.0, false);
   c.beta = r.number(node["beta"], key + ".beta", 0.0, true);
   c.path = r.text(node["path"], key + ".path", false);
+  if (const YAML::Node segments = node["segments"]; segments && !segments.IsNull()) {
+    if (!segments.IsSequence()) {
+      r.fail(key + ".segments", "must be a list of {from_bytes, alpha, beta}");
+    }
+    for (std::size_t i = 0; i < segments.size(); ++i) {
+      const std::string sk = fathom::detail::concat(key, ".segments[", i, "]");
+      r.requireMap(segments[i], sk);
+      CollectiveFit::Segment seg;
+      seg.fromBytes = r.whole<std::int64_t>(segments[i]["from_bytes"], sk + ".from_bytes", 0);
+      seg.alpha = r.number(segments[i]["alpha"], sk + ".alpha", 0.0, false);
+      seg.beta = r.number(segments[i]["beta"], sk + ".beta", 0.0, true);
+      if (!c.segments.empty() && seg.fromBytes <= c.segments.back().fromBytes) {
+        r.fail(sk + ".from_bytes", fathom::detail::concat("must grow from segment to segment, got ", seg.fromBytes,
+                                                          " after ", c.segments.back().fromBytes));
+      }
+      c.segments.push_back(seg);
+    }
+  }
   const YAML::Node points = node["points"];
   if (!points || !points.IsSequence() || points.size() == 0) {
     r.fail(key + ".points", "must be a non-empty list of [bytes, seconds] pairs");
@@ -223,6 +304,9 @@ HardwareCalibration parseCalibration(const YAML::Node& node, const std::string& 
     c.memoryCopyBandwidth = r.number(memory["copy"], "memory_bandwidth.copy", 0.0, true);
     c.memoryAddBandwidth = r.number(memory["add"], "memory_bandwidth.add", 0.0, true);
 
+    c.elementwise = optionalRows<ElementwiseRate>(r, node, "elementwise", elementwiseRate);
+    c.optimizer = optionalRows<OptimizerRate>(r, node, "optimizer", optimizerRate);
+
     const YAML::Node collectives = node["collectives"];
     if (!collectives || !collectives.IsSequence()) {
       r.fail("collectives", "must be a list of alpha-beta fits");
@@ -253,16 +337,31 @@ void emitCalibration(YAML::Emitter& out, const HardwareCalibration& c) {
   out << YAML::Key << "seconds" << YAML::Value << c.seconds;
   out << YAML::Key << "matmul" << YAML::Value << YAML::BeginSeq;
   for (const auto& m : c.matmul) {
-    out << YAML::Flow << YAML::BeginMap << YAML::Key << "dtype" << YAML::Value << m.dtype << YAML::Key << "processes"
-        << YAML::Value << m.processes << YAML::Key << "threads" << YAML::Value << m.threads << YAML::Key << "m"
-        << YAML::Value << m.m << YAML::Key << "k" << YAML::Value << m.k << YAML::Key << "n" << YAML::Value << m.n
-        << YAML::Key << "flops" << YAML::Value << m.flops << YAML::EndMap;
+    out << YAML::Flow << YAML::BeginMap << YAML::Key << "dtype" << YAML::Value << m.dtype << YAML::Key << "layout"
+        << YAML::Value << toString(m.layout) << YAML::Key << "processes" << YAML::Value << m.processes << YAML::Key
+        << "threads" << YAML::Value << m.threads << YAML::Key << "m" << YAML::Value << m.m << YAML::Key << "k"
+        << YAML::Value << m.k << YAML::Key << "n" << YAML::Value << m.n << YAML::Key << "flops" << YAML::Value
+        << m.flops << YAML::EndMap;
   }
   out << YAML::EndSeq;
   out << YAML::Key << "memory_bandwidth" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "copy" << YAML::Value << c.memoryCopyBandwidth;
   out << YAML::Key << "add" << YAML::Value << c.memoryAddBandwidth;
   out << YAML::EndMap;
+  out << YAML::Key << "elementwise" << YAML::Value << YAML::BeginSeq;
+  for (const auto& e : c.elementwise) {
+    out << YAML::Flow << YAML::BeginMap << YAML::Key << "processes" << YAML::Value << e.processes << YAML::Key
+        << "threads" << YAML::Value << e.threads << YAML::Key << "seconds_per_element" << YAML::Value
+        << e.secondsPerElement << YAML::Key << "seconds_per_call" << YAML::Value << e.secondsPerCall << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+  out << YAML::Key << "optimizer" << YAML::Value << YAML::BeginSeq;
+  for (const auto& o : c.optimizer) {
+    out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << o.name << YAML::Key << "processes"
+        << YAML::Value << o.processes << YAML::Key << "threads" << YAML::Value << o.threads << YAML::Key
+        << "seconds_per_parameter" << YAML::Value << o.secondsPerParameter << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
   out << YAML::Key << "collectives" << YAML::Value << YAML::BeginSeq;
   for (const auto& f : c.collectives) {
     out << YAML::BeginMap;
@@ -272,6 +371,14 @@ void emitCalibration(YAML::Emitter& out, const HardwareCalibration& c) {
     out << YAML::Key << "beta" << YAML::Value << f.beta;
     if (!f.path.empty()) {
       out << YAML::Key << "path" << YAML::Value << f.path;
+    }
+    if (!f.segments.empty()) {
+      out << YAML::Key << "segments" << YAML::Value << YAML::BeginSeq;
+      for (const auto& seg : f.segments) {
+        out << YAML::Flow << YAML::BeginMap << YAML::Key << "from_bytes" << YAML::Value << seg.fromBytes << YAML::Key
+            << "alpha" << YAML::Value << seg.alpha << YAML::Key << "beta" << YAML::Value << seg.beta << YAML::EndMap;
+      }
+      out << YAML::EndSeq;
     }
     out << YAML::Key << "points" << YAML::Value << YAML::BeginSeq;
     for (const auto& p : f.points) {

@@ -30,6 +30,8 @@ void validatePlan(const ModelSpec& model, const HardwareSpec& hw, const Plan& p)
   FATHOM_CHECK(p.fsdpMinNumParams >= 0, ConfigError, "fsdp_min_num_params must be >= 0, got ", p.fsdpMinNumParams);
   FATHOM_CHECK(p.zeroBucketElements >= 1, ConfigError, "zero_bucket_size must be >= 1 element, got ",
                p.zeroBucketElements);
+  FATHOM_CHECK(p.cpuThreadsPerProcess >= 0, ConfigError,
+               "num_cpu_threads_per_process must be >= 1 (0: the launcher's rule), got ", p.cpuThreadsPerProcess);
   FATHOM_CHECK(p.seqLen >= 0, ConfigError, "seq must be >= 1 (0: the default), got ", p.seqLen);
   const bool zero = p.strategy == Strategy::Zero1 || p.strategy == Strategy::Zero2 || p.strategy == Strategy::Zero3;
   FATHOM_CHECK(!p.offloadOptimizer || zero || p.strategy == Strategy::Fsdp, ConfigError,

@@ -2,6 +2,8 @@
 # core/plan: the planner (pure functions, no LibTorch). Its sources skip the LibTorch precompiled header, which
 # both keeps them fast to compile and proves they do not depend on it.
 set(_fathom_plan_sources
+  ${CMAKE_CURRENT_LIST_DIR}/calibrated_rates.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/calibrated_time.cpp
   ${CMAKE_CURRENT_LIST_DIR}/collective_metric_keys.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compute_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/comm_model.cpp

@@ -28,12 +28,29 @@ struct MatmulShape {
 /// nothing about training speed).
 bool dtypeMeasurable(std::string_view dtype, const c10::Device& device);
 
-/// The FLOP/s this process achieves on `shape` in `dtype` on `device` at the current torch::get_num_threads():
-/// one warm-up product, then three windows of products, `minSeconds` in all (at least one product each), and the
-/// median window's rate. tf32 enables TF32 cuBLAS for the measurement only. ConfigError for a dtype that
-/// dtypeMeasurable() refuses.
+/// The FLOP/s this process achieves on `shape` in `dtype` and `layout` (the operands stored transposed where the
+/// layout says so, as a linear layer's forward and weight gradient read them) on `device` at the current
+/// torch::get_num_threads(): one warm-up product, then three windows of products, `minSeconds` in all (at least one
+/// product each), and the median window's rate. tf32 enables TF32 cuBLAS for the measurement only. ConfigError for
+/// a dtype that dtypeMeasurable() refuses.
 double measureMatmulFlops(std::string_view dtype, const MatmulShape& shape, const c10::Device& device,
-                          double minSeconds);
+                          double minSeconds, plan::MatmulLayout layout = plan::MatmulLayout::NN);
+
+/// Element-wise work at the current thread count: the mean seconds per element of GELU, its gradient, softmax
+/// (rows of 256) and its gradient, layer norm (rows of 256), add and mul on fp32 tensors of `elements` elements
+/// (the median of three windows, `minSeconds` in all), and the seconds of one add on one-element tensors (the
+/// dispatch cost of an operator call).
+struct ElementwiseCost {
+  double secondsPerElement = 0.0;
+  double secondsPerCall = 0.0;
+};
+ElementwiseCost measureElementwise(std::int64_t elements, const c10::Device& device, double minSeconds);
+
+/// Seconds per parameter of one step of LibTorch's `optimizer` ("adamw": lr 1e-3, weight decay 0.01; "sgd": lr
+/// 0.01) on one fp32 parameter of `parameters` elements with a gradient, at the current thread count (the median of
+/// three windows, `minSeconds` in all). ConfigError for another name.
+double measureOptimizerStep(std::string_view optimizer, std::int64_t parameters, const c10::Device& device,
+                            double minSeconds);
 
 /// Achieved memory bandwidth of large tensor operations: the best of `repeats`.
 struct MemoryBandwidth {

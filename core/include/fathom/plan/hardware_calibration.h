@@ -9,18 +9,48 @@
 
 namespace fathom::plan {
 
+/// How the operands of a measured matmul lie in memory, as a linear layer y = x·Wᵀ uses them: its forward reads W
+/// transposed (`nt`), its input gradient dy·W is plain (`nn`), its weight gradient dyᵀ·x reads the left operand
+/// transposed (`tn`). BLAS libraries differ by layout: Debian's reference BLAS runs `nt` at less than half the rate
+/// of `nn` (issue 24), so a forward pass costs what the backward's two products cost.
+enum class MatmulLayout { NN, NT, TN };
+
+/// "nn", "nt", "tn".
+const char* toString(MatmulLayout layout);
+
 /// One measured matrix multiply: an (m x k) by (k x n) product in `dtype`, run by `processes` processes of this
 /// node at once, each with `threads` intra-op threads (torch::set_num_threads; 1 on a GPU). `flops` is what one of
 /// those processes achieved (2·m·k·n per product over the seconds it took, the mean over the processes), so a CPU
 /// with more processes x threads than cores shows the slowdown oversubscription costs.
 struct MatmulRate {
-  std::string dtype;   ///< "fp32", "bf16", "fp16", "tf32" (the PeakFlops names)
-  int processes = 1;   ///< processes per node running matmuls concurrently
-  int threads = 1;     ///< intra-op threads per process
-  std::int64_t m = 0;  ///< rows of the left operand (tokens)
-  std::int64_t k = 0;  ///< inner dimension (hidden)
-  std::int64_t n = 0;  ///< columns of the right operand (4 x hidden)
-  double flops = 0.0;  ///< achieved FLOP/s of one process
+  std::string dtype;                       ///< "fp32", "bf16", "fp16", "tf32" (the PeakFlops names)
+  MatmulLayout layout = MatmulLayout::NN;  ///< operand layout (files before issue 24's time model: nn)
+  int processes = 1;                       ///< processes per node running matmuls concurrently
+  int threads = 1;                         ///< intra-op threads per process
+  std::int64_t m = 0;                      ///< rows of the left operand (tokens)
+  std::int64_t k = 0;                      ///< inner dimension (hidden)
+  std::int64_t n = 0;                      ///< columns of the right operand (4 x hidden)
+  double flops = 0.0;                      ///< achieved FLOP/s of one process
+};
+
+/// Element-wise work of one process while `processes` processes of the node run it at once, each with `threads`
+/// intra-op threads: the mean seconds per element of a transformer layer's element-wise operators (GELU and its
+/// gradient, softmax and its gradient, add, mul, layer norm) on fp32 activations of 1 Mi elements, and the seconds
+/// of one operator call on a one-element tensor (the dispatch cost every operator pays, whatever its size).
+struct ElementwiseRate {
+  int processes = 1;
+  int threads = 1;
+  double secondsPerElement = 0.0;  ///< > 0
+  double secondsPerCall = 0.0;     ///< > 0
+};
+
+/// One optimizer step of one process while `processes` processes run it at once (`threads` each): seconds per fp32
+/// parameter of LibTorch's optimizer `name` ("adamw", "sgd") on a 1 Mi-element parameter with its gradient.
+struct OptimizerRate {
+  std::string name;  ///< "adamw" or "sgd"
+  int processes = 1;
+  int threads = 1;
+  double secondsPerParameter = 0.0;  ///< > 0
 };
 
 /// One timed collective: the mean seconds of one call on a buffer of `bytes` (nccl-tests' size: all_reduce and
@@ -35,15 +65,29 @@ struct CollectivePoint {
 /// bus bandwidth nccl-tests prints and the planner's LinkSpec::bandwidth means. Fitted by least squares on the
 /// relative error over the raw `points`, which are kept.
 struct CollectiveFit {
+  /// One size range of a piecewise fit: from `fromBytes` up to the next segment's start, t(S) = alpha + f·S / beta.
+  /// A backend changes algorithm with the size (Gloo's all_reduce slows per byte above a few MiB, NCCL switches
+  /// protocols), which one line cannot follow within 15 % at every size (issue 24).
+  struct Segment {
+    std::int64_t fromBytes = 0;  ///< the first size it applies to (the first segment: every smaller size too)
+    double alpha = 0.0;          ///< >= 0
+    double beta = 0.0;           ///< > 0
+  };
+
   CollectiveKind kind = CollectiveKind::AllReduce;
   int ranks = 2;       ///< processes in the group (one node)
-  double alpha = 0.0;  ///< seconds per call (latency), >= 0
-  double beta = 0.0;   ///< bus bandwidth, bytes/s, > 0
+  double alpha = 0.0;  ///< seconds per call (latency), >= 0: the whole range's line
+  double beta = 0.0;   ///< bus bandwidth, bytes/s, > 0: the whole range's line
   std::string path;    ///< how the backend ran it when that differs from its name ("all_reduce_slice"), else empty
+  /// By increasing fromBytes; empty when one line fits every size (or in files written before segments existed).
+  std::vector<Segment> segments;
   std::vector<CollectivePoint> points;  ///< the measurements, by increasing size
 
-  /// alpha + f·bytes / beta.
+  /// The segment's alpha + f·bytes / beta for the segment holding `bytes` (the whole range's line without segments).
   double predictSeconds(double bytes) const;
+  /// The same for a group of `groupRanks` (another rank count than measured): the latency scaled by the ring's steps,
+  /// (N - 1) / (ranks - 1), and the bus bandwidth kept, as nccl-tests' bus bandwidth is meant to be.
+  double predictSeconds(double bytes, int groupRanks) const;
 };
 
 /// nccl-tests' bus-bandwidth factor of `kind` in a group of `ranks` (see CollectiveFit).
@@ -65,9 +109,13 @@ struct HardwareCalibration {
   double memoryCopyBandwidth = 0.0;        ///< bytes/s (read + written) of a large tensor copy, one process
   double memoryAddBandwidth = 0.0;         ///< bytes/s (2 read + 1 written) of a large tensor add, one process
   std::vector<CollectiveFit> collectives;  ///< per kind and rank count
+  /// Element-wise rates per (processes, threads); empty in files written before issue 24's time model.
+  std::vector<ElementwiseRate> elementwise;
+  /// Optimizer step rates per (optimizer, processes, threads); empty in files written before the time model.
+  std::vector<OptimizerRate> optimizer;
 
-  /// The best per-process FLOP/s of `dtype` at `processes` processes and `threads` threads (over the shapes);
-  /// 0 when not measured.
+  /// The best per-process FLOP/s of `dtype` at `processes` processes and `threads` threads (over the shapes and
+  /// layouts); 0 when not measured.
   double matmulFlops(std::string_view dtype, int processes, int threads) const;
   /// The fit of `kind` at `ranks`, or nullptr.
   const CollectiveFit* collective(CollectiveKind kind, int ranks) const;

@@ -126,6 +126,10 @@ struct Plan {
   std::int64_t fsdpMinNumParams = 100'000'000;            ///< SizeBased threshold (fsdp_min_num_params)
   /// ZeRO reduce_bucket_size in elements (DeepSpeed's default 5e8): stage 1-2 buckets (plan::zeroBuckets).
   std::int64_t zeroBucketElements = 500'000'000;
+  /// CPU ranks: intra-op threads per process (`--num_cpu_threads_per_process`, OMP_NUM_THREADS); 0 = the launcher's
+  /// rule (launch/worker_environment.h): 1 when several processes share a node, else every core. Only a calibrated
+  /// profile's time model reads it (its rates depend on processes x threads).
+  int cpuThreadsPerProcess = 0;
 };
 
 /// Data-parallel degree: numGpus / (tp·pp).
