@@ -480,7 +480,14 @@ private slots:
     qInfo("llama-70b-shaped tree (1,047 modules): open %lld ms, plan (balanced) %lld ms, optimal + balanced %lld ms, "
           "a move %lld ms",
           open, plan, optimal, move);
-    QVERIFY2(plan < 1000 && optimal < 1000 && move < 1000, "planning took a second or more");
+    // A release build takes tens of milliseconds; AddressSanitizer's checked allocations make it about 40 times
+    // slower (1,001 ms for the balanced plan in the tenth session's sanitizer run), so its bound is wider.
+#ifdef __SANITIZE_ADDRESS__
+    constexpr qint64 kBudgetMs = 10'000;
+#else
+    constexpr qint64 kBudgetMs = 1'000;
+#endif
+    QVERIFY2(plan < kBudgetMs && optimal < kBudgetMs && move < kBudgetMs, "planning took longer than its budget");
   }
 
   void theWhatIfPlannerHasADeviceMapTab() {

@@ -117,8 +117,9 @@ CalibrationTask resolveTask(const CalibrationOptions& o, bool cuda, int cores, i
   std::sort(t.messageBytes.begin(), t.messageBytes.end());
   t.messageBytes.erase(std::unique(t.messageBytes.begin(), t.messageBytes.end()), t.messageBytes.end());
   FATHOM_CHECK(t.messageBytes.size() >= 2, ConfigError, "the alpha-beta fits need at least two message sizes");
-  t.repeats = o.repeats > 0 ? o.repeats : (quick ? 5 : thorough ? 50 : 20);
-  t.secondsPerSize = o.secondsPerSize > 0 ? o.secondsPerSize : (quick ? 0.05 : thorough ? 1.0 : 0.15);
+  t.repeats = o.repeats > 0 ? o.repeats : (quick ? 5 : thorough ? 90 : 45);
+  t.secondsPerSize = o.secondsPerSize > 0 ? o.secondsPerSize : (quick ? 0.05 : thorough ? 1.0 : 0.3);
+  t.passes = quick ? 1 : 3;
   for (int r : n <= 8 ? std::vector<int>{} : powersOfTwoUpTo(n)) {
     if (r >= 2) {
       t.rankCounts.push_back(r);

@@ -45,6 +45,7 @@ nlohmann::json toJson(const CalibrationTask& t) {
           {"rank_counts", t.rankCounts},
           {"message_bytes", t.messageBytes},
           {"repeats", t.repeats},
+          {"passes", t.passes},
           {"seconds_per_size", t.secondsPerSize},
           {"timeout_ms", t.timeoutMs}};
 }
@@ -68,6 +69,7 @@ CalibrationTask taskFromJson(const nlohmann::json& j) {
     t.rankCounts = j.at("rank_counts").get<std::vector<int>>();
     t.messageBytes = j.at("message_bytes").get<std::vector<std::int64_t>>();
     t.repeats = j.at("repeats").get<int>();
+    t.passes = j.at("passes").get<int>();
     t.secondsPerSize = j.at("seconds_per_size").get<double>();
     t.timeoutMs = j.at("timeout_ms").get<std::int64_t>();
     return t;

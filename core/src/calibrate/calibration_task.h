@@ -33,6 +33,7 @@ struct CalibrationTask {
   std::vector<int> rankCounts;  ///< collective group sizes, each >= 2
   std::vector<std::int64_t> messageBytes;
   int repeats = 8;
+  int passes = 3;  ///< rounds over the message sizes (measure.h, timeCollectives)
   double secondsPerSize = 0.2;
   std::int64_t timeoutMs = 600'000;
 

@@ -109,7 +109,7 @@ void measureCompute(const CalibrationTask& task, runtime::ProcessGroup& pg, cons
 
 void measureCollectives(const CalibrationTask& task, runtime::ProcessGroup& pg, const c10::Device& device,
                         Progress& progress, RawResult& result) {
-  const CollectiveTiming timing{.repeats = task.repeats, .secondsPerSize = task.secondsPerSize};
+  const CollectiveTiming timing{.repeats = task.repeats, .secondsPerSize = task.secondsPerSize, .passes = task.passes};
   for (int ranks : task.rankCounts) {
     std::unique_ptr<runtime::ProcessGroup> sub;
     runtime::ProcessGroup* group = &pg;
@@ -122,15 +122,19 @@ void measureCollectives(const CalibrationTask& task, runtime::ProcessGroup& pg, 
     for (auto kind : {plan::CollectiveKind::AllReduce, plan::CollectiveKind::AllGather,
                       plan::CollectiveKind::ReduceScatter, plan::CollectiveKind::Broadcast}) {
       RawResult::Series series{kind, ranks, {}, {}};
-      for (std::int64_t bytes : task.messageBytes) {
-        progress.step(fathom::detail::concat(plan::toString(kind), ", ", ranks, " ranks, ", bytes, " bytes"));
-        if (group != nullptr) {
-          std::string path;
-          series.points.push_back(timeCollective(*group, kind, bytes, device, timing, &path));
-          series.path = path;
+      // A size counts as done when its last pass is over (the next one starts, or the series ends); the text says
+      // which pass runs. Only rank 0, always a member, writes progress.
+      auto onSize = [&](std::size_t i, int pass) {
+        if (pass == timing.passes - 1 && i > 0) {
+          progress.done();
         }
-        progress.done();
+        progress.step(fathom::detail::concat(plan::toString(kind), ", ", ranks, " ranks, ", task.messageBytes[i],
+                                             " bytes, pass ", pass + 1, " of ", timing.passes));
+      };
+      if (group != nullptr) {
+        series.points = timeCollectives(*group, kind, task.messageBytes, device, timing, &series.path, onSize);
       }
+      progress.done();  // the last size
       result.collectives.push_back(std::move(series));
     }
     pg.barrier();  // the ranks outside the sub-group wait here

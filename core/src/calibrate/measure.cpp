@@ -193,53 +193,68 @@ MemoryBandwidth measureMemoryBandwidth(std::int64_t bytes, const c10::Device& de
   return best;
 }
 
-plan::CollectivePoint timeCollective(runtime::ProcessGroup& pg, plan::CollectiveKind kind, std::int64_t bytes,
-                                     const c10::Device& device, const CollectiveTiming& timing, std::string* path) {
+std::vector<plan::CollectivePoint> timeCollectives(runtime::ProcessGroup& pg, plan::CollectiveKind kind,
+                                                   const std::vector<std::int64_t>& sizes, const c10::Device& device,
+                                                   const CollectiveTiming& timing, std::string* path,
+                                                   const std::function<void(std::size_t, int)>& onSize) {
   const int world = pg.worldSize();
+  const int passes = std::max(timing.passes, 1);
   // nccl-tests' sizes: all_gather's is the gathered output and reduce_scatter's the full input, so one rank's share
   // is bytes / world; all_reduce and broadcast move the whole buffer.
   const bool perRankShare = kind == plan::CollectiveKind::AllGather || kind == plan::CollectiveKind::ReduceScatter;
-  const std::int64_t share = std::max<std::int64_t>(1, bytes / 4 / (perRankShare ? world : 1));
-  const std::int64_t elements = perRankShare ? share * world : share;
   const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(device);
-  at::Tensor full = torch::ones({elements}, options);
-  at::Tensor part = torch::ones({share}, options);
   runtime::ReduceScatterPath rsPath = runtime::ReduceScatterPath::Native;
-  auto call = [&] {
-    switch (kind) {
-    case plan::CollectiveKind::AllReduce: pg.allReduce(full); break;
-    case plan::CollectiveKind::Broadcast: pg.broadcast(full, 0); break;
-    case plan::CollectiveKind::AllGather: pg.allGatherIntoAsync(part, full).wait(); break;
-    case plan::CollectiveKind::ReduceScatter: rsPath = pg.reduceScatter(full, part); break;
-    case plan::CollectiveKind::SendRecv: FATHOM_ASSERT(false, "send_recv is not calibrated");
+  std::vector<std::int64_t> elements(sizes.size());
+  std::vector<int> callsPerPass(sizes.size(), 1);
+  std::vector<std::vector<double>> times(sizes.size());
+  for (int pass = 0; pass < passes; ++pass) {
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      if (onSize) {
+        onSize(i, pass);
+      }
+      const std::int64_t share = std::max<std::int64_t>(1, sizes[i] / 4 / (perRankShare ? world : 1));
+      elements[i] = perRankShare ? share * world : share;
+      at::Tensor full = torch::ones({elements[i]}, options);
+      at::Tensor part = torch::ones({share}, options);
+      auto call = [&] {
+        switch (kind) {
+        case plan::CollectiveKind::AllReduce: pg.allReduce(full); break;
+        case plan::CollectiveKind::Broadcast: pg.broadcast(full, 0); break;
+        case plan::CollectiveKind::AllGather: pg.allGatherIntoAsync(part, full).wait(); break;
+        case plan::CollectiveKind::ReduceScatter: rsPath = pg.reduceScatter(full, part); break;
+        case plan::CollectiveKind::SendRecv: FATHOM_ASSERT(false, "send_recv is not calibrated");
+        }
+        sync(device);
+      };
+      if (pass == 0) {
+        call();  // warm-up: connections, buffers
+        const auto start = Clock::now();
+        call();
+        const double one = maxOverRanks(pg, secondsSince(start), device);
+        // Every rank computes the same count from the same (max-reduced) time: c10d needs the same calls everywhere.
+        const double budget = std::floor(timing.secondsPerSize / passes / std::max(one, 1e-9));
+        callsPerPass[i] = static_cast<int>(std::clamp(budget, 1.0, std::max(1.0, 1.0 * timing.repeats / passes)));
+      }
+      pg.barrier();
+      // Each call timed on its own and the median kept: a call that waits for the scheduler does not move it, as it
+      // moves a mean; latency-bound small messages are the ones such waits distort.
+      for (int c = 0; c < callsPerPass[i]; ++c) {
+        const auto start = Clock::now();
+        call();
+        times[i].push_back(secondsSince(start));
+      }
     }
-  };
-  call();  // warm-up: connections, buffers
-  sync(device);
-  auto start = Clock::now();
-  call();
-  sync(device);
-  const double one = maxOverRanks(pg, secondsSince(start), device);
-  // Every rank computes the same count from the same (max-reduced) time: c10d needs the same calls everywhere.
-  const int iterations = static_cast<int>(std::clamp(std::floor(timing.secondsPerSize / std::max(one, 1e-9)), 1.0,
-                                                     static_cast<double>(std::max(timing.repeats, 1))));
-  pg.barrier();
-  // Each call timed on its own and the median kept: a call that waits for the scheduler (another process on the
-  // cores) does not move it, as it moves a mean; latency-bound small messages are the ones such waits distort.
-  std::vector<double> times;
-  times.reserve(static_cast<std::size_t>(iterations));
-  for (int i = 0; i < iterations; ++i) {
-    start = Clock::now();
-    call();
-    sync(device);
-    times.push_back(secondsSince(start));
   }
-  std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2), times.end());
-  const double median = times[times.size() / 2];
+  std::vector<plan::CollectivePoint> points;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    std::vector<double>& t = times[i];
+    std::nth_element(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(t.size() / 2), t.end());
+    points.push_back({elements[i] * 4, maxOverRanks(pg, t[t.size() / 2], device)});
+  }
   if (path != nullptr) {
     *path = rsPath == runtime::ReduceScatterPath::AllReduceSlice ? "all_reduce_slice" : "";
   }
-  return {elements * 4, maxOverRanks(pg, median, device)};
+  return points;
 }
 
 }  // namespace fathom::calibrate

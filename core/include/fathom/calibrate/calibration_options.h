@@ -59,9 +59,9 @@ struct CalibrationOptions {
   /// Collective message sizes in bytes (nccl-tests' sizes: see plan::CollectivePoint); empty = the mode's.
   std::vector<std::int64_t> messageBytes;
   /// Most timed calls per message size (after one warm-up call; fewer when a call takes long); the median call
-  /// counts. 0 = the mode's (5, 20, 50).
+  /// counts. 0 = the mode's (5, 45, 90), spread over the passes (quick 1, else 3 rounds over the sizes).
   int repeats = 0;
-  /// Seconds of timed calls per message size at most (the repeats shrink to fit); 0 = the mode's (0.05, 0.15, 1).
+  /// Seconds of timed calls per message size at most (the repeats shrink to fit); 0 = the mode's (0.05, 0.3, 1).
   double secondsPerSize = 0.0;
   /// The program and arguments that run one rank of the calibration: runCalibrationWorker() in a process started
   /// with the launcher's variables; "--task FILE" is appended. `fathom calibrate` passes itself and its hidden

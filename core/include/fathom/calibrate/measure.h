@@ -9,8 +9,10 @@
 #include <c10/core/Device.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fathom::calibrate {
 
@@ -59,19 +61,23 @@ struct MemoryBandwidth {
 };
 MemoryBandwidth measureMemoryBandwidth(std::int64_t bytes, const c10::Device& device, int repeats);
 
-/// How to time one collective.
+/// How to time collectives.
 struct CollectiveTiming {
-  int repeats = 20;             ///< timed calls at most (after one warm-up call)
-  double secondsPerSize = 0.2;  ///< fewer repeats when they would take longer (at least one)
+  int repeats = 20;             ///< timed calls per size at most, over all passes (after one warm-up call)
+  double secondsPerSize = 0.2;  ///< fewer calls when they would take longer (at least one per pass)
+  int passes = 3;               ///< rounds over the sizes; each size's calls are spread over them
 };
 
-/// One timed collective of `kind` on `pg` at nccl-tests' size `bytes` (rounded down to whole fp32 elements per
-/// rank, at least one; the bytes actually moved are returned in the point): the median seconds of one call over the
-/// timed calls, the slowest rank's median (every rank gets the same value). Every rank of `pg` must call it with the
-/// same arguments. `path` receives "all_reduce_slice" when the backend ran reduce_scatter as an all_reduce (Gloo in
-/// LibTorch 1.13).
-plan::CollectivePoint timeCollective(runtime::ProcessGroup& pg, plan::CollectiveKind kind, std::int64_t bytes,
-                                     const c10::Device& device, const CollectiveTiming& timing,
-                                     std::string* path = nullptr);
+/// Times collectives of `kind` on `pg` at each of `sizes` (nccl-tests' sizes: bytes rounded down to whole fp32
+/// elements per rank, at least one; the bytes actually moved are returned in the points). `timing.passes` rounds go
+/// over the sizes, each with a share of every size's calls, so a slow spell of a shared machine (another process on
+/// the cores, a scheduler phase) touches every size a little instead of one size a lot; a size's point is the median
+/// of all its calls, each timed on its own, on the slowest rank (every rank gets the same points). Every rank of `pg`
+/// must call it with the same arguments. `path` receives "all_reduce_slice" when the backend ran reduce_scatter as an
+/// all_reduce (Gloo in LibTorch 1.13). `onSize(index, pass)` is called before each size's calls of each pass.
+std::vector<plan::CollectivePoint> timeCollectives(runtime::ProcessGroup& pg, plan::CollectiveKind kind,
+                                                   const std::vector<std::int64_t>& sizes, const c10::Device& device,
+                                                   const CollectiveTiming& timing, std::string* path = nullptr,
+                                                   const std::function<void(std::size_t, int)>& onSize = {});
 
 }  // namespace fathom::calibrate
