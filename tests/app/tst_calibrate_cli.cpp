@@ -50,7 +50,9 @@ private slots:
                                 u"--output"_s, output, u"--json"_s},
                                env, {}, 60'000);
     QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
-    QVERIFY2(r.err.contains("25/25"), r.err.constData());  // the progress bar reached its end
+    // The progress bar reached its end: per (processes, threads) in {1, 2} x {1, 2}, 2 dtypes x 3 layouts and the
+    // element-wise and optimizer steps (32), the memory (1), 4 collectives x 4 sizes (16).
+    QVERIFY2(r.err.contains("49/49"), r.err.constData());
     const QJsonObject o = fathom::test::stdoutJson(r).object();
     QCOMPARE(o[u"path"_s].toString(), output);
     QCOMPARE(o[u"hardware"_s][u"name"_s].toString(), u"this-machine"_s);
@@ -102,6 +104,23 @@ private slots:
     QVERIFY2(byName.exitCode == 0, qPrintable(describe(byName)));
     QCOMPARE(fathom::test::stdoutJson(byName).object()[u"hardware"_s][u"name"_s].toString(), u"this-machine"_s);
 
+    // --check: a second, independent calibration against the first profile's fits, every point compared.
+    const CliRun checked = runFathom({u"calibrate"_s, u"--quick"_s, u"--device"_s, u"cpu"_s, u"--max_processes"_s,
+                                      u"2"_s, u"--output"_s, config.filePath(u"out/again.yaml"_s), u"--check"_s, output,
+                                      u"--json"_s},
+                                     env, {}, 60'000);
+    QVERIFY2(checked.exitCode == 0, qPrintable(describe(checked)));
+    const QJsonObject check = fathom::test::stdoutJson(checked).object()[u"check"_s].toObject();
+    QCOMPARE(check[u"profile"_s].toString(), output);
+    const QJsonArray points = check[u"points"_s].toArray();
+    QCOMPARE(points.size(), 4 * 4);  // 4 collectives x 4 sizes at 2 ranks
+    for (const auto& point : points) {
+      const double predicted = point[u"predicted_s"_s].toDouble();
+      const double measured = point[u"measured_s"_s].toDouble();
+      QVERIFY(predicted > 0 && measured > 0);
+      QCOMPARE(point[u"error"_s].toDouble(), predicted / measured - 1.0);
+    }
+
     // `fathom env` lists it with its measured-at time.
     const CliRun env1 = runFathom({u"env"_s, u"--json"_s, u"--skip_gloo_check"_s}, env);
     QVERIFY2(env1.exitCode == 0, qPrintable(describe(env1)));
@@ -129,6 +148,9 @@ private slots:
                                  << QByteArray("--max_processes must be >= 2");
     QTest::newRow("zero processes") << QStringList{u"--max_processes"_s, u"0"_s} << QByteArray("--max_processes");
     QTest::newRow("device") << QStringList{u"--device"_s, u"tpu"_s} << QByteArray("--device");
+    // Read before anything is measured: refused in a moment.
+    QTest::newRow("check a missing profile") << QStringList{u"--check"_s, u"/nonexistent/box.yaml"_s}
+                                             << QByteArray("box.yaml");
   }
   void badFlags() {
     QFETCH(QStringList, args);

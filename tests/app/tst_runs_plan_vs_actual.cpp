@@ -158,6 +158,43 @@ private slots:
     }
   }
 
+  // --hardware plans a run again on other hardware (a recalibrated profile) without touching its stored plan.
+  void aRunIsPlannedAgainOnOtherHardware() {
+    const QString profile = QStringLiteral(FATHOM_TEST_DATA_DIR) + u"/hardware/this-machine-quick.yaml"_s;
+    const auto run = runFathom({u"launch"_s, u"--num_processes"_s, u"1"_s, u"--quiet"_s, u"--workspace"_s,
+                                m_workspace, u"--run_name"_s, u"what-if"_s, fathom::test::fathomExecutable(),
+                                u"train"_s, u"--model"_s, u"mlp"_s, u"--hidden"_s, u"16"_s, u"--steps"_s, u"2"_s,
+                                u"--log_every"_s, u"1"_s},
+                               noProfileEnvironment(), {}, 120'000);
+    QVERIFY2(run.exitCode == 0, qPrintable(fathom::test::describe(run)));
+    // The JSON object of plan-vs-actual with `extra` flags, or {"error": stderr}.
+    auto planJson = [this](const QStringList& extra) {
+      const auto r = runFathom(QStringList{u"runs"_s, u"plan-vs-actual"_s, u"what-if"_s, u"--workspace"_s,
+                                           m_workspace, u"--json"_s} +
+                               extra);
+      return r.exitCode == 0 ? QJsonDocument::fromJson(r.out).object()
+                             : QJsonObject{{u"error"_s, QString::fromUtf8(r.err)}};
+    };
+    auto rank0Step = [](const QJsonObject& j) {
+      return j[u"ranks"_s].toArray()[0].toObject()[u"step_s"_s].toObject()[u"predicted"_s].toDouble();
+    };
+    const QJsonObject stored = planJson({});
+    QVERIFY2(stored.contains(u"plan"_s), QJsonDocument(stored).toJson().constData());
+    QCOMPARE(stored[u"plan"_s][u"source"_s].toString(), u"launch"_s);
+    QCOMPARE(stored[u"plan"_s][u"hardware"_s].toString(), u"cpu-host"_s);
+    const QJsonObject again = planJson({u"--hardware"_s, profile});
+    QVERIFY2(again.contains(u"plan"_s), QJsonDocument(again).toJson().constData());
+    QCOMPARE(again[u"plan"_s][u"source"_s].toString(), u"recomputed"_s);
+    QCOMPARE(again[u"plan"_s][u"hardware"_s].toString(), u"this-machine"_s);
+    const double predicted = rank0Step(again);
+    QVERIFY(predicted > 0 && predicted != rank0Step(stored));
+    QCOMPARE(again[u"plan"_s][u"time"_s][u"step_s"_s].toDouble(), predicted);
+    // Nothing stored: the run's plan is still the one it was launched with.
+    QCOMPARE(planJson({})[u"plan"_s][u"hardware"_s].toString(), u"cpu-host"_s);
+    const QJsonObject unknown = planJson({u"--hardware"_s, u"no-such-box"_s});
+    QVERIFY2(unknown[u"error"_s].toString().contains(u"no-such-box"_s), QJsonDocument(unknown).toJson().constData());
+  }
+
   void aRunWithoutAPlanGetsOneWithCompute() {
     // A program the planner does not know is launched without a plan; plan-vs-actual says how to get one, and
     // --compute says why it cannot.
@@ -174,6 +211,14 @@ private slots:
   }
 
 private:
+  /// The launcher's clean environment with a configuration folder that has no hardware profile: a local run is
+  /// planned on cpu-host, whatever the user running the tests calibrated.
+  QProcessEnvironment noProfileEnvironment() const {
+    QProcessEnvironment env = fathom::test::launcherFreeEnvironment();
+    env.insert(u"XDG_CONFIG_HOME"_s, m_dir.filePath(u"no-config"_s));
+    return env;
+  }
+
   /// Deletes every stored run plan, with SQLite directly (no Fathom API forgets a plan).
   bool forgetPlans() const {
     sqlite3* db = nullptr;

@@ -15,6 +15,7 @@
 
 #include <torch/cuda.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string_view>
@@ -33,6 +34,29 @@ private slots:
       // Above 10 MFLOP/s (any CPU of this century) and below 100 TFLOP/s (no CPU core set reaches it).
       QVERIFY2(flops > 1e7 && flops < 1e14, (std::string(dtype) + ": " + std::to_string(flops)).c_str());
     }
+  }
+
+  void everyLayoutIsMeasured() {
+    const c10::Device cpu(c10::kCPU);
+    for (auto layout : {plan::MatmulLayout::NN, plan::MatmulLayout::NT, plan::MatmulLayout::TN}) {
+      const double flops = calibrate::measureMatmulFlops("fp32", {64, 128, 256}, cpu, 0.01, layout);
+      QVERIFY2(flops > 1e7 && flops < 1e14, plan::toString(layout));
+    }
+  }
+
+  void elementwiseAndOptimizerCostsArePlausible() {
+    const c10::Device cpu(c10::kCPU);
+    const calibrate::ElementwiseCost cost = calibrate::measureElementwise(1 << 16, cpu, 0.02);
+    // Between 1 ps and 10 µs an element, and between 10 ns and 10 ms an operator call.
+    QVERIFY2(cost.secondsPerElement > 1e-12 && cost.secondsPerElement < 1e-5,
+             std::to_string(cost.secondsPerElement).c_str());
+    QVERIFY2(cost.secondsPerCall > 1e-8 && cost.secondsPerCall < 1e-2, std::to_string(cost.secondsPerCall).c_str());
+    for (const char* optimizer : {"adamw", "sgd"}) {
+      const double perParameter = calibrate::measureOptimizerStep(optimizer, 1 << 16, cpu, 0.02);
+      QVERIFY2(perParameter > 1e-13 && perParameter < 1e-5, optimizer);
+    }
+    QVERIFY_THROWS_EXCEPTION(ConfigError, calibrate::measureOptimizerStep("lion", 16, cpu, 0.01));
+    QVERIFY_THROWS_EXCEPTION(ConfigError, calibrate::measureElementwise(8, cpu, 0.01));
   }
 
   void gpuOnlyDtypesAreRefusedOnTheCpu() {
@@ -105,9 +129,21 @@ private slots:
     QCOMPARE(c.backend, std::string("gloo"));
     QCOMPARE(c.device, std::string("cpu"));
     QCOMPARE(c.cpuCores, 2);
-    QCOMPARE(c.matmul.size(), std::size_t{2 * 2});  // --quick: 1 and 4 processes, 1 thread, fp32 and bf16
+    // --quick: 1 and 4 processes, 1 thread, fp32 and bf16, in each of the three layouts.
+    QCOMPARE(c.matmul.size(), std::size_t{2 * 2 * 3});
     for (const auto& m : c.matmul) {
       QVERIFY2(m.flops > 1e7 && std::isfinite(m.flops), m.dtype.c_str());
+    }
+    for (auto layout : {plan::MatmulLayout::NN, plan::MatmulLayout::NT, plan::MatmulLayout::TN}) {
+      QCOMPARE(std::count_if(c.matmul.begin(), c.matmul.end(), [&](const auto& m) { return m.layout == layout; }), 4);
+    }
+    QCOMPARE(c.elementwise.size(), std::size_t{2});  // per (processes, threads)
+    QCOMPARE(c.optimizer.size(), std::size_t{2 * 2});  // adamw and sgd per (processes, threads)
+    for (const auto& e : c.elementwise) {
+      QVERIFY(e.secondsPerElement > 0 && e.secondsPerElement < 1e-5 && e.secondsPerCall > 0 && e.secondsPerCall < 1e-2);
+    }
+    for (const auto& o : c.optimizer) {
+      QVERIFY2(o.secondsPerParameter > 0 && o.secondsPerParameter < 1e-5, o.name.c_str());
     }
     // Oversubscription: 4 single-threaded processes on 2 cores get at most half a core each; one alone gets a core.
     // (The factor 1.2, not 2, leaves room for another process on the machine during the test.)
