@@ -110,13 +110,13 @@ RawResult resultFromJson(const nlohmann::json& j) {
   try {
     RawResult r;
     for (const auto& m : j.at("matmul")) {
-      const std::string layout = m.at("layout").get<std::string>();
-      r.matmul.push_back({m.at("dtype").get<std::string>(),
-                          layout == "nt"   ? plan::MatmulLayout::NT
-                          : layout == "tn" ? plan::MatmulLayout::TN
-                                           : plan::MatmulLayout::NN,
-                          m.at("processes").get<int>(), m.at("threads").get<int>(), m.at("m").get<std::int64_t>(),
-                          m.at("k").get<std::int64_t>(), m.at("n").get<std::int64_t>(), m.at("flops").get<double>()});
+      const auto layout = plan::parseMatmulLayout(m.at("layout").get<std::string>());
+      if (!layout) {
+        throw Error("calibration result: unknown matmul layout " + m.at("layout").dump());
+      }
+      r.matmul.push_back({m.at("dtype").get<std::string>(), *layout, m.at("processes").get<int>(),
+                          m.at("threads").get<int>(), m.at("m").get<std::int64_t>(), m.at("k").get<std::int64_t>(),
+                          m.at("n").get<std::int64_t>(), m.at("flops").get<double>()});
     }
     for (const auto& e : j.at("elementwise")) {
       r.elementwise.push_back({e.at("processes").get<int>(), e.at("threads").get<int>(),

@@ -49,10 +49,6 @@ std::vector<double> gatherValues(runtime::ProcessGroup& pg, double value, const 
   return all;
 }
 
-plan::MatmulLayout layoutFromName(const std::string& name) {
-  return name == "nt" ? plan::MatmulLayout::NT : name == "tn" ? plan::MatmulLayout::TN : plan::MatmulLayout::NN;
-}
-
 /// The mean over the measuring ranks (the first `processes`) of a value every rank contributes.
 double meanOfMeasuring(runtime::ProcessGroup& pg, double value, int processes, const c10::Device& device) {
   const std::vector<double> all = gatherValues(pg, value, device);
@@ -81,7 +77,7 @@ void measureCompute(const CalibrationTask& task, runtime::ProcessGroup& pg, cons
         for (const auto& [m, k, n] : task.shapes) {
           for (const auto& layoutName : task.layouts) {
             begin(fathom::detail::concat("matmul ", dtype, " ", layoutName, " ", m, "x", k, "x", n));
-            const plan::MatmulLayout layout = layoutFromName(layoutName);
+            const plan::MatmulLayout layout = plan::parseMatmulLayout(layoutName).value_or(plan::MatmulLayout::NN);
             const double flops =
                 measuring ? measureMatmulFlops(dtype, {m, k, n}, device, task.matmulSeconds, layout) : 0.0;
             result.matmul.push_back(

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <vector>
@@ -15,16 +16,16 @@ double distance(RankSetting a, RankSetting b) {
          std::abs(std::log(static_cast<double>(a.threads) / b.threads));
 }
 
-/// The measured setting nearest to `wanted` among the rows of `rows` (each with processes and threads).
-template <typename Row> RankSetting nearestSetting(const std::vector<Row>& rows, RankSetting wanted) {
-  RankSetting best = wanted;
+/// The row of `rows` (each with processes and threads) measured at the setting nearest `wanted` (the first such), or
+/// nullptr when there is none.
+template <typename Row> const Row* nearestRow(const std::vector<Row>& rows, RankSetting wanted) {
+  const Row* best = nullptr;
   double bestDistance = std::numeric_limits<double>::infinity();
   for (const Row& r : rows) {
-    const RankSetting s{r.processes, r.threads};
-    const double d = distance(s, wanted);
+    const double d = distance({r.processes, r.threads}, wanted);
     if (d < bestDistance) {
       bestDistance = d;
-      best = s;
+      best = &r;
     }
   }
   return best;
@@ -38,7 +39,11 @@ double coreShare(RankSetting s, int cores) {
 }  // namespace
 
 CalibratedRates::CalibratedRates(const HardwareCalibration& calibration, RankSetting setting)
-    : m_calibration(calibration), m_setting(setting), m_matmulSetting(nearestSetting(calibration.matmul, setting)) {}
+    : m_calibration(calibration), m_setting(setting) {
+  if (const MatmulRate* r = nearestRow(calibration.matmul, setting)) {
+    m_matmulSetting = {r->processes, r->threads};
+  }
+}
 
 double CalibratedRates::speedup(RankSetting from) const {
   return coreShare(m_setting, m_calibration.cpuCores) / coreShare(from, m_calibration.cpuCores);
@@ -82,23 +87,13 @@ double CalibratedRates::matmulFlops(std::string_view dtype, MatmulLayout layout,
 }
 
 double CalibratedRates::secondsPerElement() const {
-  const RankSetting s = nearestSetting(m_calibration.elementwise, m_setting);
-  for (const ElementwiseRate& r : m_calibration.elementwise) {
-    if (r.processes == s.processes && r.threads == s.threads) {
-      return r.secondsPerElement / speedup(s);
-    }
-  }
-  return 0.0;
+  const ElementwiseRate* r = nearestRow(m_calibration.elementwise, m_setting);
+  return r != nullptr ? r->secondsPerElement / speedup({r->processes, r->threads}) : 0.0;
 }
 
 double CalibratedRates::secondsPerCall() const {
-  const RankSetting s = nearestSetting(m_calibration.elementwise, m_setting);
-  for (const ElementwiseRate& r : m_calibration.elementwise) {
-    if (r.processes == s.processes && r.threads == s.threads) {
-      return r.secondsPerCall / speedup(s);
-    }
-  }
-  return 0.0;
+  const ElementwiseRate* r = nearestRow(m_calibration.elementwise, m_setting);
+  return r != nullptr ? r->secondsPerCall / speedup({r->processes, r->threads}) : 0.0;
 }
 
 double CalibratedRates::secondsPerParameter(std::string_view optimizer) const {
@@ -106,18 +101,10 @@ double CalibratedRates::secondsPerParameter(std::string_view optimizer) const {
   const std::string_view name =
       optimizer == "adam" || optimizer == "adamw" || optimizer == "adafactor" ? "adamw" : "sgd";
   std::vector<OptimizerRate> rows;
-  for (const OptimizerRate& r : m_calibration.optimizer) {
-    if (r.name == name) {
-      rows.push_back(r);
-    }
-  }
-  const RankSetting s = nearestSetting(rows, m_setting);
-  for (const OptimizerRate& r : rows) {
-    if (r.processes == s.processes && r.threads == s.threads) {
-      return r.secondsPerParameter / speedup(s);
-    }
-  }
-  return 0.0;
+  std::copy_if(m_calibration.optimizer.begin(), m_calibration.optimizer.end(), std::back_inserter(rows),
+               [&](const OptimizerRate& r) { return r.name == name; });
+  const OptimizerRate* r = nearestRow(rows, m_setting);
+  return r != nullptr ? r->secondsPerParameter / speedup({r->processes, r->threads}) : 0.0;
 }
 
 }  // namespace fathom::plan::detail

@@ -18,7 +18,8 @@ struct RankSetting {
 
 /// The measured rates for one RankSetting. A setting the calibration did not measure takes the nearest measured one
 /// (by |log P' − log P| + |log T' − log T|) scaled by the share of the cores each process gets,
-/// min(1, cores / (P·T)), there and here: a process time-shares its cores in proportion. `measured()` says which.
+/// min(1, cores / (P·T)), there and here: a process time-shares its cores in proportion (`matmulSetting()` says
+/// which setting the matmul rates came from).
 class CalibratedRates {
 public:
   CalibratedRates(const HardwareCalibration& calibration, RankSetting setting);
@@ -46,7 +47,7 @@ private:
 
   const HardwareCalibration& m_calibration;
   RankSetting m_setting;
-  RankSetting m_matmulSetting;
+  RankSetting m_matmulSetting;  ///< the measured setting the matmul rates are taken from
 };
 
 }  // namespace fathom::plan::detail

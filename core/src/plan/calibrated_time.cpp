@@ -100,7 +100,8 @@ CalibratedCompute calibratedCompute(const Context& ctx) {
   if (model.hasDims()) {
     const auto& d = model.dims;
     const double blocks = static_cast<double>(model.totalLayers()) * stageShare;
-    const double perBlock = kElementsPerHidden * hidden / p.tp + kElementsPerScore * (d.heads / p.tp) * ctx.seq;
+    const double perBlock =
+        kElementsPerHidden * hidden / p.tp + kElementsPerScore * static_cast<double>(d.heads) / p.tp * ctx.seq;
     elements = tokens * blocks * perBlock * (1.0 + kBackwardPasses) +
                tokens * static_cast<double>(d.vocab) / p.tp * kLossPassesPerLogit;
   }

@@ -33,6 +33,15 @@ const char* toString(MatmulLayout layout) {
   return "nn";
 }
 
+std::optional<MatmulLayout> parseMatmulLayout(std::string_view name) {
+  for (MatmulLayout l : {MatmulLayout::NN, MatmulLayout::NT, MatmulLayout::TN}) {
+    if (name == toString(l)) {
+      return l;
+    }
+  }
+  return std::nullopt;
+}
+
 double CollectiveFit::predictSeconds(double bytes) const {
   return predictSeconds(bytes, ranks);
 }
@@ -182,8 +191,7 @@ MatmulRate matmulRate(const Reader& r, const YAML::Node& node, const std::string
   MatmulRate m;
   m.dtype = r.oneOf(node["dtype"], key + ".dtype", {"fp32", "tf32", "fp16", "bf16"});
   if (node["layout"]) {  // absent in files written before layouts were measured: the plain product
-    const std::string layout = r.oneOf(node["layout"], key + ".layout", {"nn", "nt", "tn"});
-    m.layout = layout == "nt" ? MatmulLayout::NT : layout == "tn" ? MatmulLayout::TN : MatmulLayout::NN;
+    m.layout = *parseMatmulLayout(r.oneOf(node["layout"], key + ".layout", {"nn", "nt", "tn"}));
   }
   m.processes = r.whole<int>(node["processes"], key + ".processes", 1);
   m.threads = r.whole<int>(node["threads"], key + ".threads", 1);

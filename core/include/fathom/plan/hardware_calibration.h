@@ -4,7 +4,9 @@
 #include <fathom/plan/prediction.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fathom::plan {
@@ -17,6 +19,8 @@ enum class MatmulLayout { NN, NT, TN };
 
 /// "nn", "nt", "tn".
 const char* toString(MatmulLayout layout);
+/// The layout named "nn", "nt" or "tn"; std::nullopt for another name.
+std::optional<MatmulLayout> parseMatmulLayout(std::string_view name);
 
 /// One measured matrix multiply: an (m x k) by (k x n) product in `dtype`, run by `processes` processes of this
 /// node at once, each with `threads` intra-op threads (torch::set_num_threads; 1 on a GPU). `flops` is what one of
