@@ -24,7 +24,7 @@ default OUT/measured.json, with the workspace path), so that after a change to t
   python3 tests/bench/bench_step_fidelity.py --measured OUT/measured.json --markdown
 
 recomputes only the predictions (with the saved profile, or --profile FILE), without training again.
-A full run (calibration + 15 cases) takes about 6 minutes on the 2-core development VM:
+A full run (calibration + 15 cases) takes about 4 minutes on the idle 2-core development VM:
 
   python3 tests/bench/bench_step_fidelity.py --fathom build/default/bin/fathom --json fidelity.json
 """
