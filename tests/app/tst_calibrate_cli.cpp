@@ -105,10 +105,10 @@ private slots:
     QCOMPARE(fathom::test::stdoutJson(byName).object()[u"hardware"_s][u"name"_s].toString(), u"this-machine"_s);
 
     // --check: a second, independent calibration against the first profile's fits, every point compared.
-    const CliRun checked = runFathom({u"calibrate"_s, u"--quick"_s, u"--device"_s, u"cpu"_s, u"--max_processes"_s,
-                                      u"2"_s, u"--output"_s, config.filePath(u"out/again.yaml"_s), u"--check"_s, output,
-                                      u"--json"_s},
-                                     env, {}, 60'000);
+    const CliRun checked =
+        runFathom({u"calibrate"_s, u"--quick"_s, u"--device"_s, u"cpu"_s, u"--max_processes"_s, u"2"_s, u"--output"_s,
+                   config.filePath(u"out/again.yaml"_s), u"--check"_s, output, u"--json"_s},
+                  env, {}, 60'000);
     QVERIFY2(checked.exitCode == 0, qPrintable(describe(checked)));
     const QJsonObject check = fathom::test::stdoutJson(checked).object()[u"check"_s].toObject();
     QCOMPARE(check[u"profile"_s].toString(), output);
@@ -149,8 +149,8 @@ private slots:
     QTest::newRow("zero processes") << QStringList{u"--max_processes"_s, u"0"_s} << QByteArray("--max_processes");
     QTest::newRow("device") << QStringList{u"--device"_s, u"tpu"_s} << QByteArray("--device");
     // Read before anything is measured: refused in a moment.
-    QTest::newRow("check a missing profile") << QStringList{u"--check"_s, u"/nonexistent/box.yaml"_s}
-                                             << QByteArray("box.yaml");
+    QTest::newRow("check a missing profile")
+        << QStringList{u"--check"_s, u"/nonexistent/box.yaml"_s} << QByteArray("box.yaml");
   }
   void badFlags() {
     QFETCH(QStringList, args);

@@ -161,17 +161,17 @@ private slots:
   // --hardware plans a run again on other hardware (a recalibrated profile) without touching its stored plan.
   void aRunIsPlannedAgainOnOtherHardware() {
     const QString profile = QStringLiteral(FATHOM_TEST_DATA_DIR) + u"/hardware/this-machine-quick.yaml"_s;
-    const auto run = runFathom({u"launch"_s, u"--num_processes"_s, u"1"_s, u"--quiet"_s, u"--workspace"_s,
-                                m_workspace, u"--run_name"_s, u"what-if"_s, fathom::test::fathomExecutable(),
-                                u"train"_s, u"--model"_s, u"mlp"_s, u"--hidden"_s, u"16"_s, u"--steps"_s, u"2"_s,
-                                u"--log_every"_s, u"1"_s},
-                               noProfileEnvironment(), {}, 120'000);
+    const auto run =
+        runFathom({u"launch"_s, u"--num_processes"_s, u"1"_s, u"--quiet"_s, u"--workspace"_s, m_workspace,
+                   u"--run_name"_s, u"what-if"_s, fathom::test::fathomExecutable(), u"train"_s, u"--model"_s, u"mlp"_s,
+                   u"--hidden"_s, u"16"_s, u"--steps"_s, u"2"_s, u"--log_every"_s, u"1"_s},
+                  noProfileEnvironment(), {}, 120'000);
     QVERIFY2(run.exitCode == 0, qPrintable(fathom::test::describe(run)));
     // The JSON object of plan-vs-actual with `extra` flags, or {"error": stderr}.
     auto planJson = [this](const QStringList& extra) {
-      const auto r = runFathom(QStringList{u"runs"_s, u"plan-vs-actual"_s, u"what-if"_s, u"--workspace"_s,
-                                           m_workspace, u"--json"_s} +
-                               extra);
+      const auto r = runFathom(
+          QStringList{u"runs"_s, u"plan-vs-actual"_s, u"what-if"_s, u"--workspace"_s, m_workspace, u"--json"_s} +
+          extra);
       return r.exitCode == 0 ? QJsonDocument::fromJson(r.out).object()
                              : QJsonObject{{u"error"_s, QString::fromUtf8(r.err)}};
     };

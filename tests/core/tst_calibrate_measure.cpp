@@ -137,7 +137,7 @@ private slots:
     for (auto layout : {plan::MatmulLayout::NN, plan::MatmulLayout::NT, plan::MatmulLayout::TN}) {
       QCOMPARE(std::count_if(c.matmul.begin(), c.matmul.end(), [&](const auto& m) { return m.layout == layout; }), 4);
     }
-    QCOMPARE(c.elementwise.size(), std::size_t{2});  // per (processes, threads)
+    QCOMPARE(c.elementwise.size(), std::size_t{2});    // per (processes, threads)
     QCOMPARE(c.optimizer.size(), std::size_t{2 * 2});  // adamw and sgd per (processes, threads)
     for (const auto& e : c.elementwise) {
       QVERIFY(e.secondsPerElement > 0 && e.secondsPerElement < 1e-5 && e.secondsPerCall > 0 && e.secondsPerCall < 1e-2);
