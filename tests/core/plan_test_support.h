@@ -5,6 +5,9 @@
 
 #include <fathom/plan/hardware.h>
 #include <fathom/plan/model_spec.h>
+#include <fathom/plan/training_plan.h>
+
+#include <utility>
 
 namespace plantest {
 
@@ -60,6 +63,56 @@ inline fathom::plan::ModelSpec gptTiny() {
   m.parameterTensors.push_back(64);
   m.blockElements = {49984, 49984};
   return m;
+}
+
+/// A 2-core CPU measured at 1 process x 2 threads and 2 processes x 1 thread, with layout rates in the ratio
+/// Debian's reference BLAS shows (nt slower): round numbers, so the expected times are plain arithmetic.
+inline fathom::plan::HardwareSpec calibratedCpu() {
+  fathom::plan::HardwareCalibration c;
+  c.measuredAt = "2026-11-28T10:00:00Z";
+  c.host = "test";
+  c.device = "cpu";
+  c.backend = "gloo";
+  c.mode = "default";
+  c.cpuCores = 2;
+  for (auto [p, t] : {std::pair{1, 2}, std::pair{2, 1}}) {
+    c.matmul.push_back({"fp32", fathom::plan::MatmulLayout::NT, p, t, 256, 256, 1024, 1e9});
+    c.matmul.push_back({"fp32", fathom::plan::MatmulLayout::NN, p, t, 256, 256, 1024, 2e9});
+    c.matmul.push_back({"fp32", fathom::plan::MatmulLayout::TN, p, t, 256, 256, 1024, 4e9});
+    c.elementwise.push_back({p, t, 1e-9, 1e-6});
+    c.optimizer.push_back({"adamw", p, t, 2e-9});
+    c.optimizer.push_back({"sgd", p, t, 5e-10});
+  }
+  c.memoryCopyBandwidth = 2e10;
+  c.memoryAddBandwidth = 2e10;
+  fathom::plan::CollectiveFit allReduce;
+  allReduce.kind = fathom::plan::CollectiveKind::AllReduce;
+  allReduce.ranks = 2;
+  allReduce.alpha = 2e-4;
+  allReduce.beta = 1e9;
+  allReduce.points = {{1024, 2e-4}, {1 << 20, 1.2e-3}};
+  c.collectives.push_back(allReduce);
+
+  fathom::plan::HardwareSpec hw = bigDevice();
+  hw.name = "this-machine";
+  hw.device = fathom::plan::DeviceKind::Cpu;
+  hw.gpusPerNode = 2;
+  hw.peak = {};
+  hw.peak.fp32 = 1e9;
+  hw.calibration = c;
+  return hw;
+}
+
+/// A CPU data-parallel plan of `ranks` processes on one node, micro-batch 2 x 64 tokens, fp32.
+inline fathom::plan::Plan cpuPlan(int ranks, fathom::plan::Strategy strategy = fathom::plan::Strategy::Ddp) {
+  fathom::plan::Plan p;
+  p.strategy = strategy;
+  p.numGpus = ranks;
+  p.gpusPerNode = ranks;
+  p.microBatch = 2;
+  p.seqLen = 64;
+  p.precision = fathom::plan::Precision::Fp32;
+  return p;
 }
 
 }  // namespace plantest

@@ -83,9 +83,7 @@ class TestTraceSummary : public QObject {
 
   QTemporaryDir m_dir;
   fs::path write(const std::string& name, const std::vector<std::string>& events) {
-    const fs::path file = fs::path(m_dir.path().toStdString()) / name;
-    fathom::test::writeTraceFile(file, objectTrace(events, fathom::test::traceKeys(1)));
-    return file;
+    return fathom::test::writeRankTrace(m_dir.path().toStdString(), name, events, 1);
   }
 
 private slots:

@@ -109,9 +109,10 @@ private slots:
       ws.appendMetrics(run, points(10, "loss"));
       ws.finishRun(run, RunStatus::Succeeded, 0);
     }
-    // Make it a version-1 file: what versions 2 to 11 added is not there yet (5 added no table; 7's heartbeat columns
+    // Make it a version-1 file: what versions 2 to 12 added is not there yet (5 added no table; 7's heartbeat columns
     // go with the table).
-    rawExec(path, "DROP TABLE run_device_maps; DROP TABLE run_plans; DROP TABLE alert_ranks; DROP TABLE alerts; "
+    rawExec(path, "DROP TABLE hardware_fits; DROP TABLE run_device_maps; DROP TABLE run_plans; DROP TABLE alert_ranks; "
+                  "DROP TABLE alerts; "
                   "DROP TABLE plans; DROP INDEX metrics_by_run_key; DROP TABLE heartbeats; DROP TABLE trace_chunks; "
                   "DROP TABLE run_hosts; ALTER TABLE runs DROP COLUMN world_size; ALTER TABLE runs DROP COLUMN "
                   "num_machines; ALTER TABLE runs DROP COLUMN strategy; ALTER TABLE runs DROP COLUMN fsdp_sharding; "
@@ -131,6 +132,8 @@ private slots:
     QCOMPARE(ws.run(run)->slurmJobId, std::string());  // nor a SLURM job (version 10)
     QVERIFY(ws.deviceMaps(run).empty());               // nor device maps (version 11)
     QCOMPARE(rawInt(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'run_device_maps'"), 1);
+    QVERIFY(ws.hardwareFits(run).empty());  // nor hardware fits (version 12)
+    QCOMPARE(rawInt(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'hardware_fits'"), 1);
     QCOMPARE(ws.metricSeries(run, "loss").size(), std::size_t{10});
     // Version 4 derived the run's layout from what it had: no ranks, no configuration: DDP of unknown size.
     QCOMPARE(ws.run(run)->layout.worldSize, 0);
@@ -374,6 +377,38 @@ private slots:
     ws.finishRun(run, RunStatus::Succeeded, 0);
     ws.deleteRun(run);
     QCOMPARE(rawInt(path, "SELECT COUNT(*) FROM run_hosts"), 0);
+  }
+
+  // Hardware profiles fitted to runs (schema 12): the newest fit of a host's device and calibration is the one plans
+  // use; another calibration's, host's or device's fits are not; a run's fits go with it.
+  void hardwareFits() {
+    const std::string path = file("fits.sqlite");
+    Workspace ws(path);
+    const RunId first = ws.createRun({"profiled", "", "", ""});
+    const RunId second = ws.createRun({"profiled-again", "", "", ""});
+    const std::string base = "2026-11-28T10:00:00Z";
+    QVERIFY(!ws.latestHardwareFit("h", "cpu", base));
+    const HardwareFitId a = ws.addHardwareFit({first, 1.0e9, "h", "cpu", base, "name: a\n"});
+    const HardwareFitId b = ws.addHardwareFit({second, 2.0e9, "h", "cpu", base, "name: b\n"});
+    ws.addHardwareFit({second, 3.0e9, "h", "cpu", "2026-11-27T10:00:00Z", "name: older calibration\n"});
+    ws.addHardwareFit({second, 4.0e9, "other", "cpu", base, "name: other host\n"});
+    ws.addHardwareFit({second, 5.0e9, "h", "cuda", base, "name: the GPU\n"});
+    QVERIFY(a < b);
+    const std::optional<HardwareFitRow> latest = ws.latestHardwareFit("h", "cpu", base);
+    QVERIFY(latest.has_value());
+    QCOMPARE(latest->id, b);
+    QCOMPARE(latest->fit.run, second);
+    QCOMPARE(latest->fit.createdAt, 2.0e9);
+    QCOMPARE(latest->fit.profileYaml, std::string("name: b\n"));
+    QCOMPARE(ws.latestHardwareFit("h", "cuda", base)->fit.profileYaml, std::string("name: the GPU\n"));
+    QCOMPARE(ws.hardwareFits(first).size(), std::size_t{1});
+    QCOMPARE(ws.hardwareFits(second).size(), std::size_t{4});
+    QVERIFY(fathom::test::throwsType<ConfigError>([&] { ws.addHardwareFit({RunId{999}, 1.0, "h", "cpu", base, ""}); }));
+
+    ws.finishRun(second, RunStatus::Succeeded, 0);
+    ws.deleteRun(second);
+    QCOMPARE(ws.latestHardwareFit("h", "cpu", base)->id, a);
+    QCOMPARE(rawInt(path, "SELECT COUNT(*) FROM hardware_fits"), 1);
   }
 
   void incrementalReads() {

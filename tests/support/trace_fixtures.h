@@ -70,6 +70,15 @@ inline void writeTraceFile(const std::filesystem::path& path, std::string_view b
   sink.finish();
 }
 
+/// Writes `events` as rank `rank`'s object-form trace `dir`/`name` (gzip-compressed when the name ends with ".gz");
+/// returns its path.
+inline std::filesystem::path writeRankTrace(const std::filesystem::path& dir, const std::string& name,
+                                            const std::vector<std::string>& events, int rank) {
+  const std::filesystem::path file = dir / name;
+  writeTraceFile(file, objectTrace(events, traceKeys(rank)));
+  return file;
+}
+
 /// A file's bytes as they are on disk.
 inline std::string readRaw(const std::filesystem::path& path) {
   std::string out;  // read with stdio: TraceInput would gunzip

@@ -134,15 +134,6 @@ CalibrationTask resolveTask(const CalibrationOptions& o, bool cuda, int cores, i
   return t;
 }
 
-std::string utcNow() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
-
 void reportProgress(const CalibrationOptions& o, const std::filesystem::path& file, int total) {
   if (!o.onProgress) {
     return;
@@ -156,6 +147,15 @@ void reportProgress(const CalibrationOptions& o, const std::filesystem::path& fi
 }
 
 }  // namespace
+
+std::string utcNow() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
 
 const char* toString(CalibrationMode mode) {
   switch (mode) {

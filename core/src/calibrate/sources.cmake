@@ -7,5 +7,7 @@ target_sources(fathom_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/calibrate.cpp
   ${CMAKE_CURRENT_LIST_DIR}/calibration_task.cpp
   ${CMAKE_CURRENT_LIST_DIR}/calibration_worker.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/measure.cpp)
-set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/alpha_beta_fit.cpp PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+  ${CMAKE_CURRENT_LIST_DIR}/measure.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/run_fit.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/run_fit_report.cpp)
+set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/alpha_beta_fit.cpp ${CMAKE_CURRENT_LIST_DIR}/run_fit.cpp ${CMAKE_CURRENT_LIST_DIR}/run_fit_report.cpp PROPERTIES SKIP_PRECOMPILE_HEADERS ON)

@@ -110,6 +110,21 @@ CalibratedCompute calibratedCompute(const Context& ctx) {
   const double localParams = ctx.stageParams / (ctx.shardsOptimizer() ? ctx.shardGroup : 1);
   c.optimizerS = p.offloadOptimizer ? 0.0 : localParams * rates.secondsPerParameter(toString(p.optimizer));
 
+  if (const std::optional<RunFit>& fit = cal.runFit) {
+    // A profiled run's correction: each class as the run's trace measured it relative to this model's prediction.
+    c.matmulS *= fit->matmul;
+    c.attentionS *= fit->attention;
+    c.elementwiseS *= fit->elementwise;
+    c.optimizerS *= fit->optimizer;
+    ctx.explain("compute.calibrated.run_fit", fit->matmul,
+                "each class's time · the measured / predicted factor of the profiled run the profile was fitted to "
+                "(the value is the matmul factor)",
+                "run-fit", "run=", fit->run, " (", fit->runName, "), fitted_at=", fit->fittedAt,
+                ", matmul=", fit->matmul, ", attention=", fit->attention, ", elementwise=", fit->elementwise,
+                ", optimizer=", fit->optimizer, ", run_processes=", fit->processes, ", run_threads=", fit->threads,
+                ", ranks=", fit->ranks, ", steps=", fit->steps);
+  }
+
   const RankSetting from = rates.matmulSetting();
   ctx.explain("compute.calibrated.matmul_s", c.matmulS,
               "micro_steps · (F/R_nt + F/R_nn + F/R_tn), F = 2 · matmul_params_per_token · tokens / tp (a linear "

@@ -105,7 +105,8 @@ private:
     if (fit == nullptr) {
       return std::nullopt;
     }
-    return fit->predictSeconds(bytes, group);
+    // A profiled run's correction scales the kind's alpha and beta together (hardware_calibration.h, RunFit).
+    return fit->predictSeconds(bytes, group) * (cal->runFit ? cal->runFit->collectiveFactor(kind) : 1.0);
   }
 
   void push(CollectiveKind kind, const char* purpose, double totalBytes, double bytesPerCall, double calls, int group,

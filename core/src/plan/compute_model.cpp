@@ -94,6 +94,10 @@ void predictTime(const Context& ctx, Prediction& out) {
     // Measured rates per operator class: no assumed efficiency (the rates are achieved ones).
     const CalibratedCompute c = calibratedCompute(ctx);
     busy = c.total();
+    t.matmulS = c.matmulS;
+    t.attentionS = c.attentionS;
+    t.elementwiseS = c.elementwiseS;
+    t.optimizerS = c.optimizerS;
     ctx.explain("time.compute_busy_s", busy,
                 "matmul + attention + element-wise + optimizer, each at the rate `fathom calibrate` measured for the "
                 "plan's processes per node and threads per process (compute.calibrated.*)",
@@ -151,13 +155,22 @@ void predictTime(const Context& ctx, Prediction& out) {
     ctx.explain("time.offload_s", t.offloadS, "offloaded bytes moved per step / host_to_device_bandwidth", "derived",
                 "bytes=", bytes, ", bandwidth=", ctx.hw.hostToDeviceBandwidth);
   }
-  t.stepS = t.computeS + t.exposedCommS + t.offloadS;
+  if (ctx.hw.calibration && ctx.hw.calibration->runFit) {
+    const RunFit& fit = *ctx.hw.calibration->runFit;
+    t.overheadS = fit.overheadPerMicroStepS * ctx.microSteps;
+    ctx.explain("time.overhead_s", t.overheadS,
+                "micro_steps · the time per micro-step the profiled run spent outside compute and communication",
+                "run-fit", "run=", fit.run, ", overhead_per_micro_step_s=", fit.overheadPerMicroStepS,
+                ", micro_steps=", ctx.microSteps);
+  }
+  t.stepS = t.computeS + t.exposedCommS + t.offloadS + t.overheadS;
   t.tokensPerS = t.stepS > 0 ? t.tokensPerStep / t.stepS : 0.0;
   const double denom = t.stepS * static_cast<double>(p.numGpus) * t.peakFlopsPerGpu;
   t.mfu = denom > 0 ? t.modelFlopsPerStep / denom : 0.0;
   t.hfu = denom > 0 ? t.hardwareFlopsPerStep / denom : 0.0;
-  ctx.explain("time.step_s", t.stepS, "compute + exposed communication + offload", "derived", "compute_s=", t.computeS,
-              ", exposed_comm_s=", t.exposedCommS, ", offload_s=", t.offloadS);
+  ctx.explain("time.step_s", t.stepS, "compute + exposed communication + offload + overhead", "derived",
+              "compute_s=", t.computeS, ", exposed_comm_s=", t.exposedCommS, ", offload_s=", t.offloadS,
+              ", overhead_s=", t.overheadS);
   ctx.explain("time.tokens_per_s", t.tokensPerS, "micro_batch · seq · micro_steps · dp / step_s", "derived",
               "tokens_per_step=", t.tokensPerStep);
   ctx.explain("time.mfu", t.mfu, "model_flops / (step_s · gpus · peak)", "korthikanti-appA",

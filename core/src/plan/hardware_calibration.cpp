@@ -78,6 +78,15 @@ const CollectiveFit* HardwareCalibration::collective(CollectiveKind kind, int ra
   return nullptr;
 }
 
+double RunFit::collectiveFactor(CollectiveKind kind) const {
+  for (const Collective& c : collectives) {
+    if (c.kind == kind) {
+      return c.factor;
+    }
+  }
+  return 1.0;
+}
+
 namespace calibration_yaml {
 namespace {
 
@@ -280,6 +289,77 @@ CollectiveFit collectiveFit(const Reader& r, const YAML::Node& node, const std::
   return c;
 }
 
+RunFit runFit(const Reader& r, const YAML::Node& node) {
+  const std::string key = "run_fit";
+  r.requireMap(node, key);
+  RunFit f;
+  f.fittedAt = r.text(node["fitted_at"], key + ".fitted_at", true);
+  if (!isUtcTimestamp(f.fittedAt)) {
+    r.fail(key + ".fitted_at",
+           fathom::detail::concat("must be a UTC time as YYYY-MM-DDTHH:MM:SSZ, got '", terminalSafe(f.fittedAt), "'"));
+  }
+  f.run = r.whole<std::int64_t>(node["run"], key + ".run", 1);
+  f.runName = r.text(node["run_name"], key + ".run_name", false);
+  f.processes = r.whole<int>(node["processes"], key + ".processes", 1);
+  f.threads = r.whole<int>(node["threads"], key + ".threads", 1);
+  f.ranks = r.whole<int>(node["ranks"], key + ".ranks", 1);
+  f.steps = r.whole<int>(node["steps"], key + ".steps", 1);
+  f.measuredStepS = r.number(node["measured_step_s"], key + ".measured_step_s", 0.0, true);
+  const YAML::Node factors = node["factors"];
+  r.requireMap(factors, key + ".factors");
+  f.matmul = r.number(factors["matmul"], key + ".factors.matmul", 0.0, true);
+  f.attention = r.number(factors["attention"], key + ".factors.attention", 0.0, true);
+  f.elementwise = r.number(factors["elementwise"], key + ".factors.elementwise", 0.0, true);
+  f.optimizer = r.number(factors["optimizer"], key + ".factors.optimizer", 0.0, true);
+  f.overheadPerMicroStepS = r.number(node["overhead_per_micro_step_s"], key + ".overhead_per_micro_step_s", 0.0, false);
+  const YAML::Node collectives = node["collectives"];
+  if (collectives && !collectives.IsNull()) {
+    if (!collectives.IsSequence()) {
+      r.fail(key + ".collectives", "must be a list of {kind, ranks, factor, calls_per_step}");
+    }
+    for (std::size_t i = 0; i < collectives.size(); ++i) {
+      const std::string ck = fathom::detail::concat(key, ".collectives[", i, "]");
+      r.requireMap(collectives[i], ck);
+      RunFit::Collective c;
+      c.kind = kindFrom(r, collectives[i]["kind"], ck + ".kind");
+      c.ranks = r.whole<int>(collectives[i]["ranks"], ck + ".ranks", 1);
+      c.factor = r.number(collectives[i]["factor"], ck + ".factor", 0.0, true);
+      c.callsPerStep = r.whole<std::int64_t>(collectives[i]["calls_per_step"], ck + ".calls_per_step", 0);
+      for (const RunFit::Collective& seen : f.collectives) {
+        if (seen.kind == c.kind) {
+          r.fail(ck, fathom::detail::concat("repeats ", toString(c.kind)));
+        }
+      }
+      f.collectives.push_back(c);
+    }
+  }
+  return f;
+}
+
+void emitRunFit(YAML::Emitter& out, const RunFit& f) {
+  out << YAML::Key << "run_fit" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "fitted_at" << YAML::Value << f.fittedAt;
+  out << YAML::Key << "run" << YAML::Value << f.run;
+  out << YAML::Key << "run_name" << YAML::Value << YAML::DoubleQuoted << f.runName;
+  out << YAML::Key << "processes" << YAML::Value << f.processes;
+  out << YAML::Key << "threads" << YAML::Value << f.threads;
+  out << YAML::Key << "ranks" << YAML::Value << f.ranks;
+  out << YAML::Key << "steps" << YAML::Value << f.steps;
+  out << YAML::Key << "measured_step_s" << YAML::Value << f.measuredStepS;
+  out << YAML::Key << "factors" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << "matmul" << YAML::Value << f.matmul << YAML::Key << "attention" << YAML::Value << f.attention
+      << YAML::Key << "elementwise" << YAML::Value << f.elementwise << YAML::Key << "optimizer" << YAML::Value
+      << f.optimizer << YAML::EndMap;
+  out << YAML::Key << "overhead_per_micro_step_s" << YAML::Value << f.overheadPerMicroStepS;
+  out << YAML::Key << "collectives" << YAML::Value << YAML::BeginSeq;
+  for (const RunFit::Collective& c : f.collectives) {
+    out << YAML::Flow << YAML::BeginMap << YAML::Key << "kind" << YAML::Value << toString(c.kind) << YAML::Key
+        << "ranks" << YAML::Value << c.ranks << YAML::Key << "factor" << YAML::Value << c.factor << YAML::Key
+        << "calls_per_step" << YAML::Value << c.callsPerStep << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::EndMap;
+}
+
 }  // namespace
 
 HardwareCalibration parseCalibration(const YAML::Node& node, const std::string& origin) {
@@ -314,6 +394,9 @@ HardwareCalibration parseCalibration(const YAML::Node& node, const std::string& 
 
     c.elementwise = optionalRows<ElementwiseRate>(r, node, "elementwise", elementwiseRate);
     c.optimizer = optionalRows<OptimizerRate>(r, node, "optimizer", optimizerRate);
+    if (const YAML::Node fit = node["run_fit"]; fit && !fit.IsNull()) {
+      c.runFit = runFit(r, fit);
+    }
 
     const YAML::Node collectives = node["collectives"];
     if (!collectives || !collectives.IsSequence()) {
@@ -395,6 +478,9 @@ void emitCalibration(YAML::Emitter& out, const HardwareCalibration& c) {
     out << YAML::EndSeq << YAML::EndMap;
   }
   out << YAML::EndSeq;
+  if (c.runFit) {
+    emitRunFit(out, *c.runFit);
+  }
   out << YAML::EndMap;
 }
 

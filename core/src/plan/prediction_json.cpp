@@ -258,6 +258,11 @@ template <typename A, typename R> void describe(A& a, R& r) {
     o.number("comm_s", p.time.commS);
     o.number("exposed_comm_s", p.time.exposedCommS);
     o.number("offload_s", p.time.offloadS);
+    o.number("overhead_s", p.time.overheadS);
+    o.number("matmul_s", p.time.matmulS);
+    o.number("attention_s", p.time.attentionS);
+    o.number("elementwise_s", p.time.elementwiseS);
+    o.number("optimizer_s", p.time.optimizerS);
   });
   a.texts("notes", p.notes);
   a.array(

@@ -188,7 +188,24 @@ CREATE TABLE run_device_maps (
 CREATE INDEX run_device_maps_by_run ON run_device_maps (run_id, id);
 )sql";
 
-constexpr std::array<Migration, 11> kMigrations{{
+// Version 12: hardware profiles fitted to profiled runs (docs/workspace.md, "Hardware fits"): `fathom plan
+// --calibrate_from RUN` stores the calibrated profile with its run_fit section whole; plans of the same host and
+// calibration use the newest.
+constexpr std::string_view kVersion12 = R"sql(
+CREATE TABLE hardware_fits (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  created_at REAL NOT NULL,
+  host TEXT NOT NULL,
+  device TEXT NOT NULL,
+  base_measured_at TEXT NOT NULL,
+  profile_yaml TEXT NOT NULL
+);
+CREATE INDEX hardware_fits_by_host ON hardware_fits (host, device, base_measured_at, id);
+CREATE INDEX hardware_fits_by_run ON hardware_fits (run_id, id);
+)sql";
+
+constexpr std::array<Migration, 12> kMigrations{{
     {1, "runs, ranks, metrics, events, artifacts", kVersion1},
     {2, "metric-series index, plans", kVersion2},
     {3, "heartbeats, trace chunks", kVersion3},
@@ -200,6 +217,7 @@ constexpr std::array<Migration, 11> kMigrations{{
     {9, "how an alert ended", kVersion9},
     {10, "the SLURM job of a run", kVersion10},
     {11, "the device maps of a run", kVersion11},
+    {12, "hardware profiles fitted to runs", kVersion12},
 }};
 
 }  // namespace

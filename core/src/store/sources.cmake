@@ -4,6 +4,7 @@
 set(_fathom_store_sources
   ${CMAKE_CURRENT_LIST_DIR}/alert_rows.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device_map_rows.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/hardware_fit_rows.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metric_key_migration.cpp
   ${CMAKE_CURRENT_LIST_DIR}/process_identity.cpp
   ${CMAKE_CURRENT_LIST_DIR}/records.cpp

@@ -4,6 +4,7 @@
 
 #include "alert_rows.h"
 #include "device_map_rows.h"
+#include "hardware_fit_rows.h"
 #include "run_layout_rows.h"
 #include "schema.h"
 #include "sqlite_db.h"
@@ -505,6 +506,11 @@ DeviceMapId Workspace::addDeviceMap(RunId run, const RunDeviceMap& map) {
   return insertDeviceMaps(m_impl->db, run.value, std::span<const RunDeviceMap>(&map, 1));
 }
 
+HardwareFitId Workspace::addHardwareFit(const HardwareFit& fit) {
+  FATHOM_CHECK(run(fit.run).has_value(), ConfigError, m_impl->path.string(), ": no run with id ", fit.run.value);
+  return insertHardwareFit(m_impl->db, fit);
+}
+
 PlanId Workspace::savePlan(std::string_view inputJson, std::string_view predictionJson) {
   sql::Statement s(m_impl->db, "INSERT INTO plans (created_at, input_json, prediction_json) VALUES (?, ?, ?)");
   s.bind(1, unixNowSeconds()).bind(2, inputJson).bind(3, predictionJson);
@@ -739,6 +745,26 @@ std::vector<EventRow> Workspace::lastEvents(RunId run, std::size_t limit) const 
 
 std::vector<RunDeviceMapRow> Workspace::deviceMaps(RunId run, DeviceMapId after) const {
   return readDeviceMaps(m_impl->db, run.value, after);
+}
+
+namespace {
+// The schema version that added hardware_fits: an older file opened read-only (never migrated) has none.
+constexpr int kHardwareFitsVersion = 12;
+}  // namespace
+
+std::optional<HardwareFitRow> Workspace::latestHardwareFit(std::string_view host, std::string_view device,
+                                                           std::string_view baseMeasuredAt) const {
+  if (m_impl->version < kHardwareFitsVersion) {
+    return std::nullopt;
+  }
+  return readLatestHardwareFit(m_impl->db, host, device, baseMeasuredAt);
+}
+
+std::vector<HardwareFitRow> Workspace::hardwareFits(RunId run) const {
+  if (m_impl->version < kHardwareFitsVersion) {
+    return {};
+  }
+  return readHardwareFits(m_impl->db, run.value);
 }
 
 std::vector<ArtifactRow> Workspace::artifacts(RunId run) const {

@@ -13,6 +13,7 @@
 #   traces_timeline                                     the timeline of stored traces (one, or several merged; prefixes)
 #   trace_range_export                                  a time range (rank, rows) of a trace as a Chrome trace
 #   step_alignment                                      ranks' steps and collectives side by side (the timeline)
+#   operator_class_times                                a rank's steps by the planner's operator classes (run fits)
 #   json_scan.h, json_strict, utf8.h                    JSON text scanning (bracket matching; strict RFC 8259)
 target_sources(fathom_trace PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/trace_event.cpp
@@ -29,6 +30,7 @@ target_sources(fathom_trace PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/trace_validator.cpp
   ${CMAKE_CURRENT_LIST_DIR}/json_strict.cpp
   ${CMAKE_CURRENT_LIST_DIR}/slice_timeline.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/operator_class_times.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trace_summary.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trace_summarizer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/intervals.cpp

@@ -7,6 +7,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <filesystem>
+#include <string>
 
 namespace fathom::calibrate {
 
@@ -32,6 +33,9 @@ struct MachineFacts {
 /// (only this machine was measured; the description says so). Without collectives (a single GPU) the links take the
 /// memory copy bandwidth and zero latency, which a one-rank plan never uses. Validated (validateHardware()).
 plan::HardwareSpec profileFromCalibration(const plan::HardwareCalibration& calibration, const MachineFacts& facts);
+
+/// The time now, UTC, as a profile's measured_at and fitted_at spell it ("2026-11-28T04:50:12Z").
+std::string utcNow();
 
 /// $XDG_CONFIG_HOME/fathom/hardware/this-machine.yaml (plan::userHardwareDir()).
 std::filesystem::path defaultProfilePath();

@@ -97,6 +97,44 @@ struct CollectiveFit {
 /// nccl-tests' bus-bandwidth factor of `kind` in a group of `ranks` (see CollectiveFit).
 double busBandwidthFactor(CollectiveKind kind, int ranks);
 
+/// A calibration corrected by one profiled run (`fathom plan --calibrate_from RUN`, issue 24): the time the run's
+/// trace measured of each operator class and collective kind over the time the calibrated model predicts for the
+/// same run. The model multiplies what it predicts by these factors, so it keeps every rate `fathom calibrate`
+/// measured (how a rate changes with processes, threads, layout and size) and takes from the run what the
+/// microbenchmarks miss: how the real program calls them (fused or split operators, copies into buckets, allocator
+/// work, the profiler's own cost per operator). The `run_fit:` map of the `calibration:` section.
+struct RunFit {
+  /// One collective kind's factor: α and β of the calibrated fit scaled together (t → factor · t), fitted to the
+  /// run's calls of the kind (a run's calls seldom span the sizes a separate α and β need).
+  struct Collective {
+    CollectiveKind kind = CollectiveKind::AllReduce;
+    int ranks = 2;                  ///< the group's ranks in the run
+    double factor = 1.0;            ///< measured / predicted seconds, > 0
+    std::int64_t callsPerStep = 0;  ///< the run's calls per optimizer step (a rank's mean)
+  };
+
+  std::string fittedAt;        ///< UTC, ISO 8601
+  std::int64_t run = 0;        ///< the run's id in the workspace it was fitted from
+  std::string runName;         ///< its name
+  int processes = 1;           ///< the run's ranks per node
+  int threads = 1;             ///< its intra-op threads per process
+  int ranks = 1;               ///< rank traces read
+  int steps = 1;               ///< profiled steps per rank averaged
+  double measuredStepS = 0.0;  ///< the profiled steps' mean length
+  /// measured / predicted seconds per optimizer step of each operator class, > 0 (1: as calibrated).
+  double matmul = 1.0;
+  double attention = 1.0;
+  double elementwise = 1.0;
+  double optimizer = 1.0;
+  /// Seconds per micro-step outside compute and communication on the training thread (the loop between operators,
+  /// data loading), >= 0: TimePrediction::overheadS is micro-steps times this.
+  double overheadPerMicroStepS = 0.0;
+  std::vector<Collective> collectives;  ///< by kind; a kind the run did not call keeps its calibrated time
+
+  /// The factor of `kind` (1 when the run did not call it).
+  double collectiveFactor(CollectiveKind kind) const;
+};
+
 /// What `fathom calibrate` measured on one machine: the `calibration:` section of a hardware profile. The profile's
 /// peak_flops, memory_bandwidth and link figures are derived from it (calibrate/profile.h), so consumers of
 /// HardwareSpec that know nothing of calibration keep working.
@@ -117,6 +155,8 @@ struct HardwareCalibration {
   std::vector<ElementwiseRate> elementwise;
   /// Optimizer step rates per (optimizer, processes, threads); empty in files written before the time model.
   std::vector<OptimizerRate> optimizer;
+  /// The correction of one profiled run (`fathom plan --calibrate_from`); absent in what `fathom calibrate` writes.
+  std::optional<RunFit> runFit;
 
   /// The best per-process FLOP/s of `dtype` at `processes` processes and `threads` threads (over the shapes and
   /// layouts); 0 when not measured.

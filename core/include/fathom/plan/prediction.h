@@ -92,10 +92,18 @@ struct TimePrediction {
   double commS = 0.0;                 ///< total communication time (before overlap)
   double exposedCommS = 0.0;          ///< communication not hidden behind compute
   double offloadS = 0.0;              ///< host<->device transfers for offloading (unvalidated model)
-  double stepS = 0.0;                 ///< computeS + exposedCommS + offloadS
-  double tokensPerS = 0.0;            ///< tokensPerStep / stepS
-  double mfu = 0.0;                   ///< model FLOPs utilisation: model FLOPs / (stepS · GPUs · peak)
-  double hfu = 0.0;                   ///< hardware FLOPs utilisation
+  /// On a calibrated profile, the busy compute by operator class (their sum is computeS − bubbleS); 0 on a preset.
+  double matmulS = 0.0;       ///< the linear layers' products
+  double attentionS = 0.0;    ///< the attention core's batched products
+  double elementwiseS = 0.0;  ///< norms, activations, softmax, residual adds, the loss
+  double optimizerS = 0.0;    ///< the optimizer step
+  /// Per-step time outside compute and communication that a profiled run measured (the training loop between
+  /// operators, data loading), from the profile's run fit; 0 without one.
+  double overheadS = 0.0;
+  double stepS = 0.0;       ///< computeS + exposedCommS + offloadS + overheadS
+  double tokensPerS = 0.0;  ///< tokensPerStep / stepS
+  double mfu = 0.0;         ///< model FLOPs utilisation: model FLOPs / (stepS · GPUs · peak)
+  double hfu = 0.0;         ///< hardware FLOPs utilisation
 };
 
 /// Everything `plan::predict` returns.

@@ -23,5 +23,6 @@ using ArtifactId = Id<struct ArtifactTag>;
 using PlanId = Id<struct PlanTag>;
 using AlertId = Id<struct AlertTag>;
 using DeviceMapId = Id<struct DeviceMapTag>;
+using HardwareFitId = Id<struct HardwareFitTag>;
 
 }  // namespace fathom::store

@@ -216,6 +216,24 @@ struct RunDeviceMapRow {
   RunDeviceMap map;
 };
 
+/// A hardware profile fitted to a profiled run (`fathom plan --calibrate_from RUN`, schema 12): the calibrated
+/// profile with its run_fit section as plan::formatHardwareYaml writes it, kept whole; the store reads only the
+/// columns that find it (docs/workspace.md, "Hardware fits").
+struct HardwareFit {
+  RunId run;                   ///< the run it was fitted to
+  double createdAt = 0;        ///< seconds since the Unix epoch
+  std::string host;            ///< the calibration's host
+  std::string device;          ///< the calibration's device: "cpu" or "cuda"
+  std::string baseMeasuredAt;  ///< measured_at of the calibration it refines
+  std::string profileYaml;     ///< the fitted profile
+};
+
+/// A stored HardwareFit with its row id (ids grow in the order the fits were stored).
+struct HardwareFitRow {
+  HardwareFitId id;
+  HardwareFit fit;
+};
+
 /// What one telemetry commit writes: everything in one transaction (Workspace::append).
 struct IngestBatch {
   std::vector<RankInfo> ranks;  ///< upserted first

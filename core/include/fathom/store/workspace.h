@@ -26,7 +26,7 @@ namespace fathom::store {
 class Workspace {
 public:
   /// The schema this build writes; files from older builds are migrated on open, newer ones refused.
-  static constexpr int kSchemaVersion = 11;
+  static constexpr int kSchemaVersion = 12;
   /// `PRAGMA application_id` of every workspace: "FTHM".
   static constexpr std::int32_t kApplicationId = 0x4654484D;
 
@@ -95,6 +95,8 @@ public:
   /// Stores (or replaces) the plan of `run`: `predictionJson` is the `fathom plan --json` object, `source` says where
   /// it came from ("launch", "computed"). ConfigError when the run is missing.
   void setRunPlan(RunId run, std::string_view source, std::string_view predictionJson);
+  /// Stores a hardware profile fitted to a run (its run must exist: ConfigError otherwise).
+  HardwareFitId addHardwareFit(const HardwareFit& fit);
   /// Deletes a run and everything it owns. Throws ConfigError when the run is missing, or still running without
   /// `force`.
   void deleteRun(RunId run, bool force = false);
@@ -142,6 +144,13 @@ public:
   /// One trace's bytes: the chunks of (name, rank) concatenated in arrival order; empty when there are none.
   std::string traceData(RunId run, std::string_view name, int rank) const;
   std::vector<PlanRecord> plans() const;
+  /// The newest fit of `host`'s `device` ("cpu", "cuda") that refines the calibration measured at `baseMeasuredAt`
+  /// (the profile a plan uses now: a fit of an older calibration no longer applies), or std::nullopt (also for an older
+  /// file opened read-only, which has no fits).
+  std::optional<HardwareFitRow> latestHardwareFit(std::string_view host, std::string_view device,
+                                                  std::string_view baseMeasuredAt) const;
+  /// The fits made from `run`, oldest first.
+  std::vector<HardwareFitRow> hardwareFits(RunId run) const;
   /// The stored plan of `run`; std::nullopt when it has none (runs launched before schema 7, or not planned).
   std::optional<RunPlan> runPlan(RunId run) const;
 
