@@ -824,6 +824,10 @@ vorhergesagt %2, bei ProfilerStep#%3 + %4</translation>
         <source>The device map of run %1 could not be shown: %2</source>
         <translation>Die Device-Map von Lauf %1 konnte nicht angezeigt werden: %2</translation>
     </message>
+    <message>
+        <source>Calibrating from run %1 failed: %2</source>
+        <translation>Kalibrieren anhand von Lauf %1 fehlgeschlagen: %2</translation>
+    </message>
 </context>
 <context>
     <name>fathom::studio::SettingsDialog</name>
@@ -2543,6 +2547,26 @@ Ziehen Sie es auf den Balken eines Geräts oder auf ein Modul auf einem anderen 
     <message>
         <source>%1 (recorded %2)</source>
         <translation>%1 (aufgezeichnet %2)</translation>
+    </message>
+    <message>
+        <source>Calibrate from this run</source>
+        <translation>Anhand dieses Laufs kalibrieren</translation>
+    </message>
+    <message>
+        <source>Fit this machine&apos;s calibrated hardware profile to the run&apos;s profiled traces (fathom plan --calibrate_from); later plans of this machine use the fit</source>
+        <translation>Das kalibrierte Hardwareprofil dieser Maschine an die profilierten Traces des Laufs anpassen (fathom plan --calibrate_from); spätere Pläne dieser Maschine verwenden die Anpassung</translation>
+    </message>
+    <message>
+        <source>Reading the run&apos;s traces…</source>
+        <translation>Traces des Laufs werden gelesen…</translation>
+    </message>
+    <message>
+        <source>Calibrating from this run failed: %1</source>
+        <translation>Kalibrieren anhand dieses Laufs fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>Calibrated from this run (hardware fit %1): step time measured %L2 s, predicted %L3 s by the calibration alone and %L4 s after the fit. Measured / predicted: %5. Later plans of this machine use the fit.</source>
+        <translation>Anhand dieses Laufs kalibriert (Hardware-Anpassung %1): Schrittzeit gemessen %L2 s, vorhergesagt %L3 s allein mit der Kalibrierung und %L4 s nach der Anpassung. Gemessen / vorhergesagt: %5. Spätere Pläne dieser Maschine verwenden die Anpassung.</translation>
     </message>
 </context>
 <context>

@@ -821,6 +821,10 @@ predicted %2, at ProfilerStep#%3 + %4</source>
         <source>The device map of run %1 could not be shown: %2</source>
         <translation>无法显示运行 %1 的设备映射：%2</translation>
     </message>
+    <message>
+        <source>Calibrating from run %1 failed: %2</source>
+        <translation>根据运行 %1 校准失败：%2</translation>
+    </message>
 </context>
 <context>
     <name>fathom::studio::SettingsDialog</name>
@@ -2537,6 +2541,26 @@ Drag it onto a device bar, or onto a module on another device, to move it there.
     <message>
         <source>%1 (recorded %2)</source>
         <translation>%1（记录于 %2）</translation>
+    </message>
+    <message>
+        <source>Calibrate from this run</source>
+        <translation>根据此运行校准</translation>
+    </message>
+    <message>
+        <source>Fit this machine&apos;s calibrated hardware profile to the run&apos;s profiled traces (fathom plan --calibrate_from); later plans of this machine use the fit</source>
+        <translation>将本机已校准的硬件配置拟合到此运行的性能分析跟踪（fathom plan --calibrate_from）；本机之后的规划将使用该拟合</translation>
+    </message>
+    <message>
+        <source>Reading the run&apos;s traces…</source>
+        <translation>正在读取此运行的跟踪…</translation>
+    </message>
+    <message>
+        <source>Calibrating from this run failed: %1</source>
+        <translation>根据此运行校准失败：%1</translation>
+    </message>
+    <message>
+        <source>Calibrated from this run (hardware fit %1): step time measured %L2 s, predicted %L3 s by the calibration alone and %L4 s after the fit. Measured / predicted: %5. Later plans of this machine use the fit.</source>
+        <translation>已根据此运行校准（硬件拟合 %1）：步时实测 %L2 秒，仅凭校准预测 %L3 秒，拟合后预测 %L4 秒。实测 / 预测：%5。本机之后的规划将使用该拟合。</translation>
     </message>
 </context>
 <context>

@@ -14,7 +14,14 @@ using CommandAction = std::function<int()>;
 /// Each subcommand lives in its own file and registers itself on the root app, storing its action in
 /// `action` when it is the one selected on the command line.
 void addEnvCommand(CLI::App& root, CommandAction& action);
-void addPlanCommand(CLI::App& root, CommandAction& action);
+void addPlanCommand(CLI::App& root, CommandAction& action);  // plan_calibrate_from.cpp: with --calibrate_from
+
+struct PlanFlags;
+/// What `fathom plan --calibrate_from RUN` runs: calibrateFromRun() (plan_calibrate_from.h) in `fathom`; a fuzz
+/// harness, which must not read workspaces, passes its own.
+using CalibrateFromRun = int (*)(const PlanFlags& flags);
+/// `fathom plan` and `fathom plan search` with `calibrateFrom` behind --calibrate_from (plan_command.cpp).
+void addPlanCommandWith(CLI::App& root, CommandAction& action, CalibrateFromRun calibrateFrom);
 void addEstimateMemoryCommand(CLI::App& root, CommandAction& action);
 void addLaunchCommand(CLI::App& root, CommandAction& action);
 void addTestCommand(CLI::App& root, CommandAction& action);

@@ -37,12 +37,13 @@ struct LaunchCommandFlags {
 
 /// The plan stored with the run (docs/planner.md, "Plan vs actual"): for `fathom train`, what the planner predicts
 /// for it; empty for any other program. A plan that cannot be made is a note, never a reason not to launch.
-std::string launchPlan(const std::vector<std::string>& command, const launch::LaunchOptions& options) {
+std::string launchPlan(const std::vector<std::string>& command, const launch::LaunchOptions& options,
+                       const std::filesystem::path& workspace) {
   if (!isTrainCommand(command)) {
     return {};
   }
   try {
-    return plan::toJson(predictTrainRun(command, options.runSpec)).dump();
+    return plan::toJson(predictTrainRun(command, options.runSpec, {}, workspace.string())).dump();
   } catch (const std::exception& e) {
     if (!options.quiet) {
       std::cerr << "fathom launch: note: no plan stored with the run: " << e.what() << "\n";
@@ -120,7 +121,7 @@ int runLaunch(const LaunchCommandFlags& flags, const std::vector<std::string>& c
       launch::MultiNodeLauncher::requestStop();
     }
   };
-  record.planJson = launchPlan(command, o);
+  record.planJson = launchPlan(command, o, workspace.path);
   // Records the run and collects the workers' telemetry; destroyed by an exception, it marks the run failed.
   telemetry::LaunchRecorder recorder(workspace.path, o, std::move(record), std::move(collector));
   launch::LaunchObserver* observer = &recorder;

@@ -95,7 +95,7 @@ int runSearch(const SearchFlags& flags) {
 
 }  // namespace
 
-void addPlanCommand(CLI::App& root, CommandAction& action) {
+void addPlanCommandWith(CLI::App& root, CommandAction& action, CalibrateFromRun calibrateFrom) {
   auto flags = std::make_shared<PlanFlags>();
   auto output = std::make_shared<std::string>();
   auto search = std::make_shared<SearchFlags>();
@@ -103,6 +103,11 @@ void addPlanCommand(CLI::App& root, CommandAction& action) {
       "plan", "Predict per-GPU memory, communication and step time for a DDP/FSDP/ZeRO plan (docs/planner.md)");
   cmd->require_subcommand(0, 1);
   flags->add(cmd);
+  cmd->add_option("--calibrate_from,--calibrate-from", flags->calibrateFrom,
+                  "Fit this machine's calibrated profile (--hardware, else the run's: this-machine) to a finished run "
+                  "profiled with `fathom train --profile` (id or name in --workspace): each operator class's and "
+                  "collective's measured / predicted time; stores the fit in the workspace, where later plans of "
+                  "this machine find it, and prints it (docs/calibrate.md)");
   cmd->add_option("-o,--output", *output,
                   "Write the prediction (the table, or the JSON object with --json) to PATH instead of standard "
                   "output; the file is replaced whole or not at all");
@@ -114,9 +119,11 @@ void addPlanCommand(CLI::App& root, CommandAction& action) {
   sub->add_option("--top", search->top, "Plans to print (default 10)");
   sub->add_flag("--include_offload,--include-offload", search->includeOffload, "Also try CPU offload");
   sub->callback([search, &action] { action = [search] { return runSearch(*search); }; });
-  cmd->callback([flags, output, cmd, &action] {
+  cmd->callback([flags, output, cmd, calibrateFrom, &action] {
     if (cmd->get_subcommands().empty()) {
-      action = [flags, output] { return runPlan(*flags, *output); };
+      action = [flags, output, calibrateFrom] {
+        return flags->calibrateFrom.empty() ? runPlan(*flags, *output) : calibrateFrom(*flags);
+      };
     }
   });
 }

@@ -3,6 +3,7 @@
 
 #include "bool_flag.h"
 #include "flag_choices.h"
+#include "hardware_choice.h"
 #include "number_flag.h"
 
 #include <fathom/common/checked_number.h>
@@ -112,7 +113,12 @@ void PlanFlags::add(CLI::App* cmd) {
                   "Built-in model, introspected from its LibTorch module: " + builtinModelChoices(", ") +
                       " (with its dimension flags; --hidden and --layers size the mlp)");
   modelFlags.add(cmd, /*withMlp=*/false);
-  cmd->add_option(names("hardware"), hardware, "Hardware preset name or YAML/JSON file (default h100-sxm-80gb)");
+  cmd->add_option(names("hardware"), hardware,
+                  "Hardware preset name, user profile (this-machine: what `fathom calibrate` measured, or its newest "
+                  "fit to a profiled run in the workspace) or YAML/JSON file (default h100-sxm-80gb)");
+  cmd->add_option("--workspace", workspace,
+                  "The workspace whose hardware fits (`fathom plan --calibrate_from RUN`) refine --hardware "
+                  "this-machine (default: FATHOM_WORKSPACE, else the config's fathom.workspace, else ./fathom.sqlite)");
   // Plan: the same flags as `fathom launch` / `fathom train` where the setting is the same.
   cmd->add_option(names("num_processes"), numProcesses, "World size: processes (GPUs) over all machines (default 1)")
       ->check(wholeNumberIn(1, config::kMaxProcesses));
@@ -340,7 +346,11 @@ PlanFlags::Inputs PlanFlags::resolve(std::vector<std::string>* notes) const {
                       "whose fathom.planner section names one");
   }
   const std::string hw = given("hardware") ? hardware : (in.hardware.empty() ? "h100-sxm-80gb" : in.hardware);
-  out.hardware = plan::loadHardware(hw);
+  HardwareChoice choice = chooseHardware(hw, workspace);
+  if (choice.fit) {
+    collected.push_back("hardware: " + describeFit(choice) + " (`fathom plan --calibrate_from`)");
+  }
+  out.hardware = std::move(choice.spec);
   out.plan = p;
   if (notes != nullptr) {
     notes->insert(notes->end(), collected.begin(), collected.end());

@@ -36,6 +36,8 @@ struct PlanFlags {
   std::string model;
   BuiltinModelFlags modelFlags;  ///< --n_layer ... for --model gpt*; --hidden/--layers double as mlp's
   std::string hardware;
+  std::string workspace;      ///< --workspace: where hardware fits are read (and stored by --calibrate_from)
+  std::string calibrateFrom;  ///< --calibrate_from RUN (`fathom plan` only)
   int numProcesses = 1, numMachines = 1, gpusPerNode = 0, tp = 1, pp = 1, microBatch = 1, gradAccum = 1,
       cpuThreadsPerProcess = 0;
   std::int64_t seq = 0;

@@ -35,17 +35,6 @@ struct PlanVsActualFlags {
   std::string hardware;  ///< plan the run again on this hardware (nothing stored)
 };
 
-/// The worker command `fathom launch` recorded (its launch configuration's "command": typed, never split from the
-/// command line text).
-std::vector<std::string> launchedCommand(const store::RunInfo& run) {
-  FATHOM_CHECK(run.configFormat == "json", ConfigError, "run ", run.id.value,
-               " was not recorded by `fathom launch`: its command is unknown");
-  const nlohmann::json config = nlohmann::json::parse(run.configText, nullptr, /*allow_exceptions=*/false);
-  FATHOM_CHECK(config.is_object() && config.contains("command") && config["command"].is_array(), ConfigError, "run ",
-               run.id.value, ": its launch configuration names no command");
-  return config["command"].get<std::vector<std::string>>();
-}
-
 std::string bytesCell(const std::optional<double>& bytes) {
   return bytes ? formatBinaryBytes(*bytes, 2) : std::string("-");
 }
@@ -81,12 +70,7 @@ std::string collectiveDifference(const plan::ComparedCollective& c) {
 }
 
 std::string secondsCell(const std::optional<double>& s) {
-  if (!s) {
-    return "-";
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g s", *s);
-  return text;
+  return s ? formatSeconds(*s) : std::string("-");
 }
 
 std::string secondsDifference(const plan::Compared& c) {
@@ -131,7 +115,8 @@ int planVsActual(const PlanVsActualFlags& flags) {
   if (!flags.hardware.empty()) {
     // A what-if: the run planned again on other hardware (a recalibrated profile, another preset); kept out of the
     // workspace, whose stored plan stays the one the run was launched with.
-    const plan::PredictionReport made = predictTrainRun(launchedCommand(run), run.runSpec, flags.hardware);
+    const plan::PredictionReport made =
+        predictTrainRun(launchedCommand(run), run.runSpec, flags.hardware, flags.workspace);
     stored = store::RunPlan{.source = "recomputed", .predictionJson = plan::toJson(made).dump()};
   } else {
     stored = ws.runPlan(run.id);
@@ -139,7 +124,7 @@ int planVsActual(const PlanVsActualFlags& flags) {
   if (!stored) {
     FATHOM_CHECK(flags.compute, ConfigError, "run ", run.id.value, " (", run.name,
                  ") has no stored plan; --compute makes one from its run specification and command and stores it");
-    const plan::PredictionReport made = predictTrainRun(launchedCommand(run), run.runSpec);
+    const plan::PredictionReport made = predictTrainRun(launchedCommand(run), run.runSpec, {}, flags.workspace);
     ws.setRunPlan(run.id, "computed", plan::toJson(made).dump());
     stored = ws.runPlan(run.id);
   }

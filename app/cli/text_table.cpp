@@ -21,6 +21,12 @@ std::string formatBinaryBytes(double bytes, int decimals) {
   return text;
 }
 
+std::string formatSeconds(double seconds) {
+  char text[48];
+  std::snprintf(text, sizeof text, "%.4g s", seconds);
+  return text;
+}
+
 void printTable(std::ostream& out, const std::vector<std::vector<std::string>>& textRows, ColumnAlign align) {
   // Cells hold names from outside (run names, metric keys, paths from a workspace): terminal-safe, one line each.
   std::vector<std::vector<std::string>> rows;

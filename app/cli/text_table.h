@@ -9,6 +9,8 @@ namespace fathom::cli {
 
 /// "512 B", "12.5 MiB", "1.25 GiB" (binary units up to TiB; bytes without decimals).
 std::string formatBinaryBytes(double bytes, int decimals);
+/// "0.04641 s": seconds to four significant digits ("-" is the caller's for an unknown value).
+std::string formatSeconds(double seconds);
 
 enum class ColumnAlign { Left, NumbersRight };
 

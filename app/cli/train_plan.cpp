@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "train_plan.h"
 
+#include "hardware_choice.h"
 #include "train_loop.h"
 
 #include <fathom/common/error.h>
@@ -13,6 +14,10 @@
 #include <fathom/plan/hardware.h>
 #include <fathom/plan/plan_file.h>
 #include <fathom/plan/predict.h>
+
+#include <fathom/store/records.h>
+
+#include <nlohmann/json.hpp>
 
 #include <torch/cuda.h>
 
@@ -42,29 +47,34 @@ void applySharding(const train::AcceleratorOptions& accelerator, plan::Plan& p) 
   }
 }
 
-/// The hardware a run's plan uses when its planner section names none: for a run of one machine, the profile
-/// `fathom calibrate` measured here (this-machine, when it loads and is of the run's device kind); else cpu-host for
-/// a run on the CPU and the planner's default GPU preset.
-std::string defaultRunHardware(bool onCpu, int numMachines) {
-  if (numMachines <= 1) {
-    for (const plan::UserHardwareProfile& profile : plan::userHardwareProfiles()) {
-      if (profile.name == plan::kThisMachineProfile && profile.error.empty() &&
-          (plan::loadHardware(profile.path.string()).device == plan::DeviceKind::Cpu) == onCpu) {
-        return profile.path.string();
-      }
-    }
-  }
-  return onCpu ? "cpu-host" : "h100-sxm-80gb";
-}
-
 }  // namespace
 
 bool isTrainCommand(const std::vector<std::string>& command) {
   return command.size() >= 2 && std::filesystem::path(command[0]).filename() == "fathom" && command[1] == "train";
 }
 
-plan::PredictionReport predictTrainRun(const std::vector<std::string>& command, std::string_view runSpecYaml,
-                                       const std::string& hardwareOverride) {
+std::string defaultRunHardware(bool onCpu, int numMachines) {
+  if (numMachines <= 1) {
+    for (const plan::UserHardwareProfile& profile : plan::userHardwareProfiles()) {
+      if (profile.name == plan::kThisMachineProfile && profile.error.empty() &&
+          (plan::loadHardware(profile.path.string()).device == plan::DeviceKind::Cpu) == onCpu) {
+        return plan::kThisMachineProfile;
+      }
+    }
+  }
+  return onCpu ? "cpu-host" : "h100-sxm-80gb";
+}
+
+std::vector<std::string> launchedCommand(const store::RunInfo& run) {
+  FATHOM_CHECK(run.configFormat == "json", ConfigError, "run ", run.id.value,
+               " was not recorded by `fathom launch`: its command is unknown");
+  const nlohmann::json config = nlohmann::json::parse(run.configText, nullptr, /*allow_exceptions=*/false);
+  FATHOM_CHECK(config.is_object() && config.contains("command") && config["command"].is_array(), ConfigError, "run ",
+               run.id.value, ": its launch configuration names no command");
+  return config["command"].get<std::vector<std::string>>();
+}
+
+TrainRunInputs trainRunInputs(const std::vector<std::string>& command, std::string_view runSpecYaml) {
   FATHOM_CHECK(isTrainCommand(command), ConfigError,
                "the planner knows `fathom train` with a built-in model; the run's program is ",
                command.empty() ? std::string("unknown") : command[0]);
@@ -108,13 +118,19 @@ plan::PredictionReport predictTrainRun(const std::vector<std::string>& command, 
   }
   p.optimizer = train.optimizer == "sgd" ? plan::Optimizer::Sgd : plan::Optimizer::AdamW;
 
-  const plan::ModelSpec model = models::introspectModel(train.model);
   const bool onCpu = spec.useCpu || train.accelerator.cpu || !torch::cuda::is_available();
-  const std::string hardware = !hardwareOverride.empty() ? hardwareOverride
-                               : !in.hardware.empty()    ? in.hardware
-                                                         : defaultRunHardware(onCpu, spec.numMachines);
-  const plan::HardwareSpec device = plan::loadHardware(hardware);
-  return plan::predictionReport(model, device, p, plan::predict(model, device, p));
+  return {models::introspectModel(train.model), p,
+          !in.hardware.empty() ? in.hardware : defaultRunHardware(onCpu, spec.numMachines)};
+}
+
+plan::PredictionReport predictTrainRun(const TrainRunInputs& run, const plan::HardwareSpec& hardware) {
+  return plan::predictionReport(run.model, hardware, run.plan, plan::predict(run.model, hardware, run.plan));
+}
+
+plan::PredictionReport predictTrainRun(const std::vector<std::string>& command, std::string_view runSpecYaml,
+                                       const std::string& hardware, const std::string& workspaceFlag) {
+  const TrainRunInputs run = trainRunInputs(command, runSpecYaml);
+  return predictTrainRun(run, chooseHardware(!hardware.empty() ? hardware : run.hardware, workspaceFlag).spec);
 }
 
 }  // namespace fathom::cli

@@ -123,6 +123,8 @@ private:
   /// Creates run `id`'s page and the feed that fills it.
   /// Runs `fathom runs plan-vs-actual RUN --compute` and has `feed` read the stored plan back.
   void computeRunPlan(qint64 run, RunFeed* feed);
+  /// Runs `fathom plan --calibrate_from RUN --json` and shows its report (or error) on the run's page.
+  void calibrateFromRun(qint64 run);
   /// "Resume from this checkpoint" on run `run`'s page: launches its specification `runSpec` again with
   /// --resume_from_checkpoint `checkpoint` (resume_launch.h), into the open workspace.
   void resumeRun(qint64 run, const QString& runSpec, const QString& checkpoint);

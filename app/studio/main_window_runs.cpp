@@ -18,11 +18,15 @@
 #include "timeline/run_timeline_page.h"
 #include "wizard/wizard_run.h"
 
+#include <fathom/calibrate/run_fit_report.h>
 #include <fathom/common/error.h>
+
+#include <nlohmann/json.hpp>
 
 #include <QDir>
 #include <QFileInfo>
 #include <QLoggingCategory>
+#include <QProcess>
 #include <QStatusBar>
 #include <QTabWidget>
 
@@ -48,6 +52,7 @@ views::RunDetailsPage* MainWindow::createRunPage(qint64 id) {
   connect(feed, &RunFeed::planRead, page, &views::RunDetailsPage::applyPlan);
   connect(page, &views::RunDetailsPage::computePlanRequested, this,
           [this, feed](qint64 run) { computeRunPlan(run, feed); });
+  connect(page, &views::RunDetailsPage::calibrateFromRunRequested, this, &MainWindow::calibrateFromRun);
   connect(page, &views::RunDetailsPage::resumeRequested, this, &MainWindow::resumeRun);
   connect(page, &views::RunDetailsPage::deviceMapRequested, this, &MainWindow::openRecordedDeviceMap);
   feed->start();
@@ -116,6 +121,46 @@ void MainWindow::computeRunPlan(qint64 run, RunFeed* feed) {
         failed.error = message;
         page->applyPlan(failed);
       }
+      process->deleteLater();
+    }
+  });
+  process->start();
+}
+
+void MainWindow::calibrateFromRun(qint64 run) {
+  // The CLI fits and stores (it reads the run's traces and plans the run as `fathom plan` does); its JSON report
+  // comes back to the page.
+  auto* process = new QProcess(this);
+  process->setProgram(LaunchController::fathomExecutable());
+  process->setArguments(
+      {u"plan"_s, u"--calibrate_from"_s, QString::number(run), u"--workspace"_s, m_workspace->path(), u"--json"_s});
+  auto deliver = [this, run](const views::RunFitOutcome& outcome) {
+    if (!outcome.report) {
+      appendLog(tr("Calibrating from run %1 failed: %2").arg(run).arg(outcome.error));
+    }
+    if (QPointer<views::RunDetailsPage> page = m_runPages.value(run)) {
+      page->applyRunFit(outcome);
+    }
+  };
+  connect(process, &QProcess::finished, this, [process, deliver](int exitCode, QProcess::ExitStatus status) {
+    process->deleteLater();
+    views::RunFitOutcome outcome;
+    if (status != QProcess::NormalExit || exitCode != 0) {
+      outcome.error = QString::fromUtf8(process->readAllStandardError()).trimmed();
+    } else {
+      try {
+        const QByteArray out = process->readAllStandardOutput();
+        outcome.report = calibrate::runFitReportFromJson(
+            nlohmann::json::parse(out.constData(), out.constData() + out.size()), "fathom plan --calibrate_from");
+      } catch (const std::exception& e) {
+        outcome.error = QString::fromUtf8(e.what());
+      }
+    }
+    deliver(outcome);
+  });
+  connect(process, &QProcess::errorOccurred, this, [process, deliver](QProcess::ProcessError error) {
+    if (error == QProcess::FailedToStart) {
+      deliver({std::nullopt, process->errorString()});
       process->deleteLater();
     }
   });

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <fathom/calibrate/run_fit_report.h>
 #include <fathom/plan/plan_vs_actual.h>
 #include <fathom/store/records.h>
 #include <fathom/store/run_alert.h>
@@ -19,6 +20,12 @@ struct RunPlanComparison {
   std::string source;                            ///< "launch" or "computed"
   std::optional<plan::PlanVsActual> comparison;  ///< empty when not stored or unreadable
   QString error;                                 ///< why a stored plan could not be compared
+};
+
+/// What "Calibrate from this run" brought back (`fathom plan --calibrate_from RUN --json`).
+struct RunFitOutcome {
+  std::optional<calibrate::RunFitReport> report;  ///< empty when it failed
+  QString error;                                  ///< why it failed
 };
 
 /// What one incremental read of a run brings (RunFeed, off the GUI thread): the run's row and its small tables in

@@ -116,6 +116,22 @@ RunDetailsPage::RunDetailsPage(QWidget* parent) : QWidget(parent) {
   auto* planRow = new QHBoxLayout;
   planRow->addWidget(m_planNote, 1);
   planRow->addWidget(m_computePlan);
+  m_fitNote = new QLabel(planTab);
+  m_fitNote->setObjectName(u"runFitNote"_s);
+  m_fitNote->setWordWrap(true);
+  m_calibrate = new QPushButton(tr("Calibrate from this run"), planTab);
+  m_calibrate->setObjectName(u"calibrateFromRun"_s);
+  m_calibrate->setToolTip(tr("Fit this machine's calibrated hardware profile to the run's profiled traces (fathom plan "
+                             "--calibrate_from); later plans of this machine use the fit"));
+  m_calibrate->hide();
+  connect(m_calibrate, &QPushButton::clicked, this, [this] {
+    m_calibrate->setEnabled(false);
+    m_fitNote->setText(tr("Reading the run's traces…"));
+    emit calibrateFromRunRequested(m_runId);
+  });
+  auto* fitRow = new QHBoxLayout;
+  fitRow->addWidget(m_fitNote, 1);
+  fitRow->addWidget(m_calibrate);
   // Under the table, one rank's memory over time against its planned levels.
   auto* memoryPane = new QWidget(planTab);
   m_memoryRank = new QComboBox(memoryPane);
@@ -151,6 +167,7 @@ RunDetailsPage::RunDetailsPage(QWidget* parent) : QWidget(parent) {
   planSplitter->setStretchFactor(1, 1);
   auto* planLayout = new QVBoxLayout(planTab);
   planLayout->addLayout(planRow);
+  planLayout->addLayout(fitRow);
   planLayout->addWidget(planSplitter, 1);
   tabs->addTab(planTab, tr("Plan vs actual"));
   auto* checkpointsTab = new QWidget(tabs);
@@ -326,6 +343,29 @@ void RunDetailsPage::applyPlan(const RunPlanComparison& p) {
   }
 }
 
+void RunDetailsPage::applyRunFit(const RunFitOutcome& outcome) {
+  m_calibrate->setEnabled(true);
+  if (!outcome.report) {
+    m_fitNote->setText(tr("Calibrating from this run failed: %1").arg(outcome.error));
+    return;
+  }
+  const calibrate::RunFitReport& r = *outcome.report;
+  QStringList factors;
+  for (const calibrate::FittedClass& c : r.classes) {
+    if (c.predictedS > 0 && c.measuredS > 0) {  // the classes the fit corrected (operator and collective names)
+      factors << u"%1 %L2"_s.arg(QString::fromStdString(c.name)).arg(c.factor, 0, 'f', 2);
+    }
+  }
+  m_fitNote->setText(tr("Calibrated from this run (hardware fit %1): step time measured %L2 s, predicted %L3 s by the "
+                        "calibration alone and %L4 s after the fit. Measured / predicted: %5. Later plans of this "
+                        "machine use the fit.")
+                         .arg(r.fitId)
+                         .arg(r.measuredStepS, 0, 'g', 4)
+                         .arg(r.calibratedStepS, 0, 'g', 4)
+                         .arg(r.fittedStepS, 0, 'g', 4)
+                         .arg(factors.join(u", "_s)));
+}
+
 void RunDetailsPage::updateMemoryRanks() {
   const std::vector<int> ranks = m_memory->ranks();
   const QSignalBlocker blocker(m_memoryRank);
@@ -350,6 +390,7 @@ void RunDetailsPage::applyDelta(const RunDelta& d) {
     return;
   }
   m_live = d.info.status == store::RunStatus::Running;
+  m_calibrate->setVisible(!m_live);  // a fit reads a finished run's traces
   if (d.info.layout.worldSize > 0) {
     m_plot->plot()->setWorldSize(m_runId, d.info.layout.worldSize);
   }

@@ -51,6 +51,8 @@ public:
   void applyDelta(const RunDelta& delta);
   /// Shows the run's plan against what its ranks measured; without a stored plan, offers to compute one.
   void applyPlan(const RunPlanComparison& plan);
+  /// Shows what "Calibrate from this run" fitted (or why it failed), and offers it again.
+  void applyRunFit(const RunFitOutcome& outcome);
   qint64 runId() const { return m_runId; }
   /// Whether the last delta said the run is still running.
   bool isLive() const { return m_live; }
@@ -84,6 +86,9 @@ public:
 signals:
   /// The user asked to compute the plan of a run launched without one (`fathom runs plan-vs-actual --compute`).
   void computePlanRequested(qint64 runId);
+  /// The user asked to fit this machine's calibrated profile to the finished run's profiled traces (`fathom plan
+  /// --calibrate_from RUN`).
+  void calibrateFromRunRequested(qint64 runId);
   /// "Resume from this checkpoint": launch the run's configuration `runSpec` (its stored run specification, YAML)
   /// again, resuming from the checkpoint folder `checkpoint`.
   void resumeRequested(qint64 runId, const QString& runSpec, const QString& checkpoint);
@@ -115,6 +120,8 @@ private:
   PlanVsActualModel* m_plan = nullptr;
   QLabel* m_planNote = nullptr;
   QPushButton* m_computePlan = nullptr;
+  QLabel* m_fitNote = nullptr;         ///< what the last "Calibrate from this run" fitted
+  QPushButton* m_calibrate = nullptr;  ///< "Calibrate from this run" (a finished run)
   MemoryTimeline* m_memory = nullptr;
   QComboBox* m_memoryRank = nullptr;
   int m_alertsTab = -1;
