@@ -30,6 +30,13 @@ WORLD_SIZE are already set (e.g. under `fathom launch` or torchrun) it runs as t
 Threads: --threads T calls torch.set_num_threads(T) in every rank (and sets OMP_NUM_THREADS). Without it the
 launchers' rule applies: OMP_NUM_THREADS if set, else 1 when more than one process runs (torchrun and
 `fathom launch` both do this), else LibTorch's default. The config line records torch.get_num_threads().
+
+Profiling: --profile DIR wraps every rank's loop in torch.profiler (CPU activities; schedule wait=1, warmup=1,
+active=3, repeat=1, the default of `fathom train --profile_schedule`) with prof.step() after every optimizer step,
+so steps 3-5 are recorded as ProfilerStep#2-#4; when they end, each rank writes a Chrome trace to
+DIR/profile_<rank>.json (`fathom trace summary DIR/profile_0.json` reads it). The profiler's cost and the export
+fall inside the timed loop: a profiled run's summary line is no benchmark number. Without --profile the loop is
+untouched.
 """
 import argparse
 import json
@@ -57,6 +64,9 @@ def parse_args(argv=None):
                    help="torch.set_num_threads in every rank (default: the launcher rule, see above)")
     p.add_argument("--port", type=int, default=0, help="rendezvous port when spawning (default: a free one)")
     p.add_argument("--bucket_cap_mb", type=float, default=25.0)
+    p.add_argument("--profile", metavar="DIR", default=None,
+                   help="record steps 3-5 with torch.profiler (CPU) and write a Chrome trace per rank to "
+                        "DIR/profile_<rank>.json; the summary's timing then includes the profiler's cost")
     return p.parse_args(argv)
 
 
@@ -74,6 +84,22 @@ def resolve_threads(args, world_size):
     if env:
         return int(env)
     return 1 if world_size > 1 else None
+
+
+def make_profiler(directory, rank):
+    """torch.profiler over the loop (CPU only); on_trace_ready writes directory/profile_<rank>.json. Its names are
+    fixed here because tensorboard_trace_handler's (host_pid.timestamp.pt.trace.json) are not."""
+    import torch.profiler as tp
+
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, f"profile_{rank}.json")
+
+    def write_trace(prof):
+        prof.export_chrome_trace(path)
+        print(f"torch_ddp_mlp: rank {rank}: trace written to {path}", file=sys.stderr, flush=True)
+
+    return tp.profile(activities=[tp.ProfilerActivity.CPU],
+                      schedule=tp.schedule(wait=1, warmup=1, active=3, repeat=1), on_trace_ready=write_trace)
 
 
 def worker(rank, world_size, args, threads):
@@ -123,16 +149,28 @@ def worker(rank, world_size, args, threads):
                     break
             epoch += 1
 
+        prof = make_profiler(args.profile, rank) if args.profile else None
         dist.barrier()
         t0 = time.perf_counter()
         loss = None
-        for idx in batches:
-            xb = x.index_select(0, idx)
-            yb = y.index_select(0, idx)
-            opt.zero_grad(set_to_none=True)
-            loss = loss_fn(ddp(xb), yb)
-            loss.backward()
-            opt.step()
+        if prof is None:
+            for idx in batches:
+                xb = x.index_select(0, idx)
+                yb = y.index_select(0, idx)
+                opt.zero_grad(set_to_none=True)
+                loss = loss_fn(ddp(xb), yb)
+                loss.backward()
+                opt.step()
+        else:  # the same steps, each closed by prof.step() (a separate loop keeps the unprofiled one as it was)
+            with prof:
+                for idx in batches:
+                    xb = x.index_select(0, idx)
+                    yb = y.index_select(0, idx)
+                    opt.zero_grad(set_to_none=True)
+                    loss = loss_fn(ddp(xb), yb)
+                    loss.backward()
+                    opt.step()
+                    prof.step()
         last = loss.detach() if loss is not None else torch.tensor(float("nan"))
         t1 = time.perf_counter()
         dist.all_reduce(last)  # mean over the ranks, outside the timed loop
