@@ -148,7 +148,7 @@ private slots:
     QVERIFY(all.find(activations) != std::string::npos);  // the blocks as --explain prints them
     const std::string step = formatExplanations(r, "time.step_s");
     QVERIFY(step.rfind("time.step_s = ", 0) == 0);
-    QVERIFY(step.find("    formula: compute + exposed communication + offload\n") != std::string::npos);
+    QVERIFY(step.find("    formula: compute + exposed communication + offload + overhead\n") != std::string::npos);
     QVERIFY(formatExplanations(r, "memory.act").empty());  // a key, not a string prefix
     QVERIFY(formatExplanations(predict(model, plantest::bigDevice(), p), "time.step_s").empty());
   }

@@ -214,6 +214,29 @@ private slots:
     QVERIFY(close(step.path.back().durationS(), prediction.communication.timeS - backward.durationS()));
   }
 
+  // A run fit's overhead is the path's last segment, so the path still adds up to the predicted step.
+  void aRunFitsOverheadEndsThePath() {
+    HardwareSpec hw = plantest::calibratedCpu();
+    fathom::plan::RunFit fit;
+    fit.fittedAt = "2026-11-28T18:00:00Z";
+    fit.run = 1;
+    fit.overheadPerMicroStepS = 0.25;
+    hw.calibration->runFit = fit;
+    Plan plan = plantest::cpuPlan(2);
+    plan.gradAccum = 2;
+    const Prediction prediction = predict(plantest::gptTiny(), hw, plan);
+    QVERIFY(close(prediction.time.overheadS, 0.5));
+    const PlannedStep step = plannedStep(prediction, plan);
+    QCOMPARE(step.path.back().phase, PlannedPhase::Overhead);
+    QVERIFY(close(step.path.back().durationS(), 0.5));
+    QVERIFY(close(step.stepS, prediction.time.stepS));
+    // Two CPU ranks filling both cores: the time model overlaps nothing, so DDP's all-reduce follows the compute.
+    QVERIFY(prediction.time.exposedCommS > 0);
+    QVERIFY(close(step.exposedCommS, prediction.time.exposedCommS));
+    QCOMPARE(step.path[step.path.size() - 2].phase, PlannedPhase::Communication);
+    QCOMPARE(toString(PlannedPhase::Overhead), "overhead");
+  }
+
   void rejectsBadTimes() {
     Prediction prediction;
     prediction.time.computeS = -1;

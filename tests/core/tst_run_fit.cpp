@@ -11,6 +11,7 @@
 #include <fathom/calibrate/run_fit_report.h>
 #include <fathom/common/error.h>
 #include <fathom/plan/predict.h>
+#include <fathom/plan/report.h>
 
 #include <nlohmann/json.hpp>
 
@@ -170,6 +171,10 @@ private slots:
     const plan::Prediction after = plan::predict(model, fit.fitted, p);
     QVERIFY2(std::abs(after.time.stepS - 1.0) < 1e-9, std::to_string(after.time.stepS).c_str());
     QVERIFY(std::abs(after.time.overheadS - 0.15) < 1e-12);
+    // The table names it, so its parts add up to the step it prints.
+    const std::string table = plan::formatPredictionTable(model, fit.fitted, p, after);
+    QVERIFY2(table.find(", overhead 0.1500 s\n") != std::string::npos, table.c_str());
+    QVERIFY(plan::formatPredictionTable(model, in.base, p, predicted).find("overhead 0.") == std::string::npos);
     // Accumulation: the overhead is per micro-step, the classes scale with the work.
     p.gradAccum = 2;
     const plan::Prediction twice = plan::predict(model, fit.fitted, p);

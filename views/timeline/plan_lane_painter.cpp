@@ -86,7 +86,8 @@ PlanLanePainter::Shade PlanLanePainter::shadeOf(const plan::PlannedSegment& segm
   case plan::PlannedPhase::Forward:
   case plan::PlannedPhase::Backward: return Shade::Compute;
   case plan::PlannedPhase::Bubble:
-  case plan::PlannedPhase::Optimizer: return Shade::Idle;
+  case plan::PlannedPhase::Optimizer:
+  case plan::PlannedPhase::Overhead: return Shade::Idle;
   case plan::PlannedPhase::Communication: return segment.exposed ? Shade::ExposedComm : Shade::Overlapped;
   }
   return Shade::Idle;
@@ -99,6 +100,7 @@ QString PlanLanePainter::phaseName(plan::PlannedPhase phase) {
   case plan::PlannedPhase::Backward: return tr("backward");
   case plan::PlannedPhase::Optimizer: return tr("optimizer");
   case plan::PlannedPhase::Communication: return tr("communication");
+  case plan::PlannedPhase::Overhead: return tr("overhead");
   }
   return {};
 }

@@ -19,6 +19,7 @@ const char* toString(PlannedPhase phase) {
   case PlannedPhase::Backward: return "backward";
   case PlannedPhase::Optimizer: return "optimizer";
   case PlannedPhase::Communication: return "communication";
+  case PlannedPhase::Overhead: return "overhead";
   }
   return "forward";
 }
@@ -54,6 +55,7 @@ public:
     checkTime(t.computeS, "compute time");
     checkTime(t.bubbleS, "pipeline bubble");
     checkTime(t.offloadS, "offload time");
+    checkTime(t.overheadS, "overhead");
     FATHOM_CHECK(t.bubbleS <= t.computeS, ConfigError, "the prediction's pipeline bubble (", t.bubbleS,
                  " s) exceeds its compute time (", t.computeS, " s)");
     for (const Collective& c : prediction.communication.collectives) {
@@ -162,8 +164,24 @@ private:
       free = item.end;
       total += item.duration;
     }
-    if (free > m_busy) {
-      double limit = std::max(m_busy, windowStart + total);
+    const double ruleExposed = free > m_busy ? std::max(m_busy, windowStart + total) - m_busy : 0.0;
+    // The prediction's exposure of the overlapped collectives: more than the rule's when the time model let them
+    // overlap nothing (CPU ranks filling every core: TimePrediction's `can_overlap=no`). Then the stream is packed
+    // to end that long after the compute, so the path still adds up to the predicted step.
+    double nonOverlapped = 0;
+    for (const Collective& c : cs) {
+      nonOverlapped += c.overlapped ? 0.0 : c.timeS;
+    }
+    const double predictedExposed = std::clamp(m_prediction.time.exposedCommS - nonOverlapped, 0.0, total);
+    if (predictedExposed > ruleExposed + 1e-12 * std::max(1.0, total)) {
+      double limit = m_busy + predictedExposed;
+      for (auto it = m_items.rbegin(); it != m_items.rend(); ++it) {
+        it->end = limit;
+        it->start = it->end - it->duration;
+        limit = it->start;
+      }
+    } else if (free > m_busy) {
+      double limit = m_busy + ruleExposed;
       for (auto it = m_items.rbegin(); it != m_items.rend(); ++it) {
         it->end = std::min(it->end, limit);
         it->start = it->end - it->duration;
@@ -213,7 +231,7 @@ private:
   }
 
   /// After the compute: the exposed tail (placed above), the once-per-step non-overlapped collectives, the optimizer,
-  /// then the non-overlapped gathers of updated parameters.
+  /// the non-overlapped gathers of updated parameters, then a run fit's overhead.
   void layTail() {
     m_t = std::max(m_t, m_tailEnd);
     const auto& cs = m_step.collectives;
@@ -229,6 +247,7 @@ private:
         pathSegment(PlannedPhase::Communication, cs[i].timeS, -1, static_cast<int>(i));
       }
     }
+    pathSegment(PlannedPhase::Overhead, m_prediction.time.overheadS, -1);
   }
 
   const Prediction& m_prediction;

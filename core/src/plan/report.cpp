@@ -104,6 +104,9 @@ std::string formatPredictionTable(const ModelSpec& model, const HardwareSpec& hw
   if (t.offloadS > 0) {
     o << ", offload " << fixed(t.offloadS, 4) << " s";
   }
+  if (t.overheadS > 0) {  // a run fit's (docs/calibrate.md): without it the parts would not add up to the step
+    o << ", overhead " << fixed(t.overheadS, 4) << " s";
+  }
   o << "\n  step " << fixed(t.stepS, 4) << " s, " << fixed(t.tokensPerS, 0) << " tokens/s, MFU "
     << fixed(100.0 * t.mfu, 1) << "%\n";
   for (const std::string& note : r.notes) {

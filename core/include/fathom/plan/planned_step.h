@@ -18,6 +18,7 @@ enum class PlannedPhase {
   Backward,       ///< backward compute of one micro-step (recomputation included)
   Optimizer,      ///< the optimizer step: the planner counts only offloading's host<->device transfers (offloadS)
   Communication,  ///< (part of) one collective entry's calls
+  Overhead,       ///< the loop's own time a profiled run's fit measured (TimePrediction::overheadS), last
 };
 
 /// One interval of the planned step, in seconds from the step's start.
@@ -40,8 +41,8 @@ struct PlannedSegment {
 ///   recomputation), each followed by its share of the non-overlapped per-micro-step collectives (tensor- and
 ///   pipeline-parallel traffic, split between forward and backward as the compute is), then the exposed tail of the
 ///   overlapped collectives, the other non-overlapped once-per-step collectives, the optimizer (offload transfers),
-///   and last the non-overlapped all-gathers of updated parameters (ZeRO-1/2). So Σ path durations = stepS =
-///   computeS + exposedCommS + offloadS.
+///   the non-overlapped all-gathers of updated parameters (ZeRO-1/2), and last a run fit's overhead. So Σ path
+///   durations = stepS = computeS + exposedCommS + offloadS + overheadS.
 /// - `communication` is the communication stream: every collective's time, one serial stream, segments disjoint and
 ///   sorted by start. Overlapped collectives run during compute: those issued in every micro-step (FSDP and ZeRO-3
 ///   gathers and reductions) at their phase of each micro-step (forward gathers at the forward, the rest at the
@@ -49,7 +50,9 @@ struct PlannedSegment {
 ///   busy. Where the stream would run past the compute while its total fits the planner's window (the whole compute
 ///   when any overlapped collective is issued per micro-step, else the last backward), the collectives are drawn
 ///   earlier, as the planner assumes they hide; what does not fit is exposed after the compute, exactly the planner's
-///   max(0, Σ overlapped − window). Per collective, the segments' durations add up to Collective::timeS.
+///   max(0, Σ overlapped − window). Where the prediction exposes more (the time model let nothing overlap: CPU ranks
+///   filling every core), the stream ends that long after the compute. Per collective, the segments' durations add
+///   up to Collective::timeS.
 /// - Exposed communication segments appear on both lists, with the same times.
 struct PlannedStep {
   std::vector<PlannedSegment> path;           ///< the critical path, tiling [0, stepS]
@@ -70,7 +73,7 @@ struct PlannedStep {
 /// negative or not finite.
 PlannedStep plannedStep(const Prediction& prediction, const Plan& plan);
 
-/// Stable names ("bubble", "forward", "backward", "optimizer", "communication").
+/// Stable names ("bubble", "forward", "backward", "optimizer", "communication", "overhead").
 const char* toString(PlannedPhase phase);
 
 }  // namespace fathom::plan
