@@ -212,6 +212,10 @@ predicted %2, at ProfilerStep#%3 + %4</source>
         <translation>geplant: %1
 vorhergesagt %2, bei ProfilerStep#%3 + %4</translation>
     </message>
+    <message>
+        <source>overhead</source>
+        <translation>Mehraufwand</translation>
+    </message>
 </context>
 <context>
     <name>PlanRequest</name>
@@ -827,6 +831,13 @@ vorhergesagt %2, bei ProfilerStep#%3 + %4</translation>
     <message>
         <source>Calibrating from run %1 failed: %2</source>
         <translation>Kalibrieren anhand von Lauf %1 fehlgeschlagen: %2</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::studio::RunFeed</name>
+    <message>
+        <source>the stored profile has no run_fit section</source>
+        <translation>das gespeicherte Profil hat keinen Abschnitt run_fit</translation>
     </message>
 </context>
 <context>
@@ -2567,6 +2578,14 @@ Ziehen Sie es auf den Balken eines Geräts oder auf ein Modul auf einem anderen 
     <message>
         <source>Calibrated from this run (hardware fit %1): step time measured %L2 s, predicted %L3 s by the calibration alone and %L4 s after the fit. Measured / predicted: %5. Later plans of this machine use the fit.</source>
         <translation>Anhand dieses Laufs kalibriert (Hardware-Anpassung %1): Schrittzeit gemessen %L2 s, vorhergesagt %L3 s allein mit der Kalibrierung und %L4 s nach der Anpassung. Gemessen / vorhergesagt: %5. Spätere Pläne dieser Maschine verwenden die Anpassung.</translation>
+    </message>
+    <message>
+        <source>Hardware fit %1 of this run could not be read: %2</source>
+        <translation>Die Hardware-Anpassung %1 dieses Laufs konnte nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>Calibrated from this run at %1 (hardware fit %2): step time measured %L3 s over %4 profiled steps. Measured / predicted: %5. Plans of this machine use its newest fit.</source>
+        <translation>Am %1 anhand dieses Laufs kalibriert (Hardware-Anpassung %2): Schrittzeit gemessen %L3 s über %4 profilierte Schritte. Gemessen / vorhergesagt: %5. Pläne dieser Maschine verwenden ihre neueste Anpassung.</translation>
     </message>
 </context>
 <context>

@@ -212,6 +212,10 @@ predicted %2, at ProfilerStep#%3 + %4</source>
         <translation>计划：%1
 预测 %2，位于 ProfilerStep#%3 + %4</translation>
     </message>
+    <message>
+        <source>overhead</source>
+        <translation>开销</translation>
+    </message>
 </context>
 <context>
     <name>PlanRequest</name>
@@ -824,6 +828,13 @@ predicted %2, at ProfilerStep#%3 + %4</source>
     <message>
         <source>Calibrating from run %1 failed: %2</source>
         <translation>根据运行 %1 校准失败：%2</translation>
+    </message>
+</context>
+<context>
+    <name>fathom::studio::RunFeed</name>
+    <message>
+        <source>the stored profile has no run_fit section</source>
+        <translation>已存储的配置文件没有 run_fit 部分</translation>
     </message>
 </context>
 <context>
@@ -2561,6 +2572,14 @@ Drag it onto a device bar, or onto a module on another device, to move it there.
     <message>
         <source>Calibrated from this run (hardware fit %1): step time measured %L2 s, predicted %L3 s by the calibration alone and %L4 s after the fit. Measured / predicted: %5. Later plans of this machine use the fit.</source>
         <translation>已根据此运行校准（硬件拟合 %1）：步时实测 %L2 秒，仅凭校准预测 %L3 秒，拟合后预测 %L4 秒。实测 / 预测：%5。本机之后的规划将使用该拟合。</translation>
+    </message>
+    <message>
+        <source>Hardware fit %1 of this run could not be read: %2</source>
+        <translation>无法读取此运行的硬件拟合 %1：%2</translation>
+    </message>
+    <message>
+        <source>Calibrated from this run at %1 (hardware fit %2): step time measured %L3 s over %4 profiled steps. Measured / predicted: %5. Plans of this machine use its newest fit.</source>
+        <translation>已于 %1 根据此运行校准（硬件拟合 %2）：%4 个分析步骤的步时实测 %L3 秒。实测 / 预测：%5。本机的规划使用其最新拟合。</translation>
     </message>
 </context>
 <context>

@@ -103,14 +103,16 @@ void addPlanCommandWith(CLI::App& root, CommandAction& action, CalibrateFromRun 
       "plan", "Predict per-GPU memory, communication and step time for a DDP/FSDP/ZeRO plan (docs/planner.md)");
   cmd->require_subcommand(0, 1);
   flags->add(cmd);
-  cmd->add_option("--calibrate_from,--calibrate-from", flags->calibrateFrom,
-                  "Fit this machine's calibrated profile (--hardware, else the run's: this-machine) to a finished run "
-                  "profiled with `fathom train --profile` (id or name in --workspace): each operator class's and "
-                  "collective's measured / predicted time; stores the fit in the workspace, where later plans of "
-                  "this machine find it, and prints it (docs/calibrate.md)");
+  CLI::Option* calibrateFromOption = cmd->add_option(
+      "--calibrate_from,--calibrate-from", flags->calibrateFrom,
+      "Fit this machine's calibrated profile (--hardware, else the run's: this-machine) to a finished run "
+      "profiled with `fathom train --profile` (id or name in --workspace): each operator class's and "
+      "collective's measured / predicted time; stores the fit in the workspace, where later plans of "
+      "this machine find it, and prints it (docs/calibrate.md)");
   cmd->add_option("-o,--output", *output,
                   "Write the prediction (the table, or the JSON object with --json) to PATH instead of standard "
-                  "output; the file is replaced whole or not at all");
+                  "output; the file is replaced whole or not at all")
+      ->excludes(calibrateFromOption);
   CLI::App* sub = cmd->add_subcommand(
       "search", "Enumerate strategies, sharding degrees, micro-batches and recomputation; rank plans that fit");
   search->common.add(sub);

@@ -4,6 +4,7 @@
 #include "runs/run_details.h"
 
 #include <fathom/common/error.h>
+#include <fathom/plan/hardware.h>
 #include <fathom/plan/prediction_json.h>
 #include <fathom/store/run_measurements.h>
 #include <fathom/store/workspace.h>
@@ -54,6 +55,29 @@ views::RunPlanComparison RunFeed::readPlan(const store::Workspace& ws, qint64 ru
     out.comparison = plan::comparePlanToRun(runId, report.prediction, store::measuredRanks(ws, store::RunId{runId}));
   } catch (const nlohmann::json::exception& e) {
     out.error = QString::fromUtf8(e.what());
+  } catch (const Error& e) {
+    out.error = QString::fromUtf8(e.what());
+  }
+  return out;
+}
+
+std::optional<views::StoredRunFit> RunFeed::readFit(const store::Workspace& ws, qint64 runId) {
+  const std::vector<store::HardwareFitRow> fits = ws.hardwareFits(store::RunId{runId});
+  if (fits.empty()) {
+    return std::nullopt;
+  }
+  const store::HardwareFitRow& newest = fits.back();  // in id order
+  views::StoredRunFit out;
+  out.id = newest.id.value;
+  out.createdAt = newest.fit.createdAt;
+  try {
+    const plan::HardwareSpec profile =
+        plan::parseHardware(newest.fit.profileYaml, fathom::detail::concat("hardware fit ", newest.id.value));
+    if (profile.calibration && profile.calibration->runFit) {
+      out.fit = *profile.calibration->runFit;
+    } else {
+      out.error = tr("the stored profile has no run_fit section");
+    }
   } catch (const Error& e) {
     out.error = QString::fromUtf8(e.what());
   }
@@ -115,6 +139,9 @@ views::RunDelta RunFeed::read(const QString& workspacePath, qint64 runId, const 
   d.deviceMaps = ws.deviceMaps(info->id, store::DeviceMapId{after.deviceMaps});
   if (first || (info->status != store::RunStatus::Running && !*more)) {
     d.plan = readPlan(ws, runId);
+  }
+  if (first) {
+    d.fit = readFit(ws, runId);
   }
   return d;
 }

@@ -37,6 +37,8 @@ public:
   void refreshPlan();
   /// The run's stored plan compared with its measurements; never throws (a bad plan is `error`).
   static views::RunPlanComparison readPlan(const store::Workspace& workspace, qint64 runId);
+  /// The run's newest hardware fit, if any.
+  static std::optional<views::StoredRunFit> readFit(const store::Workspace& workspace, qint64 runId);
 
   /// How often a live run is read: a point the collector commits is on screen within this plus one read.
   static constexpr int kPollMs = 250;

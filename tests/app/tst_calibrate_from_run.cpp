@@ -3,7 +3,8 @@
 // profile, a real 2-rank profiled `fathom launch ... fathom train --profile` run is fitted with `fathom plan
 // --calibrate_from RUN`, the fit is stored in the workspace and later plans of this-machine use it (`fathom plan`,
 // `fathom runs plan-vs-actual`), a plan of the profile file itself does not; the refusals (a run without traces, a
-// preset, a trace file gone); and the Studio's "Calibrate from this run" on the run's plan-vs-actual tab.
+// preset, a trace file gone); and the Studio's "Calibrate from this run" on the run's plan-vs-actual tab, and the
+// stored fit on the page opened again.
 #include "cli_runner.h"
 #include "main_window.h"
 #include "studio_test_mode.h"
@@ -12,17 +13,23 @@
 
 #include "runs/run_details_page.h"
 
+#include <fathom/plan/hardware.h>
+#include <fathom/store/workspace.h>
+
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLocale>
 #include <QPushButton>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
+#include <filesystem>
+#include <vector>
 
 using namespace Qt::StringLiterals;
 using fathom::test::CliRun;
@@ -74,8 +81,40 @@ class CalibrateFromRunTest : public QObject {
                      {}, 120'000);
   }
 
+  /// Opens the workspace in `window` and the run's page on its plan-vs-actual tab (the fit note's tab).
+  void openFitTab(fathom::studio::MainWindow& window, qint64 run, fathom::views::RunDetailsPage** page) {
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.openWorkspace(m_workspace);
+    QTRY_VERIFY(window.workspace()->isOpen());
+    window.openRun(run);
+    QTRY_VERIFY((*page = window.runPage(run)) != nullptr);
+    auto* note = (*page)->findChild<QLabel*>(u"runFitNote"_s);
+    auto* tabs = (*page)->findChild<QTabWidget*>(u"runTabs"_s);
+    QVERIFY(note != nullptr && tabs != nullptr);
+    for (int i = 0; i < tabs->count(); ++i) {
+      if (tabs->widget(i)->isAncestorOf(note)) {
+        tabs->setCurrentIndex(i);
+      }
+    }
+  }
+
+  /// FATHOM_TEST_SCREENSHOT=file.png: the window as the test left it (under xvfb-run with -platform xcb for real
+  /// fonts; run one Studio slot alone, or the later replaces the picture).
+  static void screenshot(QWidget& window) {
+    if (const QByteArray shot = qgetenv("FATHOM_TEST_SCREENSHOT"); !shot.isEmpty()) {
+      QVERIFY(window.grab().save(QString::fromLocal8Bit(shot)));
+    }
+  }
+
 private slots:
   void initTestCase() {
+    // To look at it in another language: FATHOM_TEST_LOCALE=de (or zh_CN), with FATHOM_TEST_SCREENSHOT (the Studio
+    // slots).
+    if (const QByteArray locale = qgetenv("FATHOM_TEST_LOCALE"); !locale.isEmpty()) {
+      QVERIFY(fathom::studio::installTranslators(*QCoreApplication::instance(), QLocale(QString::fromLatin1(locale))));
+    }
     fathom::test::enterStudioTestMode();
     QVERIFY(m_dir.isValid());
     m_workspace = m_dir.filePath(u"ws.sqlite"_s);
@@ -164,6 +203,8 @@ private slots:
              qPrintable(describe(r)));
     r = calibrateFrom(m_profiled, {u"--hardware"_s, u"cpu-host"_s});
     QVERIFY2(r.exitCode != 0 && r.err.contains("was not measured by `fathom calibrate`"), qPrintable(describe(r)));
+    r = calibrateFrom(m_profiled, {u"--output"_s, m_dir.filePath(u"plan.txt"_s)});  // the fit is no prediction
+    QVERIFY2(r.exitCode != 0 && r.err.contains("excludes"), qPrintable(describe(r)));
     r = calibrateFrom(u"no-such-run"_s);
     QVERIFY2(r.exitCode != 0 && r.err.contains("no-such-run"), qPrintable(describe(r)));
     // A trace file moved away: named, and nothing stored.
@@ -176,30 +217,16 @@ private slots:
 
   // The run page's "Calibrate from this run" runs the same fit and shows what it found.
   void studioButton() {
-    // To look at it in another language: FATHOM_TEST_LOCALE=de (or zh_CN), with FATHOM_TEST_SCREENSHOT below.
-    if (const QByteArray locale = qgetenv("FATHOM_TEST_LOCALE"); !locale.isEmpty()) {
-      QVERIFY(fathom::studio::installTranslators(*QCoreApplication::instance(), QLocale(QString::fromLatin1(locale))));
-    }
     fathom::studio::MainWindow window;
-    window.resize(1400, 900);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
-    window.openWorkspace(m_workspace);
-    QTRY_VERIFY(window.workspace()->isOpen());
     const qint64 run = m_profiled.toLongLong();
-    window.openRun(run);
     fathom::views::RunDetailsPage* page = nullptr;
-    QTRY_VERIFY((page = window.runPage(run)) != nullptr);
+    openFitTab(window, run, &page);
+    if (QTest::currentTestFailed()) {
+      return;
+    }
     auto* button = page->findChild<QPushButton*>(u"calibrateFromRun"_s);
     auto* note = page->findChild<QLabel*>(u"runFitNote"_s);
     QVERIFY(button != nullptr && note != nullptr);
-    auto* tabs = page->findChild<QTabWidget*>(u"runTabs"_s);
-    QVERIFY(tabs != nullptr);
-    for (int i = 0; i < tabs->count(); ++i) {
-      if (tabs->tabText(i) == u"Plan vs actual"_s || tabs->widget(i)->isAncestorOf(button)) {
-        tabs->setCurrentIndex(i);
-      }
-    }
     QTRY_VERIFY(!page->isLive());
     QTRY_VERIFY(button->isVisibleTo(page));
     QTest::mouseClick(button, Qt::LeftButton);
@@ -209,11 +236,38 @@ private slots:
     if (qEnvironmentVariableIsEmpty("FATHOM_TEST_LOCALE")) {
       QVERIFY2(note->text().contains(u"hardware fit"_s), qPrintable(note->text()));
     }
-    // To look at it: FATHOM_TEST_SCREENSHOT=file.png (under xvfb-run with -platform xcb for real fonts).
-    const QByteArray shot = qgetenv("FATHOM_TEST_SCREENSHOT");
-    if (!shot.isEmpty()) {
-      QVERIFY(window.grab().save(QString::fromLocal8Bit(shot)));
+    screenshot(window);
+  }
+
+  // Opened later (a new window, as after a restart): the page shows the run's newest stored fit, read from the
+  // workspace, not what a button press brought back.
+  void reopenedPageShowsTheStoredFit() {
+    const qint64 run = m_profiled.toLongLong();
+    const CliRun fitted = calibrateFrom(m_profiled);  // one more fit: the newest, whatever ran before
+    QVERIFY2(fitted.exitCode == 0, qPrintable(describe(fitted)));
+    fathom::store::HardwareFitId newest;
+    double matmul = 0;
+    {
+      const std::filesystem::path file(m_workspace.toStdString());
+      const fathom::store::Workspace ws(file, fathom::store::Workspace::readerOptions(file));
+      const std::vector<fathom::store::HardwareFitRow> fits = ws.hardwareFits(fathom::store::RunId{run});
+      QVERIFY(!fits.empty());
+      newest = fits.back().id;
+      const fathom::plan::HardwareSpec profile = fathom::plan::parseHardware(fits.back().fit.profileYaml, "fit");
+      QVERIFY(profile.calibration && profile.calibration->runFit);
+      matmul = profile.calibration->runFit->matmul;
     }
+    fathom::studio::MainWindow window;
+    fathom::views::RunDetailsPage* page = nullptr;
+    openFitTab(window, run, &page);
+    if (QTest::currentTestFailed()) {
+      return;
+    }
+    auto* note = page->findChild<QLabel*>(u"runFitNote"_s);
+    const QString factor = u"matmul "_s + QLocale().toString(matmul, 'f', 2);
+    QTRY_VERIFY2(note->text().contains(factor), qPrintable(note->text() + u" lacks "_s + factor));
+    QVERIFY2(note->text().contains(QString::number(newest.value)), qPrintable(note->text()));
+    screenshot(window);
   }
 };
 

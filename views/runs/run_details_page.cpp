@@ -34,6 +34,7 @@
 
 #include <fathom/bigmodel/dispatch_record.h>
 #include <fathom/common/error.h>
+#include <fathom/plan/prediction.h>
 
 #include <cmath>
 
@@ -366,6 +367,30 @@ void RunDetailsPage::applyRunFit(const RunFitOutcome& outcome) {
                          .arg(factors.join(u", "_s)));
 }
 
+void RunDetailsPage::showStoredFit(const StoredRunFit& stored) {
+  if (!stored.fit) {
+    m_fitNote->setText(tr("Hardware fit %1 of this run could not be read: %2").arg(stored.id).arg(stored.error));
+    return;
+  }
+  const plan::RunFit& f = *stored.fit;
+  // The class names are the time model's (`time.matmul_s`, ...) and the collectives' kinds, in every language.
+  QStringList factors;
+  for (const auto& [name, factor] : {std::pair{"matmul", f.matmul}, std::pair{"attention", f.attention},
+                                     std::pair{"elementwise", f.elementwise}, std::pair{"optimizer", f.optimizer}}) {
+    factors << u"%1 %L2"_s.arg(QLatin1StringView(name)).arg(factor, 0, 'f', 2);
+  }
+  for (const plan::RunFit::Collective& c : f.collectives) {
+    factors << u"%1 %L2"_s.arg(QLatin1StringView(plan::toString(c.kind))).arg(c.factor, 0, 'f', 2);
+  }
+  m_fitNote->setText(tr("Calibrated from this run at %1 (hardware fit %2): step time measured %L3 s over %4 profiled "
+                        "steps. Measured / predicted: %5. Plans of this machine use its newest fit.")
+                         .arg(dateTime(stored.createdAt))
+                         .arg(stored.id)
+                         .arg(f.measuredStepS, 0, 'g', 4)
+                         .arg(f.steps)
+                         .arg(factors.join(u", "_s)));
+}
+
 void RunDetailsPage::updateMemoryRanks() {
   const std::vector<int> ranks = m_memory->ranks();
   const QSignalBlocker blocker(m_memoryRank);
@@ -412,6 +437,9 @@ void RunDetailsPage::applyDelta(const RunDelta& d) {
   addDeviceMaps(d.deviceMaps);
   if (d.plan) {
     applyPlan(*d.plan);
+  }
+  if (d.fit) {
+    showStoredFit(*d.fit);
   }
   const qint64 lastAlert = m_alerts->lastAlertId();
   m_alerts->appendAlerts(d.alerts);

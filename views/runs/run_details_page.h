@@ -100,6 +100,8 @@ private:
   /// The Ranks tab's view over m_ranks (set up once, by the constructor).
   QTreeView* ranksByHostView(QWidget* parent);
   void showHeader(const RunRow& row);
+  /// On opening: the fit an earlier "Calibrate from this run" (or `fathom plan --calibrate_from`) stored.
+  void showStoredFit(const StoredRunFit& stored);
   /// Offers the memory timeline's ranks in the selector, keeping the rank shown.
   void updateMemoryRanks();
   /// Enables "Resume from this checkpoint" for a selected checkpoint of a run with a stored specification.
