@@ -67,6 +67,13 @@ copy("plan_json", data / "saved_plan_v3.input.json")
 for f in sorted((root / "resources" / "hardware").glob("*.yaml")):
     copy("hardware", f)
 copy("hardware", data / "hardware" / "this-machine-quick.yaml")  # a `fathom calibrate --quick` profile
+# The same profile fitted to a profiled run (`fathom plan --calibrate_from RUN`): its calibration gains run_fit.
+seed("hardware", "this-machine-fitted.yaml", (data / "hardware" / "this-machine-quick.yaml").read_text() +
+     "  run_fit:\n    fitted_at: 2026-11-28T18:11:02Z\n    run: 16\n    run_name: \"fit-gpt192x3-b3-ddp-2p\"\n"
+     "    processes: 2\n    threads: 1\n    ranks: 2\n    steps: 6\n    measured_step_s: 0.2144\n"
+     "    factors: {matmul: 1.062, attention: 1.031, elementwise: 2.791, optimizer: 0.493}\n"
+     "    overhead_per_micro_step_s: 0.0017\n"
+     "    collectives:\n      - {kind: all_reduce, ranks: 2, factor: 3.806, calls_per_step: 2}\n")
 
 # ---- command lines (one word a line) ---------------------------------------------------------------------------
 def words(*w):
