@@ -153,23 +153,22 @@ def worker(rank, world_size, args, threads):
         dist.barrier()
         t0 = time.perf_counter()
         loss = None
+        def train_step(idx):
+            xb = x.index_select(0, idx)
+            yb = y.index_select(0, idx)
+            opt.zero_grad(set_to_none=True)
+            step_loss = loss_fn(ddp(xb), yb)
+            step_loss.backward()
+            opt.step()
+            return step_loss
+
         if prof is None:
             for idx in batches:
-                xb = x.index_select(0, idx)
-                yb = y.index_select(0, idx)
-                opt.zero_grad(set_to_none=True)
-                loss = loss_fn(ddp(xb), yb)
-                loss.backward()
-                opt.step()
-        else:  # the same steps, each closed by prof.step() (a separate loop keeps the unprofiled one as it was)
+                loss = train_step(idx)
+        else:  # the same steps, each closed by prof.step()
             with prof:
                 for idx in batches:
-                    xb = x.index_select(0, idx)
-                    yb = y.index_select(0, idx)
-                    opt.zero_grad(set_to_none=True)
-                    loss = loss_fn(ddp(xb), yb)
-                    loss.backward()
-                    opt.step()
+                    loss = train_step(idx)
                     prof.step()
         last = loss.detach() if loss is not None else torch.tensor(float("nan"))
         t1 = time.perf_counter()
