@@ -3,7 +3,8 @@
 // first usually `plan`); CLI11 parses them with the commands' own definitions (addPlanCommandWith, app/cli), then the
 // action resolves the flags (PlanFlags::resolve: numbers, enumerations, the model and hardware sources, a plan file
 // or configuration named by --plan/--config_file) and prints the prediction or the search.
-// The environment is the fuzzer's, but HOME and the cache folders point nowhere, so no default configuration is read.
+// The environment is the fuzzer's, but HOME, the config and the cache folders point nowhere, so no default
+// configuration or user hardware profile is read.
 // Oracle: CLI11's errors and ConfigError are good answers; anything else escaping, or a sanitizer report, is a finding.
 #include "fuzz_command.h"
 
@@ -28,6 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const bool isolated = [] {
     ::setenv("HOME", "/nonexistent/fathom-fuzz-home", 1);
     ::setenv("XDG_CACHE_HOME", "/nonexistent/fathom-fuzz-cache", 1);
+    ::setenv("XDG_CONFIG_HOME", "/nonexistent/fathom-fuzz-config", 1);  // no `this-machine` profile, no workspace
     ::setenv("HF_HOME", "/nonexistent/fathom-fuzz-hf", 1);
     return true;
   }();
