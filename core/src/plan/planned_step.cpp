@@ -173,17 +173,11 @@ private:
       nonOverlapped += c.overlapped ? 0.0 : c.timeS;
     }
     const double predictedExposed = std::clamp(m_prediction.time.exposedCommS - nonOverlapped, 0.0, total);
-    if (predictedExposed > ruleExposed + 1e-12 * std::max(1.0, total)) {
-      double limit = m_busy + predictedExposed;
+    const bool packed = predictedExposed > ruleExposed + 1e-12 * std::max(1.0, total);
+    if (packed || free > m_busy) {
+      double limit = m_busy + (packed ? predictedExposed : ruleExposed);
       for (auto it = m_items.rbegin(); it != m_items.rend(); ++it) {
-        it->end = limit;
-        it->start = it->end - it->duration;
-        limit = it->start;
-      }
-    } else if (free > m_busy) {
-      double limit = m_busy + ruleExposed;
-      for (auto it = m_items.rbegin(); it != m_items.rend(); ++it) {
-        it->end = std::min(it->end, limit);
+        it->end = packed ? limit : std::min(it->end, limit);
         it->start = it->end - it->duration;
         limit = it->start;
       }
