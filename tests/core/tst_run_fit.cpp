@@ -224,6 +224,15 @@ private slots:
     QCOMPARE(g.collectives[0].factor, 0.75);
     QCOMPARE(g.collectives[0].callsPerStep, std::int64_t{9});
     QCOMPARE(g.collectiveFactor(plan::CollectiveKind::AllGather), 1.0);
+    // Every factor by name, the operator classes in the time model's order, then the collectives.
+    const std::vector<plan::RunFit::NamedFactor> named = g.factors();
+    QCOMPARE(named.size(), std::size_t{5});
+    const std::vector<std::pair<std::string_view, double>> expected = {
+        {"matmul", 1.0625}, {"attention", 0.875}, {"elementwise", 1.5}, {"optimizer", 1.25}, {"all_reduce", 0.75}};
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      QCOMPARE(named[i].name, expected[i].first);
+      QCOMPARE(named[i].factor, expected[i].second);
+    }
 
     // Refusals name the key and the value.
     auto refused = [&](const std::string& from, const std::string& to) {

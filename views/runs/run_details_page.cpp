@@ -48,6 +48,17 @@ QString dateTime(double seconds) {
                             QLocale::LongFormat);
 }
 
+/// "matmul 1.06, attention 1.03, …, all_reduce 3.81": the names are the time model's classes and the collective
+/// kinds (plan::RunFit), the same in every language; the factors in the locale's digits.
+QString factorList(const std::vector<plan::RunFit::NamedFactor>& factors) {
+  QStringList parts;
+  for (const plan::RunFit::NamedFactor& f : factors) {
+    parts << u"%1 %L2"_s.arg(QString::fromUtf8(f.name.data(), static_cast<qsizetype>(f.name.size())))
+                 .arg(f.factor, 0, 'f', 2);
+  }
+  return parts.join(u", "_s);
+}
+
 }  // namespace
 
 QTreeView* RunDetailsPage::ranksByHostView(QWidget* parent) {
@@ -351,10 +362,10 @@ void RunDetailsPage::applyRunFit(const RunFitOutcome& outcome) {
     return;
   }
   const calibrate::RunFitReport& r = *outcome.report;
-  QStringList factors;
+  std::vector<plan::RunFit::NamedFactor> corrected;
   for (const calibrate::FittedClass& c : r.classes) {
     if (c.predictedS > 0 && c.measuredS > 0) {  // the classes the fit corrected (operator and collective names)
-      factors << u"%1 %L2"_s.arg(QString::fromStdString(c.name)).arg(c.factor, 0, 'f', 2);
+      corrected.push_back({c.name, c.factor});
     }
   }
   m_fitNote->setText(tr("Calibrated from this run (hardware fit %1): step time measured %L2 s, predicted %L3 s by the "
@@ -364,7 +375,7 @@ void RunDetailsPage::applyRunFit(const RunFitOutcome& outcome) {
                          .arg(r.measuredStepS, 0, 'g', 4)
                          .arg(r.calibratedStepS, 0, 'g', 4)
                          .arg(r.fittedStepS, 0, 'g', 4)
-                         .arg(factors.join(u", "_s)));
+                         .arg(factorList(corrected)));
 }
 
 void RunDetailsPage::showStoredFit(const StoredRunFit& stored) {
@@ -373,22 +384,13 @@ void RunDetailsPage::showStoredFit(const StoredRunFit& stored) {
     return;
   }
   const plan::RunFit& f = *stored.fit;
-  // The class names are the time model's (`time.matmul_s`, ...) and the collectives' kinds, in every language.
-  QStringList factors;
-  for (const auto& [name, factor] : {std::pair{"matmul", f.matmul}, std::pair{"attention", f.attention},
-                                     std::pair{"elementwise", f.elementwise}, std::pair{"optimizer", f.optimizer}}) {
-    factors << u"%1 %L2"_s.arg(QLatin1StringView(name)).arg(factor, 0, 'f', 2);
-  }
-  for (const plan::RunFit::Collective& c : f.collectives) {
-    factors << u"%1 %L2"_s.arg(QLatin1StringView(plan::toString(c.kind))).arg(c.factor, 0, 'f', 2);
-  }
   m_fitNote->setText(tr("Calibrated from this run at %1 (hardware fit %2): step time measured %L3 s over %4 profiled "
                         "steps. Measured / predicted: %5. Plans of this machine use its newest fit.")
                          .arg(dateTime(stored.createdAt))
                          .arg(stored.id)
                          .arg(f.measuredStepS, 0, 'g', 4)
                          .arg(f.steps)
-                         .arg(factors.join(u", "_s)));
+                         .arg(factorList(f.factors())));
 }
 
 void RunDetailsPage::updateMemoryRanks() {

@@ -5,6 +5,7 @@
 #include <fathom/plan/predict.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <string_view>
 
@@ -71,19 +72,18 @@ RunFitResult fitRun(const RunFitInput& input) {
   fit.ranks = static_cast<int>(input.ranks.size());
   fit.steps = input.ranks.front().steps;
   fit.measuredStepS = perStep(&T::spanNs);
-  fit.matmul = factorOf(matmul, t.matmulS);
-  fit.attention = factorOf(attention, t.attentionS);
-  fit.elementwise = factorOf(elementwise, t.elementwiseS);
-  fit.optimizer = factorOf(optimizer, t.optimizerS);
-
   RunFitResult result;
   result.measuredStepS = fit.measuredStepS;
   result.predictedStepS = t.stepS;
-  result.classes = {{"matmul", matmul, t.matmulS, fit.matmul},
-                    {"attention", attention, t.attentionS, fit.attention},
-                    {"elementwise", elementwise, t.elementwiseS, fit.elementwise},
-                    {"optimizer", optimizer, t.optimizerS, fit.optimizer},
-                    {"overhead", other, 0.0, 1.0}};
+  // In RunFit::operatorClasses()' order: matmul, attention, elementwise, optimizer.
+  const std::array measuredS = {matmul, attention, elementwise, optimizer};
+  const std::array predictedS = {t.matmulS, t.attentionS, t.elementwiseS, t.optimizerS};
+  for (std::size_t i = 0; i < measuredS.size(); ++i) {
+    const auto& [name, member] = plan::RunFit::operatorClasses()[i];
+    fit.*member = factorOf(measuredS[i], predictedS[i]);
+    result.classes.push_back({std::string(name), measuredS[i], predictedS[i], fit.*member});
+  }
+  result.classes.push_back({"overhead", other, 0.0, 1.0});
 
   // Collectives: the spans' seconds per step of each kind against the predicted seconds of the kind's collectives.
   // Where the model lets nothing overlap, it adds every collective to the step whole; the run's spans may still

@@ -87,6 +87,24 @@ double RunFit::collectiveFactor(CollectiveKind kind) const {
   return 1.0;
 }
 
+const std::array<RunFit::OperatorClass, 4>& RunFit::operatorClasses() {
+  static const std::array<OperatorClass, 4> classes = {
+      OperatorClass{"matmul", &RunFit::matmul}, OperatorClass{"attention", &RunFit::attention},
+      OperatorClass{"elementwise", &RunFit::elementwise}, OperatorClass{"optimizer", &RunFit::optimizer}};
+  return classes;
+}
+
+std::vector<RunFit::NamedFactor> RunFit::factors() const {
+  std::vector<NamedFactor> out;
+  for (const auto& [name, member] : operatorClasses()) {
+    out.push_back({name, this->*member});
+  }
+  for (const Collective& c : collectives) {
+    out.push_back({toString(c.kind), c.factor});
+  }
+  return out;
+}
+
 namespace calibration_yaml {
 namespace {
 
@@ -307,10 +325,10 @@ RunFit runFit(const Reader& r, const YAML::Node& node) {
   f.measuredStepS = r.number(node["measured_step_s"], key + ".measured_step_s", 0.0, true);
   const YAML::Node factors = node["factors"];
   r.requireMap(factors, key + ".factors");
-  f.matmul = r.number(factors["matmul"], key + ".factors.matmul", 0.0, true);
-  f.attention = r.number(factors["attention"], key + ".factors.attention", 0.0, true);
-  f.elementwise = r.number(factors["elementwise"], key + ".factors.elementwise", 0.0, true);
-  f.optimizer = r.number(factors["optimizer"], key + ".factors.optimizer", 0.0, true);
+  for (const auto& [name, member] : RunFit::operatorClasses()) {
+    const std::string k(name);
+    f.*member = r.number(factors[k], key + ".factors." + k, 0.0, true);
+  }
   f.overheadPerMicroStepS = r.number(node["overhead_per_micro_step_s"], key + ".overhead_per_micro_step_s", 0.0, false);
   const YAML::Node collectives = node["collectives"];
   if (collectives && !collectives.IsNull()) {
@@ -347,9 +365,10 @@ void emitRunFit(YAML::Emitter& out, const RunFit& f) {
   out << YAML::Key << "steps" << YAML::Value << f.steps;
   out << YAML::Key << "measured_step_s" << YAML::Value << f.measuredStepS;
   out << YAML::Key << "factors" << YAML::Value << YAML::Flow << YAML::BeginMap;
-  out << YAML::Key << "matmul" << YAML::Value << f.matmul << YAML::Key << "attention" << YAML::Value << f.attention
-      << YAML::Key << "elementwise" << YAML::Value << f.elementwise << YAML::Key << "optimizer" << YAML::Value
-      << f.optimizer << YAML::EndMap;
+  for (const auto& [name, member] : RunFit::operatorClasses()) {
+    out << YAML::Key << std::string(name) << YAML::Value << f.*member;
+  }
+  out << YAML::EndMap;
   out << YAML::Key << "overhead_per_micro_step_s" << YAML::Value << f.overheadPerMicroStepS;
   out << YAML::Key << "collectives" << YAML::Value << YAML::BeginSeq;
   for (const RunFit::Collective& c : f.collectives) {

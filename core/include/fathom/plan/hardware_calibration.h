@@ -3,10 +3,12 @@
 
 #include <fathom/plan/prediction.h>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace fathom::plan {
@@ -133,6 +135,21 @@ struct RunFit {
 
   /// The factor of `kind` (1 when the run did not call it).
   double collectiveFactor(CollectiveKind kind) const;
+
+  /// The operator classes, each by its name and its factor's member, in the time model's order (matmul, attention,
+  /// elementwise, optimizer: `time.<name>_s`). The one list the `factors:` map's reader and writer, the fit and the
+  /// reports walk, so a class is named in one place.
+  using OperatorClass = std::pair<std::string_view, double RunFit::*>;
+  static const std::array<OperatorClass, 4>& operatorClasses();
+
+  /// One factor by name: an operator class's (operatorClasses()) or a collective kind's (toString(CollectiveKind)).
+  struct NamedFactor {
+    std::string_view name;
+    double factor = 1.0;
+  };
+  /// Every factor of the fit: the operator classes in the time model's order, then the collective kinds the run
+  /// called, in `collectives`' order. What a report of the fit lists.
+  std::vector<NamedFactor> factors() const;
 };
 
 /// What `fathom calibrate` measured on one machine: the `calibration:` section of a hardware profile. The profile's
