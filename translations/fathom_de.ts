@@ -2564,10 +2564,6 @@ Ziehen Sie es auf den Balken eines Geräts oder auf ein Modul auf einem anderen 
         <translation>Anhand dieses Laufs kalibrieren</translation>
     </message>
     <message>
-        <source>Fit this machine&apos;s calibrated hardware profile to the run&apos;s profiled traces (fathom plan --calibrate_from); later plans of this machine use the fit</source>
-        <translation>Das kalibrierte Hardwareprofil dieser Maschine an die profilierten Traces des Laufs anpassen (fathom plan --calibrate_from); spätere Pläne dieser Maschine verwenden die Anpassung</translation>
-    </message>
-    <message>
         <source>Reading the run&apos;s traces…</source>
         <translation>Traces des Laufs werden gelesen…</translation>
     </message>
@@ -2576,16 +2572,20 @@ Ziehen Sie es auf den Balken eines Geräts oder auf ein Modul auf einem anderen 
         <translation>Kalibrieren anhand dieses Laufs fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <source>Calibrated from this run (hardware fit %1): step time measured %L2 s, predicted %L3 s by the calibration alone and %L4 s after the fit. Measured / predicted: %5. Later plans of this machine use the fit.</source>
-        <translation>Anhand dieses Laufs kalibriert (Hardware-Anpassung %1): Schrittzeit gemessen %L2 s, vorhergesagt %L3 s allein mit der Kalibrierung und %L4 s nach der Anpassung. Gemessen / vorhergesagt: %5. Spätere Pläne dieser Maschine verwenden die Anpassung.</translation>
-    </message>
-    <message>
         <source>Hardware fit %1 of this run could not be read: %2</source>
         <translation>Die Hardware-Anpassung %1 dieses Laufs konnte nicht gelesen werden: %2</translation>
     </message>
     <message>
-        <source>Calibrated from this run at %1 (hardware fit %2): step time measured %L3 s over %4 profiled steps. Measured / predicted: %5. Plans of this machine use its newest fit.</source>
-        <translation>Am %1 anhand dieses Laufs kalibriert (Hardware-Anpassung %2): Schrittzeit gemessen %L3 s über %4 profilierte Schritte. Gemessen / vorhergesagt: %5. Pläne dieser Maschine verwenden ihre neueste Anpassung.</translation>
+        <source>Fit this machine&apos;s calibrated hardware profile to the run&apos;s profiled traces (fathom plan --calibrate_from); later plans of this machine at the run&apos;s processes and threads use the fit</source>
+        <translation>Das kalibrierte Hardwareprofil dieser Maschine an die profilierten Traces des Laufs anpassen (fathom plan --calibrate_from); spätere Pläne dieser Maschine mit den Prozessen und Threads des Laufs verwenden die Anpassung</translation>
+    </message>
+    <message>
+        <source>Calibrated from this run (hardware fit %1): step time measured %L2 s, predicted %L3 s by the calibration alone and %L4 s after the fit. Measured / predicted: %5. Later plans of this machine at this run&apos;s processes and threads use the fit.</source>
+        <translation>Anhand dieses Laufs kalibriert (Hardware-Anpassung %1): Schrittzeit gemessen %L2 s, vorhergesagt %L3 s allein mit der Kalibrierung und %L4 s nach der Anpassung. Gemessen / vorhergesagt: %5. Spätere Pläne dieser Maschine mit den Prozessen und Threads dieses Laufs verwenden die Anpassung.</translation>
+    </message>
+    <message>
+        <source>Calibrated from this run at %1 (hardware fit %2): step time measured %L3 s over %4 profiled steps. Measured / predicted: %5. Plans of this machine at this run&apos;s processes and threads use its newest fit.</source>
+        <translation>Am %1 anhand dieses Laufs kalibriert (Hardware-Anpassung %2): Schrittzeit gemessen %L3 s über %4 profilierte Schritte. Gemessen / vorhergesagt: %5. Pläne dieser Maschine mit den Prozessen und Threads dieses Laufs verwenden ihre neueste Anpassung.</translation>
     </message>
 </context>
 <context>

@@ -2558,10 +2558,6 @@ Drag it onto a device bar, or onto a module on another device, to move it there.
         <translation>根据此运行校准</translation>
     </message>
     <message>
-        <source>Fit this machine&apos;s calibrated hardware profile to the run&apos;s profiled traces (fathom plan --calibrate_from); later plans of this machine use the fit</source>
-        <translation>将本机已校准的硬件配置拟合到此运行的性能分析跟踪（fathom plan --calibrate_from）；本机之后的规划将使用该拟合</translation>
-    </message>
-    <message>
         <source>Reading the run&apos;s traces…</source>
         <translation>正在读取此运行的跟踪…</translation>
     </message>
@@ -2570,16 +2566,20 @@ Drag it onto a device bar, or onto a module on another device, to move it there.
         <translation>根据此运行校准失败：%1</translation>
     </message>
     <message>
-        <source>Calibrated from this run (hardware fit %1): step time measured %L2 s, predicted %L3 s by the calibration alone and %L4 s after the fit. Measured / predicted: %5. Later plans of this machine use the fit.</source>
-        <translation>已根据此运行校准（硬件拟合 %1）：步时实测 %L2 秒，仅凭校准预测 %L3 秒，拟合后预测 %L4 秒。实测 / 预测：%5。本机之后的规划将使用该拟合。</translation>
-    </message>
-    <message>
         <source>Hardware fit %1 of this run could not be read: %2</source>
         <translation>无法读取此运行的硬件拟合 %1：%2</translation>
     </message>
     <message>
-        <source>Calibrated from this run at %1 (hardware fit %2): step time measured %L3 s over %4 profiled steps. Measured / predicted: %5. Plans of this machine use its newest fit.</source>
-        <translation>已于 %1 根据此运行校准（硬件拟合 %2）：%4 个分析步骤的步时实测 %L3 秒。实测 / 预测：%5。本机的规划使用其最新拟合。</translation>
+        <source>Fit this machine&apos;s calibrated hardware profile to the run&apos;s profiled traces (fathom plan --calibrate_from); later plans of this machine at the run&apos;s processes and threads use the fit</source>
+        <translation>将本机已校准的硬件配置拟合到此运行的性能分析跟踪（fathom plan --calibrate_from）；本机之后采用该运行的进程数和线程数的规划将使用该拟合</translation>
+    </message>
+    <message>
+        <source>Calibrated from this run (hardware fit %1): step time measured %L2 s, predicted %L3 s by the calibration alone and %L4 s after the fit. Measured / predicted: %5. Later plans of this machine at this run&apos;s processes and threads use the fit.</source>
+        <translation>已根据此运行校准（硬件拟合 %1）：步时实测 %L2 秒，仅凭校准预测 %L3 秒，拟合后预测 %L4 秒。实测 / 预测：%5。本机之后采用此运行的进程数和线程数的规划将使用该拟合。</translation>
+    </message>
+    <message>
+        <source>Calibrated from this run at %1 (hardware fit %2): step time measured %L3 s over %4 profiled steps. Measured / predicted: %5. Plans of this machine at this run&apos;s processes and threads use its newest fit.</source>
+        <translation>已于 %1 根据此运行校准（硬件拟合 %2）：%4 个分析步骤的步时实测 %L3 秒。实测 / 预测：%5。本机采用此运行的进程数和线程数的规划使用其最新拟合。</translation>
     </message>
 </context>
 <context>

@@ -346,7 +346,7 @@ PlanFlags::Inputs PlanFlags::resolve(std::vector<std::string>* notes) const {
                       "whose fathom.planner section names one");
   }
   const std::string hw = given("hardware") ? hardware : (in.hardware.empty() ? "h100-sxm-80gb" : in.hardware);
-  HardwareChoice choice = chooseHardware(hw, workspace);
+  HardwareChoice choice = chooseHardware(hw, workspace, p);
   if (choice.fit) {
     collected.push_back("hardware: " + describeFit(choice) + " (`fathom plan --calibrate_from`)");
   }

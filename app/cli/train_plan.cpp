@@ -130,7 +130,8 @@ plan::PredictionReport predictTrainRun(const TrainRunInputs& run, const plan::Ha
 plan::PredictionReport predictTrainRun(const std::vector<std::string>& command, std::string_view runSpecYaml,
                                        const std::string& hardware, const std::string& workspaceFlag) {
   const TrainRunInputs run = trainRunInputs(command, runSpecYaml);
-  return predictTrainRun(run, chooseHardware(!hardware.empty() ? hardware : run.hardware, workspaceFlag).spec);
+  return predictTrainRun(run,
+                         chooseHardware(!hardware.empty() ? hardware : run.hardware, workspaceFlag, run.plan).spec);
 }
 
 }  // namespace fathom::cli

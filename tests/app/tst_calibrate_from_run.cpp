@@ -46,11 +46,11 @@ class CalibrateFromRunTest : public QObject {
   QString m_unprofiled;  ///< a run without traces
   QProcessEnvironment m_env;
 
-  /// Launches 2 ranks of gpt-tiny under DDP for 6 steps; returns the run's id.
-  QString launch(const QString& name, const QStringList& extra) {
+  /// Launches `processes` ranks of gpt-tiny under DDP for 6 steps; returns the run's id.
+  QString launch(const QString& name, const QStringList& extra, int processes = 2) {
     QStringList args{u"launch"_s,
                      u"--num_processes"_s,
-                     u"2"_s,
+                     QString::number(processes),
                      u"--quiet"_s,
                      u"--workspace"_s,
                      m_workspace,
@@ -268,6 +268,39 @@ private slots:
     QTRY_VERIFY2(note->text().contains(factor), qPrintable(note->text() + u" lacks "_s + factor));
     QVERIFY2(note->text().contains(QString::number(newest.value)), qPrintable(note->text()));
     screenshot(window);
+  }
+
+  // Fits of two settings: a plan uses the newest fitted at its processes and threads, whichever is newer overall;
+  // a plan of a setting no fit has takes the newest at its processes, and says so.
+  void aPlanPrefersTheFitOfItsSetting() {
+    const QString single =
+        launch(u"profiled-1p"_s, {u"--profile"_s, u"--profile_dir"_s, m_dir.filePath(u"traces-1p"_s)}, 1);
+    QVERIFY(!single.isEmpty());
+    const CliRun fit = calibrateFrom(single);  // the newest fit now
+    QVERIFY2(fit.exitCode == 0, qPrintable(describe(fit)));
+    auto planAt = [&](int processes, const QStringList& extra = {}) {
+      return runFathom(QStringList{u"plan"_s, u"--model"_s, u"gpt-tiny"_s, u"--num_processes"_s,
+                                   QString::number(processes), u"--strategy"_s, u"ddp"_s, u"--micro_batch"_s, u"4"_s,
+                                   u"--hardware"_s, u"this-machine"_s, u"--workspace"_s, m_workspace} +
+                           extra,
+                       m_env);
+    };
+    const CliRun two = planAt(2);
+    QVERIFY2(two.exitCode == 0, qPrintable(describe(two)));
+    QVERIFY2(two.err.contains("fitted to run " + m_profiled.toUtf8() + " (profiled)") &&
+                 two.err.contains("2 processes x 1 thread per node") && !two.err.contains("this plan runs"),
+             two.err.constData());
+    const CliRun one = planAt(1);
+    QVERIFY2(one.exitCode == 0, qPrintable(describe(one)));
+    QVERIFY2(one.err.contains("fitted to run " + single.toUtf8() + " (profiled-1p)") &&
+                 one.err.contains("1 process x ") && !one.err.contains("this plan runs"),
+             one.err.constData());
+    // 2 processes of 2 threads: no fit has them; the newest of 2 processes, not the newest overall, with a note.
+    const CliRun threads = planAt(2, {u"--num_cpu_threads_per_process"_s, u"2"_s});
+    QVERIFY2(threads.exitCode == 0, qPrintable(describe(threads)));
+    QVERIFY2(threads.err.contains("fitted to run " + m_profiled.toUtf8() + " (profiled)") &&
+                 threads.err.contains("this plan runs 2 processes x 2 threads"),
+             threads.err.constData());
   }
 };
 

@@ -379,35 +379,37 @@ private slots:
     QCOMPARE(rawInt(path, "SELECT COUNT(*) FROM run_hosts"), 0);
   }
 
-  // Hardware profiles fitted to runs (schema 12): the newest fit of a host's device and calibration is the one plans
-  // use; another calibration's, host's or device's fits are not; a run's fits go with it.
+  // Hardware profiles fitted to runs (schema 12): the fits of a host's device and calibration, newest first, are the
+  // ones plans choose from; another calibration's, host's or device's fits are not; a run's fits go with it.
   void hardwareFits() {
     const std::string path = file("fits.sqlite");
     Workspace ws(path);
     const RunId first = ws.createRun({"profiled", "", "", ""});
     const RunId second = ws.createRun({"profiled-again", "", "", ""});
     const std::string base = "2026-11-28T10:00:00Z";
-    QVERIFY(!ws.latestHardwareFit("h", "cpu", base));
+    QVERIFY(ws.hardwareFitsOf("h", "cpu", base).empty());
     const HardwareFitId a = ws.addHardwareFit({first, 1.0e9, "h", "cpu", base, "name: a\n"});
     const HardwareFitId b = ws.addHardwareFit({second, 2.0e9, "h", "cpu", base, "name: b\n"});
     ws.addHardwareFit({second, 3.0e9, "h", "cpu", "2026-11-27T10:00:00Z", "name: older calibration\n"});
     ws.addHardwareFit({second, 4.0e9, "other", "cpu", base, "name: other host\n"});
     ws.addHardwareFit({second, 5.0e9, "h", "cuda", base, "name: the GPU\n"});
     QVERIFY(a < b);
-    const std::optional<HardwareFitRow> latest = ws.latestHardwareFit("h", "cpu", base);
-    QVERIFY(latest.has_value());
-    QCOMPARE(latest->id, b);
-    QCOMPARE(latest->fit.run, second);
-    QCOMPARE(latest->fit.createdAt, 2.0e9);
-    QCOMPARE(latest->fit.profileYaml, std::string("name: b\n"));
-    QCOMPARE(ws.latestHardwareFit("h", "cuda", base)->fit.profileYaml, std::string("name: the GPU\n"));
+    const std::vector<HardwareFitRow> fits = ws.hardwareFitsOf("h", "cpu", base);
+    QCOMPARE(fits.size(), std::size_t{2});
+    QCOMPARE(fits[0].id, b);
+    QCOMPARE(fits[0].fit.run, second);
+    QCOMPARE(fits[0].fit.createdAt, 2.0e9);
+    QCOMPARE(fits[0].fit.profileYaml, std::string("name: b\n"));
+    QCOMPARE(fits[1].id, a);
+    QCOMPARE(ws.hardwareFitsOf("h", "cuda", base).at(0).fit.profileYaml, std::string("name: the GPU\n"));
     QCOMPARE(ws.hardwareFits(first).size(), std::size_t{1});
     QCOMPARE(ws.hardwareFits(second).size(), std::size_t{4});
     QVERIFY(fathom::test::throwsType<ConfigError>([&] { ws.addHardwareFit({RunId{999}, 1.0, "h", "cpu", base, ""}); }));
 
     ws.finishRun(second, RunStatus::Succeeded, 0);
     ws.deleteRun(second);
-    QCOMPARE(ws.latestHardwareFit("h", "cpu", base)->id, a);
+    QCOMPARE(ws.hardwareFitsOf("h", "cpu", base).size(), std::size_t{1});
+    QCOMPARE(ws.hardwareFitsOf("h", "cpu", base).at(0).id, a);
     QCOMPARE(rawInt(path, "SELECT COUNT(*) FROM hardware_fits"), 1);
   }
 

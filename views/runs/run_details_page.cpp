@@ -133,8 +133,9 @@ RunDetailsPage::RunDetailsPage(QWidget* parent) : QWidget(parent) {
   m_fitNote->setWordWrap(true);
   m_calibrate = new QPushButton(tr("Calibrate from this run"), planTab);
   m_calibrate->setObjectName(u"calibrateFromRun"_s);
-  m_calibrate->setToolTip(tr("Fit this machine's calibrated hardware profile to the run's profiled traces (fathom plan "
-                             "--calibrate_from); later plans of this machine use the fit"));
+  m_calibrate->setToolTip(
+      tr("Fit this machine's calibrated hardware profile to the run's profiled traces (fathom plan "
+         "--calibrate_from); later plans of this machine at the run's processes and threads use the fit"));
   m_calibrate->hide();
   connect(m_calibrate, &QPushButton::clicked, this, [this] {
     m_calibrate->setEnabled(false);
@@ -370,7 +371,7 @@ void RunDetailsPage::applyRunFit(const RunFitOutcome& outcome) {
   }
   m_fitNote->setText(tr("Calibrated from this run (hardware fit %1): step time measured %L2 s, predicted %L3 s by the "
                         "calibration alone and %L4 s after the fit. Measured / predicted: %5. Later plans of this "
-                        "machine use the fit.")
+                        "machine at this run's processes and threads use the fit.")
                          .arg(r.fitId)
                          .arg(r.measuredStepS, 0, 'g', 4)
                          .arg(r.calibratedStepS, 0, 'g', 4)
@@ -385,7 +386,8 @@ void RunDetailsPage::showStoredFit(const StoredRunFit& stored) {
   }
   const plan::RunFit& f = *stored.fit;
   m_fitNote->setText(tr("Calibrated from this run at %1 (hardware fit %2): step time measured %L3 s over %4 profiled "
-                        "steps. Measured / predicted: %5. Plans of this machine use its newest fit.")
+                        "steps. Measured / predicted: %5. Plans of this machine at this run's processes and threads "
+                        "use its newest fit.")
                          .arg(dateTime(stored.createdAt))
                          .arg(stored.id)
                          .arg(f.measuredStepS, 0, 'g', 4)

@@ -65,10 +65,10 @@ RunFitResult fitRun(const RunFitInput& input) {
   fit.fittedAt = input.fittedAt;
   fit.run = input.runId;
   fit.runName = input.runName;
-  fit.processes = std::max(1, p.numGpus / std::max(1, predicted.nodes));
-  fit.threads = p.cpuThreadsPerProcess > 0 ? p.cpuThreadsPerProcess
-                : fit.processes > 1        ? 1
-                                           : std::max(1, input.base.calibration->cpuCores);
+  // The setting the calibrated prediction looked its rates up at: a later plan of the same setting prefers this fit.
+  const plan::RankSetting setting = plan::rankSetting(input.base, p);
+  fit.processes = setting.processes;
+  fit.threads = setting.threads;
   fit.ranks = static_cast<int>(input.ranks.size());
   fit.steps = input.ranks.front().steps;
   fit.measuredStepS = perStep(&T::spanNs);

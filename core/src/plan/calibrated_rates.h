@@ -10,12 +10,6 @@
 
 namespace fathom::plan::detail {
 
-/// How many processes share a node and how many intra-op threads each runs: what decides a CPU rank's rates.
-struct RankSetting {
-  int processes = 1;  ///< ranks per node
-  int threads = 1;    ///< intra-op threads per process (1 on a GPU)
-};
-
 /// The measured rates for one RankSetting. A setting the calibration did not measure takes the nearest measured one
 /// (by |log P' − log P| + |log T' − log T|) scaled by the share of the cores each process gets,
 /// min(1, cores / (P·T)), there and here: a process time-shares its cores in proportion (`matmulSetting()` says

@@ -2,6 +2,7 @@
 #include "calibrated_time.h"
 
 #include <fathom/plan/compute_model.h>
+#include <fathom/plan/predict.h>
 
 #include <algorithm>
 #include <string>
@@ -33,23 +34,11 @@ constexpr double kLossPassesPerLogit = 3.0;
 
 }  // namespace
 
-RankSetting rankSetting(const Context& ctx) {
-  const int processes = std::max(1, std::min(ctx.gpusPerNode, ctx.plan.numGpus));
-  if (ctx.hw.device == DeviceKind::Gpu) {
-    return {processes, 1};
-  }
-  if (ctx.plan.cpuThreadsPerProcess > 0) {
-    return {processes, ctx.plan.cpuThreadsPerProcess};
-  }
-  const int cores = ctx.hw.calibration ? std::max(1, ctx.hw.calibration->cpuCores) : 1;
-  return {processes, processes > 1 ? 1 : cores};
-}
-
 bool communicationCanOverlap(const Context& ctx) {
   if (ctx.hw.device == DeviceKind::Gpu || !ctx.hw.calibration) {
     return true;
   }
-  const RankSetting s = rankSetting(ctx);
+  const RankSetting s = rankSetting(ctx.hw, ctx.plan);
   return s.processes * s.threads < ctx.hw.calibration->cpuCores;
 }
 
@@ -57,7 +46,7 @@ CalibratedCompute calibratedCompute(const Context& ctx) {
   const HardwareCalibration& cal = *ctx.hw.calibration;
   const Plan& p = ctx.plan;
   const ModelSpec& model = ctx.model;
-  const RankSetting setting = rankSetting(ctx);
+  const RankSetting setting = rankSetting(ctx.hw, ctx.plan);
   const CalibratedRates rates(cal, setting);
   const char* dtype = matmulDtype(p.precision);
 
@@ -150,3 +139,21 @@ CalibratedCompute calibratedCompute(const Context& ctx) {
 }
 
 }  // namespace fathom::plan::detail
+
+namespace fathom::plan {
+
+RankSetting rankSetting(const HardwareSpec& hw, const Plan& plan) {
+  // As makeContext() counts ranks per node (Context::gpusPerNode).
+  const int perNode = plan.gpusPerNode > 0 ? plan.gpusPerNode : hw.gpusPerNode;
+  const int processes = std::max(1, std::min(perNode, plan.numGpus));
+  if (hw.device == DeviceKind::Gpu) {
+    return {processes, 1};
+  }
+  if (plan.cpuThreadsPerProcess > 0) {
+    return {processes, plan.cpuThreadsPerProcess};
+  }
+  const int cores = hw.calibration ? std::max(1, hw.calibration->cpuCores) : 1;
+  return {processes, processes > 1 ? 1 : cores};
+}
+
+}  // namespace fathom::plan

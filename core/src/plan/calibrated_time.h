@@ -18,10 +18,6 @@ struct CalibratedCompute {
   double total() const { return matmulS + attentionS + elementwiseS + optimizerS; }
 };
 
-/// The processes per node and threads per process a plan's ranks run with: the plan's thread count, else the
-/// launcher's rule (1 when several processes share the node, else the calibrated machine's cores; 1 on a GPU).
-RankSetting rankSetting(const Context& ctx);
-
 /// The calibrated compute of one rank (ctx.hw.calibration must be set), explained under `compute.calibrated.*`.
 CalibratedCompute calibratedCompute(const Context& ctx);
 

@@ -27,16 +27,17 @@ HardwareFitId insertHardwareFit(sql::Db& db, const HardwareFit& fit) {
   return HardwareFitId{sqlite3_last_insert_rowid(db.handle())};
 }
 
-std::optional<HardwareFitRow> readLatestHardwareFit(sql::Db& db, std::string_view host, std::string_view device,
-                                                    std::string_view baseMeasuredAt) {
+std::vector<HardwareFitRow> readHardwareFitsOf(sql::Db& db, std::string_view host, std::string_view device,
+                                               std::string_view baseMeasuredAt) {
   sql::Statement s(db, "SELECT " + std::string(kColumns) +
                            " FROM hardware_fits WHERE host = ? AND device = ? AND base_measured_at = ? "
-                           "ORDER BY id DESC LIMIT 1");
+                           "ORDER BY id DESC");
   s.bind(1, host).bind(2, device).bind(3, baseMeasuredAt);
-  if (!s.step()) {
-    return std::nullopt;
+  std::vector<HardwareFitRow> rows;
+  while (s.step()) {
+    rows.push_back(rowOf(s));
   }
-  return rowOf(s);
+  return rows;
 }
 
 std::vector<HardwareFitRow> readHardwareFits(sql::Db& db, std::int64_t run) {

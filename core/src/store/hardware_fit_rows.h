@@ -7,16 +7,15 @@
 
 #include <fathom/store/records.h>
 
-#include <optional>
 #include <string_view>
 #include <vector>
 
 namespace fathom::store {
 
 HardwareFitId insertHardwareFit(sql::Db& db, const HardwareFit& fit);
-/// Workspace::latestHardwareFit().
-std::optional<HardwareFitRow> readLatestHardwareFit(sql::Db& db, std::string_view host, std::string_view device,
-                                                    std::string_view baseMeasuredAt);
+/// Workspace::hardwareFitsOf(): newest first.
+std::vector<HardwareFitRow> readHardwareFitsOf(sql::Db& db, std::string_view host, std::string_view device,
+                                               std::string_view baseMeasuredAt);
 /// The fits of `run`, in id order.
 std::vector<HardwareFitRow> readHardwareFits(sql::Db& db, std::int64_t run);
 

@@ -752,12 +752,12 @@ namespace {
 constexpr int kHardwareFitsVersion = 12;
 }  // namespace
 
-std::optional<HardwareFitRow> Workspace::latestHardwareFit(std::string_view host, std::string_view device,
-                                                           std::string_view baseMeasuredAt) const {
+std::vector<HardwareFitRow> Workspace::hardwareFitsOf(std::string_view host, std::string_view device,
+                                                      std::string_view baseMeasuredAt) const {
   if (m_impl->version < kHardwareFitsVersion) {
-    return std::nullopt;
+    return {};
   }
-  return readLatestHardwareFit(m_impl->db, host, device, baseMeasuredAt);
+  return readHardwareFitsOf(m_impl->db, host, device, baseMeasuredAt);
 }
 
 std::vector<HardwareFitRow> Workspace::hardwareFits(RunId run) const {

@@ -24,6 +24,16 @@ const char* toString(MatmulLayout layout);
 /// The layout named "nn", "nt" or "tn"; std::nullopt for another name.
 std::optional<MatmulLayout> parseMatmulLayout(std::string_view name);
 
+/// How many processes share a node and how many intra-op threads each runs: what decides a CPU rank's measured
+/// rates (MatmulRate, ElementwiseRate, ...) and what a run fit was measured at (RunFit). plan::rankSetting() gives a
+/// plan's.
+struct RankSetting {
+  int processes = 1;  ///< ranks per node
+  int threads = 1;    ///< intra-op threads per process (1 on a GPU)
+
+  bool operator==(const RankSetting&) const = default;
+};
+
 /// One measured matrix multiply: an (m x k) by (k x n) product in `dtype`, run by `processes` processes of this
 /// node at once, each with `threads` intra-op threads (torch::set_num_threads; 1 on a GPU). `flops` is what one of
 /// those processes achieved (2·m·k·n per product over the seconds it took, the mean over the processes), so a CPU

@@ -32,6 +32,12 @@ void validatePlan(const ModelSpec& model, const HardwareSpec& hw, const Plan& pl
 /// (gpt, bert) when the plan leaves it at 0.
 std::int64_t sequenceLength(const ModelSpec& model, const Plan& plan);
 
+/// The processes per node and threads per process `plan`'s ranks run with on `hw`: min(world size, ranks per node
+/// (the plan's, else the hardware's)) processes; the plan's thread count, else the launcher's rule (1 when several
+/// processes share the node, else the calibrated machine's cores; 1 on a GPU). What the calibrated time model looks
+/// its rates up at, and what a run fit records of the run it was fitted to.
+RankSetting rankSetting(const HardwareSpec& hw, const Plan& plan);
+
 /// Predicts per-rank memory, communication per optimizer step and step time. Pure; validates first.
 /// Cost: a few hundred floating-point operations when options.explain is false.
 Prediction predict(const ModelSpec& model, const HardwareSpec& hw, const Plan& plan,

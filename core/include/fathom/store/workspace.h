@@ -144,11 +144,11 @@ public:
   /// One trace's bytes: the chunks of (name, rank) concatenated in arrival order; empty when there are none.
   std::string traceData(RunId run, std::string_view name, int rank) const;
   std::vector<PlanRecord> plans() const;
-  /// The newest fit of `host`'s `device` ("cpu", "cuda") that refines the calibration measured at `baseMeasuredAt`
-  /// (the profile a plan uses now: a fit of an older calibration no longer applies), or std::nullopt (also for an older
-  /// file opened read-only, which has no fits).
-  std::optional<HardwareFitRow> latestHardwareFit(std::string_view host, std::string_view device,
-                                                  std::string_view baseMeasuredAt) const;
+  /// The fits of `host`'s `device` ("cpu", "cuda") that refine the calibration measured at `baseMeasuredAt` (a fit of
+  /// an older calibration no longer applies), newest first; none for an older file opened read-only, which has no
+  /// fits. A plan picks among them by the processes and threads each was fitted at (cli::chooseHardware).
+  std::vector<HardwareFitRow> hardwareFitsOf(std::string_view host, std::string_view device,
+                                             std::string_view baseMeasuredAt) const;
   /// The fits made from `run`, oldest first.
   std::vector<HardwareFitRow> hardwareFits(RunId run) const;
   /// The stored plan of `run`; std::nullopt when it has none (runs launched before schema 7, or not planned).
