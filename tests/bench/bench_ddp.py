@@ -27,7 +27,7 @@ import subprocess
 import sys
 import time
 
-from benchlib import HERE, RANK_PREFIX, BenchError, find_fathom, find_torch_python
+from benchlib import HERE, RANK_PREFIX, BenchError, find_fathom, find_torch_python, run_group
 
 BASELINE = os.path.join(HERE, "torch_ddp_mlp.py")
 
@@ -84,7 +84,7 @@ def run_one(name, cmd, env, timeout, verbose):
         print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
     start = time.monotonic()
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+        proc = run_group(cmd, env=env, timeout=timeout)
     except subprocess.TimeoutExpired:
         raise BenchError(f"{name} ran past {timeout} s: {' '.join(cmd)}")
     wall = time.monotonic() - start

@@ -22,11 +22,10 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 
-from benchlib import RANK_PREFIX, BenchError, find_fathom
+from benchlib import RANK_PREFIX, BenchError, find_fathom, run_group
 
 
 STRATEGIES = [
@@ -60,7 +59,7 @@ def run_once(fathom, args, name, flags):
                "--steps", str(args.steps), "--optimizer", "adamw", "--seed", "0", "--log_every", "0", "--json",
                "--stats_json", stats_path]
         env = dict(os.environ, OMP_NUM_THREADS="1")
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.timeout)
+        proc = run_group(cmd, env=env, timeout=args.timeout)
         if proc.returncode != 0:
             sys.exit(f"bench_sharding: {name} failed ({proc.returncode}):\n{' '.join(cmd)}\n{proc.stdout}\n"
                      f"{proc.stderr}")

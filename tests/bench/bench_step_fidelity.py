@@ -47,7 +47,7 @@ import sys
 import tempfile
 import time
 
-from benchlib import RANK_PREFIX, BenchError, find_fathom
+from benchlib import RANK_PREFIX, BenchError, find_fathom, run_group
 
 GPT128 = ["--model", "gpt", "--n_layer", "4", "--n_head", "4", "--n_embd", "128", "--block_size", "128"]
 GPT256 = ["--model", "gpt", "--n_layer", "2", "--n_head", "4", "--n_embd", "256", "--block_size", "128"]
@@ -108,7 +108,7 @@ def run_cmd(what, cmd, env, timeout, verbose):
     if verbose:
         print("+ " + shlex.join(cmd), file=sys.stderr, flush=True)
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+        proc = run_group(cmd, env=env, timeout=timeout)
     except subprocess.TimeoutExpired:
         raise BenchError(f"{what} ran past {timeout} s: {shlex.join(cmd)}")
     if proc.returncode != 0:

@@ -5,6 +5,7 @@ import glob
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -17,6 +18,24 @@ RANK_PREFIX = re.compile(r"^\[rank(\d+)\]: ?")
 
 class BenchError(Exception):
     pass
+
+
+def run_group(cmd, env=None, timeout=None, cwd=None):
+    """subprocess.run(cmd, capture_output=True, text=True) in a session of its own: past `timeout` the whole process
+    group is killed, not only `cmd`, so the ranks a launcher or torch.multiprocessing spawned do not outlive a hung
+    run and skew the next one (a stuck rank spins a core). Raises subprocess.TimeoutExpired then, as run() does."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.communicate()
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
 def find_fathom(explicit):
