@@ -86,6 +86,19 @@ def resolve_threads(args, world_size):
     return 1 if world_size > 1 else None
 
 
+def train_step(ddp, opt, loss_fn, x, y, idx):
+    """One optimizer step on the rows `idx`. A function of its own, not a closure in worker(): with the model held in
+    a closure's cell, PyTorch 1.13's Gloo ranks did not exit after destroy_process_group() (one spun a core until
+    killed)."""
+    xb = x.index_select(0, idx)
+    yb = y.index_select(0, idx)
+    opt.zero_grad(set_to_none=True)
+    step_loss = loss_fn(ddp(xb), yb)
+    step_loss.backward()
+    opt.step()
+    return step_loss
+
+
 def make_profiler(directory, rank):
     """torch.profiler over the loop (CPU only); on_trace_ready writes directory/profile_<rank>.json. Its names are
     fixed here because tensorboard_trace_handler's (host_pid.timestamp.pt.trace.json) are not."""
@@ -153,22 +166,13 @@ def worker(rank, world_size, args, threads):
         dist.barrier()
         t0 = time.perf_counter()
         loss = None
-        def train_step(idx):
-            xb = x.index_select(0, idx)
-            yb = y.index_select(0, idx)
-            opt.zero_grad(set_to_none=True)
-            step_loss = loss_fn(ddp(xb), yb)
-            step_loss.backward()
-            opt.step()
-            return step_loss
-
         if prof is None:
             for idx in batches:
-                loss = train_step(idx)
+                loss = train_step(ddp, opt, loss_fn, x, y, idx)
         else:  # the same steps, each closed by prof.step()
             with prof:
                 for idx in batches:
-                    loss = train_step(idx)
+                    loss = train_step(ddp, opt, loss_fn, x, y, idx)
                     prof.step()
         last = loss.detach() if loss is not None else torch.tensor(float("nan"))
         t1 = time.perf_counter()
