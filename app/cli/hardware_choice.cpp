@@ -21,10 +21,6 @@ plan::HardwareSpec loadFit(const store::HardwareFitRow& row, const std::filesyst
   return fitted;
 }
 
-plan::RankSetting fittedSetting(const plan::HardwareSpec& fitted) {
-  return {fitted.calibration->runFit->processes, fitted.calibration->runFit->threads};
-}
-
 std::string describeSetting(plan::RankSetting s) {
   return std::to_string(s.processes) + (s.processes == 1 ? " process" : " processes") + " x " +
          std::to_string(s.threads) + (s.threads == 1 ? " thread" : " threads");
@@ -54,21 +50,19 @@ HardwareChoice chooseHardware(std::string_view nameOrPath, const std::string& wo
   // Newest first: the newest fit at the plan's processes and threads, else the newest at its processes, else the
   // newest. A run's factors hold for the setting it ran at (how many ranks share the cores changes what the
   // microbenchmarks miss), so a fit of another setting is the fallback, and the note says so.
+  std::optional<std::size_t> exact;
   std::optional<std::size_t> sameProcesses;
-  std::size_t chosen = 0;
   std::vector<plan::HardwareSpec> loaded;
-  for (std::size_t i = 0; i < fits.size(); ++i) {
+  for (std::size_t i = 0; i < fits.size() && !exact; ++i) {
     loaded.push_back(loadFit(fits[i], setting.path));
-    const plan::RankSetting fitted = fittedSetting(loaded.back());
+    const plan::RankSetting fitted = loaded.back().calibration->runFit->setting();
     if (fitted == choice.setting) {
-      chosen = i;
-      break;
-    }
-    if (!sameProcesses && fitted.processes == choice.setting.processes) {
+      exact = i;
+    } else if (!sameProcesses && fitted.processes == choice.setting.processes) {
       sameProcesses = i;
     }
-    chosen = sameProcesses.value_or(0);
   }
+  const std::size_t chosen = exact.value_or(sameProcesses.value_or(0));
   choice.spec = std::move(loaded[chosen]);
   choice.fit = fits[chosen];
   return choice;
@@ -79,7 +73,7 @@ std::string describeFit(const HardwareChoice& choice) {
     return {};
   }
   const plan::RunFit& f = *choice.spec.calibration->runFit;
-  const plan::RankSetting fitted = fittedSetting(choice.spec);
+  const plan::RankSetting fitted = f.setting();
   std::string text = choice.spec.name + ", fitted to run " + std::to_string(f.run) +
                      (f.runName.empty() ? "" : " (" + f.runName + ")") + " at " + f.fittedAt + ", " +
                      describeSetting(fitted) + " per node";

@@ -145,6 +145,8 @@ struct RunFit {
 
   /// The factor of `kind` (1 when the run did not call it).
   double collectiveFactor(CollectiveKind kind) const;
+  /// The run's processes per node and threads per process: a plan of the same setting prefers this fit.
+  RankSetting setting() const { return {processes, threads}; }
 
   /// The operator classes, each by its name and its factor's member, in the time model's order (matmul, attention,
   /// elementwise, optimizer: `time.<name>_s`). The one list the `factors:` map's reader and writer, the fit and the
