@@ -302,6 +302,26 @@ private slots:
                  threads.err.contains("this plan runs 2 processes x 2 threads"),
              threads.err.constData());
   }
+
+  // A stored fit that does not read (a workspace written by hand, or by a broken tool) is refused, naming the
+  // workspace and the fit, never skipped: the plan would silently drop to another fit.
+  void aBrokenStoredFitIsNamed() {
+    const QString broken = m_dir.filePath(u"broken-fit.sqlite"_s);
+    const fathom::plan::HardwareSpec profile = fathom::plan::loadHardware(m_profile.toStdString());
+    QVERIFY(profile.calibration.has_value());
+    fathom::store::HardwareFitId id;
+    {
+      fathom::store::Workspace ws(broken.toStdString());
+      const fathom::store::RunId run = ws.createRun({"by hand", "", "", ""});
+      id = ws.addHardwareFit({run, 1.0e9, profile.calibration->host, profile.calibration->device,
+                              profile.calibration->measuredAt, "name: [unclosed\n"});
+    }
+    const CliRun r = runFathom({u"plan"_s, u"--model"_s, u"gpt-tiny"_s, u"--num_processes"_s, u"2"_s, u"--hardware"_s,
+                                u"this-machine"_s, u"--workspace"_s, broken},
+                               m_env);
+    QVERIFY2(r.exitCode != 0 && r.err.contains("broken-fit.sqlite hardware fit " + QByteArray::number(id.value)),
+             qPrintable(describe(r)));
+  }
 };
 
 QTEST_MAIN(CalibrateFromRunTest)
