@@ -123,7 +123,7 @@ void printTraceSummary(std::ostream& out, const trace::TraceSummary& s) {
     out << "\nCollectives\n";
     std::vector<std::vector<std::string>> c{{"KIND", "COUNT", "TIME (ms)", "BYTES"}};
     for (const auto& x : s.collectives) {
-      c.push_back({x.kind, std::to_string(x.count), ms(x.totalNs), bytes(x.bytes)});
+      c.push_back({x.kind, std::to_string(x.count), ms(x.totalNs), x.bytes ? bytes(*x.bytes) : "-"});
     }
     printTable(out, c, ColumnAlign::NumbersRight);
   }
@@ -148,7 +148,10 @@ nlohmann::json traceSummaryJson(const trace::TraceSummary& s) {
   }
   nlohmann::json collectives = nlohmann::json::array();
   for (const auto& c : s.collectives) {
-    collectives.push_back({{"kind", c.kind}, {"count", c.count}, {"total_ns", c.totalNs}, {"bytes", c.bytes}});
+    collectives.push_back({{"kind", c.kind},
+                           {"count", c.count},
+                           {"total_ns", c.totalNs},
+                           {"bytes", c.bytes ? nlohmann::json(*c.bytes) : nlohmann::json(nullptr)}});
   }
   nlohmann::json memory = nlohmann::json::object();
   for (const auto& m : s.memory) {

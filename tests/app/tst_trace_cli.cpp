@@ -165,6 +165,24 @@ private slots:
     QCOMPARE(r.exitCode, 2);
   }
 
+  /// PyTorch 1.13's legacy trace (tests/data/traces/make_pytorch_legacy_trace.py): Gloo's collectives carry no bytes,
+  /// which the table shows as "-" and the JSON as null, not as 0.
+  void summaryOfPyTorchLegacyTrace() {
+    const QString legacy = QString::fromUtf8(FATHOM_TEST_DATA_DIR) + u"/traces/pytorch_legacy_ddp_rank0.json.gz"_s;
+    Run r = trace({u"summary"_s, legacy});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QVERIFY2(folded(r.out).contains("all_reduce 2 3.194 -"), r.out.constData());
+    r = trace({u"summary"_s, legacy, u"--json"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    const QJsonObject s = parse(r).object();
+    QVERIFY(s.value(u"total"_s).toObject().value(u"compute_ns"_s).toInteger() > 0);
+    const QJsonArray collectives = s.value(u"collectives"_s).toArray();
+    QCOMPARE(collectives.size(), 2);
+    for (const QJsonValue c : collectives) {
+      QVERIFY(c.toObject().value(u"bytes"_s).isNull());
+    }
+  }
+
   void merge() {
     QVERIFY(QDir(m_dir.path()).mkpath(u"ranks"_s));
     QVERIFY(QFile::copy(file(u"rank0.json"_s), file(u"ranks/rank0.json"_s)));

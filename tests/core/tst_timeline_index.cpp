@@ -155,6 +155,7 @@ private slots:
   void counterMergeEqualsBruteForce();
   void areaEqualsSummary();
   void areaEqualsSummaryOnGpuTrace();
+  void pytorchLegacyTrace();
   void progressAndCancel();
   void inputThatCannotBeReadAgain();
   void malformedInputNamesFileAndOffset();
@@ -551,6 +552,32 @@ void TestTimelineIndex::areaEqualsSummaryOnGpuTrace() {
       compareSummaries(cli, r.summary);
     }
   }
+}
+
+/// A real PyTorch 1.13 trace in the legacy layout (no `cat`; make_pytorch_legacy_trace.py): the index files its
+/// events as the summary does, so the area equals the CLI's summary, and both see compute and Gloo's collectives.
+void TestTimelineIndex::pytorchLegacyTrace() {
+  const fs::path path = kData / "traces/pytorch_legacy_ddp_rank0.json.gz";
+  const TimelineIndex index = loadOrFail(path);
+  QCOMPARE(index.steps().size(), std::size_t{3});
+  const TimeRange all{index.data().startNs, index.data().endNs + 1};
+  std::vector<std::uint32_t> lanes(index.lanes().size());
+  std::iota(lanes.begin(), lanes.end(), 0u);
+  const AreaAggregation area = aggregateArea(index, all, lanes);
+  QCOMPARE(area.ranks.size(), std::size_t{1});
+  const TraceSummary cli = summarizeTrace(path, {.range = all});
+  compareSummaries(cli, area.ranks[0].summary);
+  QCOMPARE(cli.steps.size(), std::size_t{3});
+  QVERIFY(cli.total.computeNs > cli.total.spanNs / 4);  // the ops of the main thread (0 when nothing had a category)
+  QVERIFY(cli.total.communicationNs > 0);
+  QStringList kinds;
+  for (const CollectiveStats& c : cli.collectives) {
+    kinds << QString::fromStdString(c.kind);
+    QVERIFY(!c.bytes);
+  }
+  kinds.sort();
+  QCOMPARE(kinds, QStringList({QStringLiteral("all_reduce"), QStringLiteral("broadcast")}));
+  QCOMPARE(QString::fromStdString(cli.topOps.at(0).name), QStringLiteral("aten::addmm"));
 }
 
 void TestTimelineIndex::progressAndCancel() {

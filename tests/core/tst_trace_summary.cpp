@@ -120,9 +120,9 @@ private slots:
     QCOMPARE(QString::fromStdString(s.collectives[0].kind), QStringLiteral("all_reduce"));
     QCOMPARE(s.collectives[0].count, std::uint64_t{2});
     QCOMPARE(s.collectives[0].totalNs, 70 * us);
-    QCOMPARE(s.collectives[0].bytes, std::int64_t{8192});
+    QCOMPARE(s.collectives[0].bytes.value_or(-1), std::int64_t{8192});
     QCOMPARE(QString::fromStdString(s.collectives[1].kind), QStringLiteral("all_gather"));
-    QCOMPARE(s.collectives[1].bytes, std::int64_t{100});
+    QCOMPARE(s.collectives[1].bytes.value_or(-1), std::int64_t{100});
 
     QStringList spans;
     for (const OpStats& x : s.spans) {
@@ -192,6 +192,68 @@ private slots:
     QCOMPARE(s.collectives.size(), std::size_t{1});
     QCOMPARE(QString::fromStdString(s.collectives[0].kind), QStringLiteral("allreduce"));
     QCOMPARE(s.collectives[0].totalNs, 50 * us);
+    QVERIFY(!s.collectives[0].bytes);  // the kernel carries no bytes: unknown, not 0
+  }
+
+  /// PyTorch's legacy profiler (builds without Kineto, such as Debian's 1.13): a JSON array, no `cat`, every CPU
+  /// event in the process "CPU functions", Gloo's work on its own threads. Before, nothing was compute or
+  /// communication: 100 % idle.
+  void pytorchLegacyTrace() {
+    auto legacy = [](std::string_view name, int tid, int start, int end, std::string_view pid = "\"CPU functions\"") {
+      return "{\"name\": \"" + std::string(name) + "\", \"ph\": \"X\", \"ts\": " + std::to_string(start) +
+             ", \"dur\": " + std::to_string(end - start) + ", \"tid\": " + std::to_string(tid) +
+             ", \"pid\": " + std::string(pid) + ", \"args\": {}}";
+    };
+    const std::vector<std::string> events = {
+        legacy("ProfilerStep#0", 1, 0, 100),
+        legacy("DistributedDataParallel.forward", 1, 5, 45),  // a record_function: a cpu_op here, as Kineto can't tell
+        legacy("aten::mm", 1, 10, 40),
+        legacy("aten::add", 1, 20, 30),
+        legacy("c10d::allreduce_", 1, 50, 55),
+        legacy("gloo:all_reduce", 3, 52, 75),
+        legacy("gloo:broadcast", 2, 1, 3),
+        legacy("aten::add_", 1, 80, 90),
+        legacy("aten::copy_", 7, 60, 70),      // not the step's thread: not compute
+        legacy("aten::relu", 1, 91, 99, "5"),  // no cat outside "CPU functions": no category, as before
+    };
+    std::string text = "[";
+    for (const std::string& e : events) {
+      text += (text.size() > 1 ? ", " : "") + e;
+    }
+    const fs::path file = fs::path(m_dir.path().toStdString()) / "legacy.json";
+    fathom::test::writeTraceFile(file, text + "]");
+    const TraceSummary s = summarizeTrace(file);
+    QCOMPARE(s.timeline, SummaryTimeline::Cpu);
+    QCOMPARE(s.steps.size(), std::size_t{1});
+    // Step 0 [0,100]: compute [5,45]+[50,55]+[80,90] = 55, communication [1,3]+[52,75] = 25,
+    // busy [1,3]+[5,45]+[50,75]+[80,90] = 77 -> idle 23, overlap [52,55] = 3.
+    compareBreakdown(s.steps[0].time, 100, 55, 25, 0, 23, 3);
+    QStringList ops;
+    for (const OpStats& x : s.topOps) {
+      ops << QString::fromStdString(x.name + "=" + std::to_string(x.selfNs / us));
+    }
+    QCOMPARE(ops, QStringList({"aten::mm=20", "DistributedDataParallel.forward=10", "aten::add=10", "aten::add_=10",
+                               "aten::copy_=10", "c10d::allreduce_=5"}));
+    QCOMPARE(s.collectives.size(), std::size_t{2});
+    QCOMPARE(QString::fromStdString(s.collectives[0].kind), QStringLiteral("all_reduce"));
+    QCOMPARE(s.collectives[0].count, std::uint64_t{1});
+    QCOMPARE(s.collectives[0].totalNs, 23 * us);
+    QVERIFY(!s.collectives[0].bytes);
+    QCOMPARE(QString::fromStdString(s.collectives[1].kind), QStringLiteral("broadcast"));
+  }
+
+  /// Fathom's own traces hold Gloo's work spans too (its process groups are c10d's): the fathom:: spans, which carry
+  /// the bytes, stay the collectives, counted once.
+  void glooSpansBesideFathomCollectives() {
+    std::vector<std::string> events = cpuEvents(true, true);
+    events.push_back(span("gloo:all_reduce", 7, 62, 97));
+    events.push_back(span("gloo:all_reduce", 7, 152, 189));
+    const TraceSummary s = summarizeTrace(write("gloo.json", events));
+    compareBreakdown(s.total, 200, 130, 73, 30, 12, 45);  // as cpuTimeline
+    QCOMPARE(s.collectives.size(), std::size_t{2});
+    QCOMPARE(s.collectives[0].count, std::uint64_t{2});
+    QCOMPARE(s.collectives[0].totalNs, 70 * us);
+    QCOMPARE(s.collectives[0].bytes.value_or(-1), std::int64_t{8192});
   }
 
   void malformedEventIsAnError() {

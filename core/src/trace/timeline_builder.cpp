@@ -93,9 +93,9 @@ std::uint32_t TimelineBuilder::laneOf(const TraceEventView& e) {
 
 void TimelineBuilder::addComplete(const TraceEventView& e, const EventTimes& times, std::uint64_t offset) {
   const std::int64_t ts = *times.ts;
-  const std::string_view cat = e.string("cat").value_or("");
   const std::string_view name = e.string("name").value_or("");
-  if (!m_haveLastCategory || cat != m_lastCategory) {  // a handful of categories, in runs: skip the hash lookup
+  const std::string_view cat = summaryCategory(e, name);  // PyTorch's legacy traces write none
+  if (!m_haveLastCategory || cat != m_lastCategory) {     // a handful of categories, in runs: skip the hash lookup
     m_haveLastCategory = true;
     m_lastCategory = cat;
     m_lastCategoryId = m_categories.intern(cat);

@@ -29,6 +29,10 @@ constexpr std::array<std::string_view, 6> kCollectiveSpans = {"fathom::all_reduc
 constexpr std::array<std::string_view, 3> kTrainingSpans = {"fathom::forward", "fathom::backward",
                                                             "fathom::optimizer_step"};
 
+/// The process PyTorch's legacy profiler puts every CPU event in, and the prefix of Gloo's work spans.
+constexpr std::string_view kLegacyCpuProcess = "CPU functions";
+constexpr std::string_view kGlooPrefix = "gloo:";
+
 template <std::size_t N> bool isOneOf(std::string_view text, const std::array<std::string_view, N>& set) {
   return std::find(set.begin(), set.end(), text) != set.end();
 }
@@ -100,6 +104,11 @@ struct TraceSummarizer::Impl {
     TraceSummary s;
     s.traceSpanNs = m_traceEnd > m_traceStart ? m_traceEnd - m_traceStart : 0;
     s.timeline = m_gpuOps.empty() ? SummaryTimeline::Cpu : SummaryTimeline::Gpu;
+    if (m_collectives.empty() && m_communication.empty()) {
+      // A trace with no collective of its own (PyTorch's): its backend's work spans are the communication.
+      m_collectives = std::move(m_backendCollectives);
+      m_communication = std::move(m_backendCommunication);
+    }
     s.topOps = selfTimes();
     sortAndCut(s.topOps, top, [](const OpStats& a, const OpStats& b) { return a.selfNs > b.selfNs; });
     for (auto& [name, stats] : m_kernels) {
@@ -146,6 +155,12 @@ struct TraceSummarizer::Impl {
       addFathomSpan(threadKey, name, start, end, args);
     } else if (name.starts_with("enumerate(DataLoader)")) {
       m_data.push_back({start, end});
+    } else if (const std::optional<std::string_view> kind = backendCollective(name)) {
+      m_backendCommunication.push_back({start, end});
+      CollectiveStats& c = m_backendCollectives[std::string(*kind)];
+      c.kind = *kind;
+      ++c.count;
+      c.totalNs += end - start;  // bytes stay unknown: PyTorch's spans carry none
     }
   }
 
@@ -163,7 +178,7 @@ struct TraceSummarizer::Impl {
     count(stats, end - start, end - start);
     if (kind == GpuKind::Communication) {
       const std::string_view collective = args.collectiveName.empty() ? name : args.collectiveName;
-      addCollective(collective, end - start, args.bytes.value_or(0));
+      addCollective(collective, end - start, args.bytes);
     }
   }
 
@@ -186,18 +201,20 @@ struct TraceSummarizer::Impl {
       m_trainingThreads.insert(m_threads.intern(threadKey));
     } else if (isOneOf(name, kCollectiveSpans)) {
       m_communication.push_back({start, end});
-      addCollective(name.substr(kFathomPrefix.size()), end - start, args.bytes.value_or(0));
+      addCollective(name.substr(kFathomPrefix.size()), end - start, args.bytes);
     } else if (name == "fathom::data_loader") {
       m_data.push_back({start, end});
     }
   }
 
-  void addCollective(std::string_view kind, std::int64_t duration, std::int64_t bytes) {
+  void addCollective(std::string_view kind, std::int64_t duration, std::optional<std::int64_t> bytes) {
     CollectiveStats& c = m_collectives[std::string(kind)];
     c.kind = kind;
     ++c.count;
     c.totalNs += duration;
-    c.bytes += bytes;
+    if (bytes) {
+      c.bytes = c.bytes.value_or(0) + *bytes;
+    }
   }
 
   void addMemoryCounter(std::int64_t ts, const TraceEventView& args) {
@@ -265,7 +282,10 @@ struct TraceSummarizer::Impl {
   /// is the compute time, without a copy of every op.
   std::vector<OpStats> selfTimes() {
     const bool allThreads = m_trainingThreads.empty();
-    std::sort(m_cpuOps.begin(), m_cpuOps.end(), [](const CpuOp& a, const CpuOp& b) {
+    // Parents before their children: by start, then the longer first. Stable: the order the ops came in (the file's,
+    // or a timeline lane's, which keeps it) decides between ops of the same start and end, which PyTorch's
+    // microsecond timestamps make common (TBackward0 and its aten::t); a parent comes first there.
+    std::stable_sort(m_cpuOps.begin(), m_cpuOps.end(), [](const CpuOp& a, const CpuOp& b) {
       return a.thread != b.thread ? a.thread < b.thread : a.start != b.start ? a.start < b.start : a.end > b.end;
     });
     std::vector<OpStats> stats(m_opNames.size());
@@ -423,6 +443,9 @@ struct TraceSummarizer::Impl {
   std::map<std::string, OpStats> m_kernels;
   std::map<std::string, OpStats> m_spans;
   std::map<std::string, CollectiveStats> m_collectives;
+  // Gloo's work spans (backendCollective): the communication of a trace without collectives of its own (finish()).
+  std::vector<Interval> m_backendCommunication;
+  std::map<std::string, CollectiveStats> m_backendCollectives;
   std::map<std::string, std::int64_t> m_memory;
   std::int64_t m_traceStart = std::numeric_limits<std::int64_t>::max();
   std::int64_t m_traceEnd = std::numeric_limits<std::int64_t>::min();
@@ -454,6 +477,23 @@ std::optional<int> fileRank(const nlohmann::json& meta) {
     }
   }
   return std::nullopt;
+}
+
+std::string_view summaryCategory(const TraceEventView& e, std::string_view name) {
+  if (const std::optional<std::string_view> cat = e.string("cat")) {
+    return *cat;
+  }
+  if (e.string("pid") != kLegacyCpuProcess) {
+    return {};
+  }
+  return name.starts_with("ProfilerStep") || name.starts_with(kGlooPrefix) ? "user_annotation" : "cpu_op";
+}
+
+std::optional<std::string_view> backendCollective(std::string_view name) {
+  if (!name.starts_with(kGlooPrefix) || name.size() == kGlooPrefix.size()) {
+    return std::nullopt;
+  }
+  return name.substr(kGlooPrefix.size());
 }
 
 bool isCollectiveSpan(std::string_view name) {

@@ -33,6 +33,16 @@ struct SummaryArgs {
 bool summaryReadsArgs(std::string_view category, std::string_view name);
 /// Reads SummaryArgs from an `args` object already parsed into `args` (views point into its text).
 SummaryArgs summaryArgsOf(const TraceEventView& args);
+/// The category the summary and the timeline file a complete event under: its `cat`; for an event of PyTorch's
+/// legacy (pre-Kineto) profiler, which writes no `cat` and puts every CPU event in the process "CPU functions"
+/// (builds without Kineto, such as Debian's LibTorch 1.13), what Kineto would have written: `ProfilerStep#N` and the
+/// backends' work spans (`gloo:all_reduce`, ...) as user_annotation, everything else as cpu_op. Empty otherwise.
+std::string_view summaryCategory(const TraceEventView& e, std::string_view name);
+/// The collective a process-group backend's work span stands for (`gloo:all_reduce` -> all_reduce); nullopt for any
+/// other name. Gloo runs its collectives on its own worker threads on the CPU, so its span is the collective's time;
+/// the summary counts these only in a trace with no collective of its own (PyTorch's traces: Fathom's wrap each
+/// collective in a fathom:: span that also carries the bytes).
+std::optional<std::string_view> backendCollective(std::string_view name);
 /// Whether `name` is one of Fathom's collective spans (fathom::all_reduce, all_gather, reduce_scatter, broadcast,
 /// barrier, send_recv): what the summary counts as communication on the CPU timeline.
 bool isCollectiveSpan(std::string_view name);

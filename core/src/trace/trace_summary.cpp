@@ -24,8 +24,8 @@ void add(detail::TraceSummarizer& summarizer, const TraceEventView& e, const det
          TraceEventView& args, std::string& thread) {
   const char phase = times.phase;
   if (phase == 'X') {
-    const std::string_view cat = e.string("cat").value_or("");
     const std::string_view name = e.string("name").value_or("");
+    const std::string_view cat = detail::summaryCategory(e, name);
     detail::SummaryArgs facts;
     if (detail::summaryReadsArgs(cat, name) && args.parse(e.raw("args"))) {
       facts = detail::summaryArgsOf(args);

@@ -58,10 +58,10 @@ struct OpStats {
 
 /// One kind of collective.
 struct CollectiveStats {
-  std::string kind;          ///< "all_reduce", ... (from fathom::<kind>, or an NCCL kernel's "Collective name")
+  std::string kind;          ///< "all_reduce", ... (fathom::<kind>, an NCCL kernel's "Collective name", or gloo:<kind>)
   std::uint64_t count = 0;   ///< spans (or kernels)
   std::int64_t totalNs = 0;  ///< sum of the spans' durations (async ones included, so they may overlap)
-  std::int64_t bytes = 0;    ///< sum of args.bytes
+  std::optional<std::int64_t> bytes;  ///< sum of args.bytes; nullopt when no span carries it (Gloo's work spans)
 };
 
 /// The peak of one memory category.
