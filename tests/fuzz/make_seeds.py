@@ -166,7 +166,15 @@ small = json.dumps({"traceEvents": [
     "distributedInfo": {"rank": 0, "world_size": 2, "backend": "gloo"}, "baseTimeNanoseconds": 1700000000000000000},
     separators=(",", ":")).encode()
 array_form = b'[{"ph":"B","name":"a","pid":1,"tid":1,"ts":1},{"ph":"E","pid":1,"tid":1,"ts":2.500},'
+# PyTorch's legacy (pre-Kineto) layout: no cat, string pid "CPU functions", Gloo's work spans (summaryCategory)
+legacy = ('[{"name": "ProfilerStep#0", "ph": "X", "ts": 0, "dur": 100, "tid": 1, "pid": "CPU functions", "args": {}}, '
+          '{"name": "aten::mm", "ph": "X", "ts": 5, "dur": 40, "tid": 1, "pid": "CPU functions", "args": {}}, '
+          '{"name": "aten::t", "ph": "X", "ts": 5, "dur": 40, "tid": 1, "pid": "CPU functions", "args": {}}, '
+          '{"name": "gloo:all_reduce", "ph": "X", "ts": 50, "dur": 20, "tid": 3, "pid": "CPU functions", "args": {}}, '
+          '{"name": "gloo:", "ph": "X", "ts": 80, "dur": 1, "tid": 2, "pid": "CPU functions", "args": {}}, '
+          '{"name": "aten::relu", "ph": "X", "ts": 90, "dur": 5, "tid": 1, "pid": 7, "args": {}}]')
 for target in ("trace_reader", "trace_validator"):
+    seed(target, "pytorch_legacy.json", legacy)
     seed(target, "kineto_good_rank0.json", good)
     seed(target, "small_object.json", small)
     seed(target, "array_unclosed.json", array_form)
