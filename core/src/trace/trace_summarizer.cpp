@@ -32,6 +32,10 @@ constexpr std::array<std::string_view, 3> kTrainingSpans = {"fathom::forward", "
 /// The process PyTorch's legacy profiler puts every CPU event in, and the prefix of Gloo's work spans.
 constexpr std::string_view kLegacyCpuProcess = "CPU functions";
 constexpr std::string_view kGlooPrefix = "gloo:";
+/// The record_function ranges PyTorch itself opens (Kineto files them as user_annotation): the step, Gloo's work,
+/// DDP's forward, the optimizer's step and zero_grad, the DataLoader's next batch.
+constexpr std::array<std::string_view, 5> kTorchRanges = {"ProfilerStep", kGlooPrefix, "DistributedDataParallel.",
+                                                          "Optimizer.", "enumerate(DataLoader)"};
 
 template <std::size_t N> bool isOneOf(std::string_view text, const std::array<std::string_view, N>& set) {
   return std::find(set.begin(), set.end(), text) != set.end();
@@ -486,7 +490,9 @@ std::string_view summaryCategory(const TraceEventView& e, std::string_view name)
   if (e.string("pid") != kLegacyCpuProcess) {
     return {};
   }
-  return name.starts_with("ProfilerStep") || name.starts_with(kGlooPrefix) ? "user_annotation" : "cpu_op";
+  const bool range = std::any_of(kTorchRanges.begin(), kTorchRanges.end(),
+                                 [&](std::string_view prefix) { return name.starts_with(prefix); });
+  return range ? "user_annotation" : "cpu_op";
 }
 
 std::optional<std::string_view> backendCollective(std::string_view name) {

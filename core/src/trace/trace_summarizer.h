@@ -35,8 +35,10 @@ bool summaryReadsArgs(std::string_view category, std::string_view name);
 SummaryArgs summaryArgsOf(const TraceEventView& args);
 /// The category the summary and the timeline file a complete event under: its `cat`; for an event of PyTorch's
 /// legacy (pre-Kineto) profiler, which writes no `cat` and puts every CPU event in the process "CPU functions"
-/// (builds without Kineto, such as Debian's LibTorch 1.13), what Kineto would have written: `ProfilerStep#N` and the
-/// backends' work spans (`gloo:all_reduce`, ...) as user_annotation, everything else as cpu_op. Empty otherwise.
+/// (builds without Kineto, such as Debian's LibTorch 1.13), what Kineto would have written: the ranges PyTorch opens
+/// itself (`ProfilerStep#N`, `gloo:all_reduce`, `DistributedDataParallel.forward`, `Optimizer.step#SGD.step`,
+/// `enumerate(DataLoader)#...`) as user_annotation, everything else as cpu_op (a user's own record_function ranges
+/// cannot be told from ops in that layout). Empty otherwise.
 std::string_view summaryCategory(const TraceEventView& e, std::string_view name);
 /// The collective a process-group backend's work span stands for (`gloo:all_reduce` -> all_reduce); nullopt for any
 /// other name. Gloo runs its collectives on its own worker threads on the CPU, so its span is the collective's time;
