@@ -29,13 +29,15 @@ constexpr std::array<std::string_view, 6> kCollectiveSpans = {"fathom::all_reduc
 constexpr std::array<std::string_view, 3> kTrainingSpans = {"fathom::forward", "fathom::backward",
                                                             "fathom::optimizer_step"};
 
-/// The process PyTorch's legacy profiler puts every CPU event in, and the prefix of Gloo's work spans.
+/// The process PyTorch's legacy profiler puts every CPU event in, and the prefixes of the ranges torch opens.
 constexpr std::string_view kLegacyCpuProcess = "CPU functions";
+constexpr std::string_view kProfilerStepPrefix = "ProfilerStep";
+constexpr std::string_view kDataLoaderPrefix = "enumerate(DataLoader)";
 constexpr std::string_view kGlooPrefix = "gloo:";
 /// The record_function ranges PyTorch itself opens (Kineto files them as user_annotation): the step, Gloo's work,
 /// DDP's forward, the optimizer's step and zero_grad, the DataLoader's next batch.
-constexpr std::array<std::string_view, 5> kTorchRanges = {"ProfilerStep", kGlooPrefix, "DistributedDataParallel.",
-                                                          "Optimizer.", "enumerate(DataLoader)"};
+constexpr std::array<std::string_view, 5> kTorchRanges = {kProfilerStepPrefix, kGlooPrefix, "DistributedDataParallel.",
+                                                          "Optimizer.", kDataLoaderPrefix};
 
 template <std::size_t N> bool isOneOf(std::string_view text, const std::array<std::string_view, N>& set) {
   return std::find(set.begin(), set.end(), text) != set.end();
@@ -153,18 +155,15 @@ struct TraceSummarizer::Impl {
       if (args.correlation) {
         m_launches[*args.correlation] = start;
       }
-    } else if (name.starts_with("ProfilerStep")) {
+    } else if (name.starts_with(kProfilerStepPrefix)) {
       addStep(threadKey, name, start, end);
     } else if (name.starts_with(kFathomPrefix)) {
       addFathomSpan(threadKey, name, start, end, args);
-    } else if (name.starts_with("enumerate(DataLoader)")) {
+    } else if (name.starts_with(kDataLoaderPrefix)) {
       m_data.push_back({start, end});
     } else if (const std::optional<std::string_view> kind = backendCollective(name)) {
       m_backendCommunication.push_back({start, end});
-      CollectiveStats& c = m_backendCollectives[std::string(*kind)];
-      c.kind = *kind;
-      ++c.count;
-      c.totalNs += end - start;  // bytes stay unknown: PyTorch's spans carry none
+      addCollective(m_backendCollectives, *kind, end - start, std::nullopt);  // PyTorch's spans carry no bytes
     }
   }
 
@@ -182,7 +181,7 @@ struct TraceSummarizer::Impl {
     count(stats, end - start, end - start);
     if (kind == GpuKind::Communication) {
       const std::string_view collective = args.collectiveName.empty() ? name : args.collectiveName;
-      addCollective(collective, end - start, args.bytes);
+      addCollective(m_collectives, collective, end - start, args.bytes);
     }
   }
 
@@ -205,14 +204,15 @@ struct TraceSummarizer::Impl {
       m_trainingThreads.insert(m_threads.intern(threadKey));
     } else if (isOneOf(name, kCollectiveSpans)) {
       m_communication.push_back({start, end});
-      addCollective(name.substr(kFathomPrefix.size()), end - start, args.bytes);
+      addCollective(m_collectives, name.substr(kFathomPrefix.size()), end - start, args.bytes);
     } else if (name == "fathom::data_loader") {
       m_data.push_back({start, end});
     }
   }
 
-  void addCollective(std::string_view kind, std::int64_t duration, std::optional<std::int64_t> bytes) {
-    CollectiveStats& c = m_collectives[std::string(kind)];
+  static void addCollective(std::map<std::string, CollectiveStats>& to, std::string_view kind, std::int64_t duration,
+                            std::optional<std::int64_t> bytes) {
+    CollectiveStats& c = to[std::string(kind)];
     c.kind = kind;
     ++c.count;
     c.totalNs += duration;
@@ -514,7 +514,7 @@ bool summaryReadsArgs(std::string_view category, std::string_view name) {
       category == "cuda_driver") {
     return true;
   }
-  return !name.starts_with("ProfilerStep") && isOneOf(name, kCollectiveSpans);
+  return !name.starts_with(kProfilerStepPrefix) && isOneOf(name, kCollectiveSpans);
 }
 
 SummaryArgs summaryArgsOf(const TraceEventView& args) {
@@ -526,7 +526,7 @@ SummaryArgs summaryArgsOf(const TraceEventView& args) {
 }
 
 std::optional<std::int64_t> profilerStepNumber(std::string_view name) {
-  if (!name.starts_with("ProfilerStep")) {
+  if (!name.starts_with(kProfilerStepPrefix)) {
     return std::nullopt;
   }
   // HTA's ProfilerStep\s*#\s*(\d+)
