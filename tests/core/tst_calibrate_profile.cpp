@@ -2,6 +2,8 @@
 // `fathom calibrate`'s arithmetic and files, without measuring: the alpha-beta fit on synthetic points, the profile
 // derived from a calibration, its YAML round trip, every bad value of the `calibration:` section (a ConfigError
 // naming the key), and where `--hardware this-machine` looks.
+#include "env_guard.h"
+
 #include <fathom/calibrate/alpha_beta_fit.h>
 #include <fathom/calibrate/calibrate.h>
 #include <fathom/common/error.h>
@@ -17,6 +19,7 @@
 
 using namespace fathom;
 using plan::CollectiveKind;
+using test::EnvGuard;
 
 namespace {
 
@@ -84,36 +87,13 @@ std::string parseError(const std::string& yaml) {
   return "accepted";
 }
 
-class EnvGuard {
-public:
-  EnvGuard(const char* name, const std::string& value) : m_name(name) {
-    if (const char* old = std::getenv(name)) {
-      m_old = old;
-      m_had = true;
-    }
-    setenv(name, value.c_str(), 1);
-  }
-  ~EnvGuard() {
-    if (m_had) {
-      setenv(m_name, m_old.c_str(), 1);
-    } else {
-      unsetenv(m_name);
-    }
-  }
-
-private:
-  const char* m_name;
-  std::string m_old;
-  bool m_had = false;
-};
-
 }  // namespace
 
 class TestCalibrateProfile : public QObject {
   Q_OBJECT
 
 private slots:
-  void initTestCase() { unsetenv("FATHOM_HARDWARE_DIR"); }
+  void initTestCase() { qunsetenv("FATHOM_HARDWARE_DIR"); }
 
   void fitRecoversExactAlphaBeta_data() {
     QTest::addColumn<int>("kind");

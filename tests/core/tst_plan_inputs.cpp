@@ -36,7 +36,7 @@ class TestPlanInputs : public QObject {
   Q_OBJECT
 
 private slots:
-  void initTestCase() { unsetenv("FATHOM_HARDWARE_DIR"); }
+  void initTestCase() { qunsetenv("FATHOM_HARDWARE_DIR"); }
 
   void presetsShip() {
     const auto names = hardwarePresetNames();
@@ -65,7 +65,7 @@ private slots:
       "memory_bandwidth": 1e11, "gpus_per_node": 4, "intra_node": {"bandwidth": 1e10, "latency": 1e-6},
       "inter_node": {"bandwidth": 1e9, "latency": 1e-5}})");
     QCOMPARE(loadHardware(file.toStdString()).gpusPerNode, 4);
-    setenv("FATHOM_HARDWARE_DIR", dir.path().toUtf8().constData(), 1);
+    qputenv("FATHOM_HARDWARE_DIR", dir.path().toUtf8());
     QCOMPARE(loadHardware("mine").memoryBytes, 1000LL);
     try {
       loadHardware("h100");
@@ -74,7 +74,7 @@ private slots:
       QVERIFY2(std::string(e.what()).find("unknown hardware 'h100'") != std::string::npos, e.what());
       QVERIFY2(std::string(e.what()).find("mine") != std::string::npos, e.what());
     }
-    unsetenv("FATHOM_HARDWARE_DIR");
+    qunsetenv("FATHOM_HARDWARE_DIR");
   }
 
   void badHardwareNamesTheKey() {

@@ -61,7 +61,7 @@ class TestPlanJson : public QObject {
   Q_OBJECT
 
 private slots:
-  void initTestCase() { unsetenv("FATHOM_HARDWARE_DIR"); }
+  void initTestCase() { qunsetenv("FATHOM_HARDWARE_DIR"); }
 
   void everyPlanFieldRoundTrips() {
     const Plan p = planFromJson(json::parse(kUnusualPlan));
