@@ -39,6 +39,7 @@ struct TraceFlags {
   std::string workspace;            ///< export --workspace
   std::string run;                  ///< export --run
   std::string rank;                 ///< export --rank: a number or "all"; summary --rank: a number
+  std::string ranks;                ///< merge --ranks: one number per input, comma-separated
   std::string name;                 ///< export --name
   std::string top = "10";           ///< summary --top
   std::string from;                 ///< summary/export --from: microseconds, as the file's ts
@@ -62,6 +63,26 @@ int parseCount(const std::string& text, const char* flag) {
   FATHOM_CHECK(error == std::errc() && end == text.data() + text.size() && value >= 0, ConfigError, flag,
                " must be a whole number >= 0, got '", text, "'");
   return value;
+}
+
+/// merge --ranks "0,1,2": whole numbers >= 0, separated by commas.
+std::vector<int> parseRanks(const std::string& text) {
+  std::vector<int> ranks;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', begin);
+    const std::string item = text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
+    int value = 0;
+    const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), value);
+    FATHOM_CHECK(error == std::errc() && end == item.data() + item.size() && value >= 0, ConfigError,
+                 "--ranks must be whole numbers >= 0 separated by commas (one per input, e.g. 0,1), got '", text,
+                 "' ('", item, "' is not one)");
+    ranks.push_back(value);
+    if (comma == std::string::npos) {
+      return ranks;
+    }
+    begin = comma + 1;
+  }
 }
 
 /// A trace file to read: one that exists (else a usage error), and not one a writer left unfinished.
@@ -188,6 +209,9 @@ int mergeCommand(const TraceFlags& flags) {
   FATHOM_CHECK(!inputs.empty(), ConfigError, "`fathom trace merge` needs input traces (files or a directory)");
   trace::TraceMergeOptions options;
   options.onProgress = progress("merge");
+  if (!flags.ranks.empty()) {
+    options.ranks = parseRanks(flags.ranks);
+  }
   const trace::TraceMergeResult result = trace::mergeTraces(inputs, flags.output, options);
   std::cerr << "Merged " << result.inputs.size() << " ranks (" << result.events << " events) into " << flags.output
             << '\n';
@@ -309,12 +333,18 @@ void addTraceCommand(CLI::App& root, CommandAction& action, OpenRunTraces openRu
   CLI::App* merge = leaf("merge", "Merge one trace per rank into one multi-rank trace for Perfetto", mergeCommand);
   merge->add_option("inputs", flags->inputs, "Trace files, or directories of *.json / *.json.gz files");
   merge->add_option("-o,--output", flags->output, "The merged file (.gz compresses)");
+  merge->add_option("--ranks", flags->ranks,
+                    "The rank of each input, in order, comma-separated (e.g. 0,1): for traces that record none "
+                    "(PyTorch's legacy export_chrome_trace), or to show two runs' traces side by side; overrides "
+                    "the ranks the files record");
   merge->footer("Ranks are aligned on the wall clock (baseTimeNanoseconds), rows renumbered rank * 1000 + i and\n"
                 "named \"rank R · ...\", flow and correlation ids made unique. Holistic Trace Analysis wants the\n"
                 "per-rank files, not the merged one.\n"
                 "Examples:\n"
                 "  fathom trace merge rank0.json.gz rank1.json.gz -o all.json.gz\n"
-                "  fathom trace merge traces/ -o all.json");
+                "  fathom trace merge traces/ -o all.json\n"
+                "  fathom trace merge --ranks 0,1 torch_r0.json torch_r1.json -o all.json  # PyTorch legacy traces\n"
+                "  fathom trace merge --ranks 0,1 run3/profile_0.json run4/profile_0.json -o cmp.json  # two runs");
 
   CLI::App* summary =
       leaf("summary", "Step-time breakdown, top ops and kernels, collectives, memory peaks", summaryCommand);

@@ -183,6 +183,37 @@ private slots:
     }
   }
 
+  /// `merge --ranks`: PyTorch's legacy traces record no rank, so the ranks come from the command line, in input order;
+  /// each rank of the merge then summarizes as its file does (the merge keeps the legacy events' categories).
+  void mergeWithRanks() {
+    const QString legacy = QString::fromUtf8(FATHOM_TEST_DATA_DIR) + u"/traces/pytorch_legacy_ddp_rank0.json.gz"_s;
+    Run r = trace({u"merge"_s, legacy, legacy, u"-o"_s, file(u"legacy.json.gz"_s)});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("distributedInfo.rank is missing") && r.err.contains("--ranks"), qPrintable(describe(r)));
+    QVERIFY(!QFile::exists(file(u"legacy.json.gz"_s)));
+    r = trace({u"merge"_s, u"--ranks"_s, u"0,1"_s, legacy, legacy, u"-o"_s, file(u"legacy.json.gz"_s)});
+    QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+    QVERIFY2(r.err.contains("Merged 2 ranks") && r.err.contains("rank 1: "), qPrintable(describe(r)));
+    const Run alone = trace({u"summary"_s, legacy});
+    QVERIFY2(alone.exitCode == 0 && folded(alone.out).contains("1 4.933 4.003 (81.1%) 1.197 (24.3%)"),
+             qPrintable(describe(alone)));
+    r = trace({u"summary"_s, file(u"legacy.json.gz"_s), u"--rank"_s, u"1"_s});
+    QVERIFY2(r.exitCode == 0 && r.out.contains("rank 1, "), qPrintable(describe(r)));
+    const QByteArray steps = alone.out.mid(alone.out.indexOf("Step time"));
+    QCOMPARE(r.out.mid(r.out.indexOf("Step time")), steps);  // steps, top ops and collectives alike
+
+    for (const QString& bad : {u"0,x"_s, u"0,"_s, u"-1,0"_s, u"0;1"_s}) {
+      r = trace({u"merge"_s, u"--ranks"_s, bad, legacy, legacy, u"-o"_s, file(u"refused.json"_s)});
+      QCOMPARE(r.exitCode, 2);
+      QVERIFY2(r.err.contains("--ranks must be whole numbers >= 0 separated by commas") && r.err.contains(bad.toUtf8()),
+               qPrintable(describe(r)));
+    }
+    r = trace({u"merge"_s, u"--ranks"_s, u"0"_s, legacy, legacy, u"-o"_s, file(u"refused.json"_s)});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("1 rank(s) given for 2 input(s)"), qPrintable(describe(r)));
+    QVERIFY(!QFile::exists(file(u"refused.json"_s)));
+  }
+
   void merge() {
     QVERIFY(QDir(m_dir.path()).mkpath(u"ranks"_s));
     QVERIFY(QFile::copy(file(u"rank0.json"_s), file(u"ranks/rank0.json"_s)));

@@ -8,6 +8,7 @@
 #include <fathom/trace/trace_event_view.h>
 #include <fathom/trace/trace_merge.h>
 #include <fathom/trace/trace_reader.h>
+#include <fathom/trace/trace_summary.h>
 #include <fathom/trace/trace_validator.h>
 
 #include <nlohmann/json.hpp>
@@ -56,6 +57,23 @@ std::vector<nlohmann::json> eventsNamed(const fs::path& file, std::string_view n
     }
   }
   return out;
+}
+
+/// A trace as PyTorch's legacy export_chrome_trace writes it: a bare array, no `cat`, no distributedInfo, every CPU
+/// event in the process "CPU functions" (whole microseconds). `scale` stretches rank-specific durations.
+std::string legacyTrace(int scale) {
+  auto event = [](std::string_view name, int tid, int start, int end) {
+    return "{\"name\": \"" + std::string(name) + "\", \"ph\": \"X\", \"ts\": " + std::to_string(start) +
+           ", \"dur\": " + std::to_string(end - start) + ", \"tid\": " + std::to_string(tid) +
+           ", \"pid\": \"CPU functions\", \"args\": {}}";
+  };
+  std::string text = "[";
+  for (const std::string& e : {event("ProfilerStep#0", 1, 0, 100 * scale), event("aten::mm", 1, 10, 10 + 30 * scale),
+                               event("gloo:all_reduce", 3, 50, 50 + 20 * scale), event("aten::add_", 1, 90, 95)}) {
+    text += text.size() > 1 ? ", " : "";
+    text += e;
+  }
+  return text + "]";
 }
 
 std::vector<std::string> eventTexts(const fs::path& file) {
@@ -209,6 +227,80 @@ private slots:
     QCOMPARE(events.size(), std::size_t{2});
     QCOMPARE(events[1]["pid"].get<int>(), 1000);
     QCOMPARE(events[1]["ts"].get<double>(), 3.005);  // shifted by 5 ns
+  }
+
+  /// TraceMergeOptions::ranks (`--ranks`): traces that record no rank (PyTorch's legacy layout) get theirs by input
+  /// order, and keep their categories although their process is renamed; a recorded rank can be overridden.
+  void ranksGivenForTracesWithoutOne() {
+    const fs::path a = path("legacy_a.json");
+    const fs::path b = path("legacy_b.json");
+    fathom::test::writeTraceFile(a, legacyTrace(1));
+    fathom::test::writeTraceFile(b, legacyTrace(2));
+    const std::vector<fs::path> inputs{a, b};
+    const std::string refused = messageOf([&] { mergeTraces(inputs, path("legacy.json")); });
+    QVERIFY2(contains(refused, "legacy_a.json: distributedInfo.rank is missing") && contains(refused, "--ranks"),
+             refused.c_str());
+
+    TraceMergeOptions options;
+    options.ranks = {1, 0};  // a is rank 1, b rank 0
+    const TraceMergeResult result = mergeTraces(inputs, path("legacy.json"), options);
+    QCOMPARE(result.inputs.size(), std::size_t{2});
+    QCOMPARE(result.inputs[0].path, b);
+    QCOMPARE(result.inputs[0].rank, 0);
+    QCOMPARE(result.inputs[1].path, a);
+    QCOMPARE(result.worldSize, 2);
+    for (const nlohmann::json& e : eventsNamed(path("legacy.json"), "aten::mm")) {
+      QCOMPARE(e["cat"].get<std::string>(), std::string("cpu_op"));
+    }
+    const auto steps = eventsNamed(path("legacy.json"), "ProfilerStep#0");
+    QCOMPARE(steps.size(), std::size_t{2});
+    QCOMPARE(steps[0]["cat"].get<std::string>(), std::string("user_annotation"));
+    QCOMPARE(steps[0]["pid"].get<int>(), 0);  // b's, rank 0
+    QCOMPARE(steps[0]["dur"].get<double>(), 200.0);
+    QCOMPARE(steps[1]["pid"].get<int>(), 1000);
+    QCOMPARE(eventsNamed(path("legacy.json"), "gloo:all_reduce")[0]["cat"].get<std::string>(),
+             std::string("user_annotation"));
+
+    // Each rank of the merge summarizes as its own file does: compute, communication (Gloo's spans), idle.
+    for (const auto& [rank, file] : {std::pair{1, a}, std::pair{0, b}}) {
+      TraceSummaryOptions pick;
+      pick.rank = rank;
+      const TraceSummary merged = summarizeTrace(path("legacy.json"), pick);
+      const TraceSummary alone = summarizeTrace(file);
+      QCOMPARE(merged.steps.size(), std::size_t{1});
+      QCOMPARE(alone.steps.size(), std::size_t{1});
+      QVERIFY(alone.steps[0].time.computeNs > 0 && alone.steps[0].time.communicationNs > 0);
+      QCOMPARE(merged.steps[0].time.spanNs, alone.steps[0].time.spanNs);
+      QCOMPARE(merged.steps[0].time.computeNs, alone.steps[0].time.computeNs);
+      QCOMPARE(merged.steps[0].time.communicationNs, alone.steps[0].time.communicationNs);
+      QCOMPARE(merged.steps[0].time.idleNs, alone.steps[0].time.idleNs);
+    }
+
+    // Ranks given override recorded ones: two runs' rank 0 side by side.
+    const fs::path run1 = writeRank("run1_r0.json", 0, kBase, rankEvents(11));
+    const fs::path run2 = writeRank("run2_r0.json", 0, kBase + 5, rankEvents(22));
+    TraceMergeOptions sideBySide;
+    sideBySide.ranks = {0, 1};
+    const std::vector<fs::path> runs{run1, run2};
+    const TraceMergeResult both = mergeTraces(runs, path("runs.json"), sideBySide);
+    QCOMPARE(both.inputs[1].path, run2);
+    QCOMPARE(both.inputs[1].rank, 1);
+    QVERIFY(TraceValidator().validate(path("runs.json")).valid());
+
+    auto refusal = [&](std::vector<int> ranks) {
+      TraceMergeOptions o;
+      o.ranks = std::move(ranks);
+      return messageOf([&] { mergeTraces(inputs, path("refused.json"), o); });
+    };
+    std::string message = refusal({0});
+    QVERIFY2(contains(message, "1 rank(s) given for 2 input(s) (") && contains(message, "legacy_a.json, ") &&
+                 contains(message, "one rank per input"),
+             message.c_str());
+    QVERIFY2(contains(message = refusal({0, 1, 2}), "3 rank(s) given for 2 input(s)"), message.c_str());
+    QVERIFY2(contains(message = refusal({0, -1}), "rank -1 is out of range"), message.c_str());
+    QVERIFY2(contains(message = refusal({kMaxMergeRank, 0}), "rank 1000000 is out of range"), message.c_str());
+    QVERIFY2(contains(message = refusal({3, 3}), "rank 3 appears twice"), message.c_str());
+    QVERIFY(!fs::exists(path("refused.json")));
   }
 
   void refusesUnusableInputs() {

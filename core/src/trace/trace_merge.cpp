@@ -7,6 +7,7 @@
 #include "fathom/trace/trace_event_view.h"
 #include "fathom/trace/trace_reader.h"
 #include "trace/trace_json.h"
+#include "trace_summarizer.h"
 
 #include <nlohmann/json.hpp>
 
@@ -54,7 +55,9 @@ struct InputHeader {
 };
 
 /// The input's header; nullopt for a prefix (options.acceptTruncatedTail) that ends before its rank is known.
-std::optional<InputHeader> readHeader(const MergeSource& source, const TraceReaderOptions& options) {
+/// `rank`: the one TraceMergeOptions::ranks gives it, which the file's own need not exist for.
+std::optional<InputHeader> readHeader(const MergeSource& source, const TraceReaderOptions& options,
+                                      std::optional<int> rank) {
   const std::filesystem::path& path = source.path;
   json meta;
   bool truncated = false;
@@ -69,21 +72,26 @@ std::optional<InputHeader> readHeader(const MergeSource& source, const TraceRead
     truncated = reader->truncatedTail();
   }
   const json* dist = meta.contains("distributedInfo") ? &meta["distributedInfo"] : nullptr;
-  if (truncated && dist == nullptr) {
+  if (truncated && dist == nullptr && !rank) {
     return std::nullopt;  // a trace still being written, whose header has not arrived yet
   }
-  FATHOM_CHECK(dist && dist->is_object() && dist->contains("rank") && (*dist)["rank"].is_number_integer() &&
-                   (*dist)["rank"].get<std::int64_t>() >= 0 && (*dist)["rank"].get<std::int64_t>() < 1'000'000,
+  if (dist != nullptr && !dist->is_object()) {
+    dist = nullptr;
+  }
+  FATHOM_CHECK(rank ||
+                   (dist && dist->contains("rank") && (*dist)["rank"].is_number_integer() &&
+                    (*dist)["rank"].get<std::int64_t>() >= 0 && (*dist)["rank"].get<std::int64_t>() < kMaxMergeRank),
                ConfigError, path.string(),
                ": distributedInfo.rank is missing or not an integer >= 0, so its rank is unknown (merge needs one "
-               "trace per rank, each with its rank)");
+               "trace per rank, each with its rank; for traces that record none, such as PyTorch's legacy "
+               "export_chrome_trace, give one rank per input in order: --ranks, TraceMergeOptions::ranks)");
   InputHeader h;
   h.source = source;
-  h.rank = (*dist)["rank"].get<int>();
-  if (dist->contains("world_size") && (*dist)["world_size"].is_number_integer()) {
+  h.rank = rank ? *rank : (*dist)["rank"].get<int>();
+  if (dist && dist->contains("world_size") && (*dist)["world_size"].is_number_integer()) {
     h.worldSize = std::max(1, (*dist)["world_size"].get<int>());
   }
-  if (dist->contains("backend") && (*dist)["backend"].is_string()) {
+  if (dist && dist->contains("backend") && (*dist)["backend"].is_string()) {
     h.backend = (*dist)["backend"].get<std::string>();
   }
   if (meta.contains("baseTimeNanoseconds")) {
@@ -172,6 +180,14 @@ public:
         rewriteCorrelations(m.value, reader, out);
       } else {
         out += m.value;
+      }
+    }
+    // A legacy PyTorch event is recognised by its process's name, which the merge replaces: write down the
+    // category it is read with (detail::summaryCategory) so the merged event reads the same.
+    if (!metadata && !event.string("cat")) {
+      if (const std::string_view cat = detail::summaryCategory(event, name.value_or("")); !cat.empty()) {
+        out += first ? "\"cat\":" : ",\"cat\":";
+        appendJsonString(out, cat);
       }
     }
     out += '}';
@@ -358,16 +374,39 @@ std::string mergeRecord(const TraceMergeResult& result, const std::vector<InputH
   return out;
 }
 
+/// TraceMergeOptions::ranks: none, or one in [0, kMaxMergeRank) per source.
+void checkRanks(const std::vector<int>& ranks, const std::vector<MergeSource>& sources) {
+  if (ranks.empty()) {
+    return;
+  }
+  std::string names;
+  for (const MergeSource& source : sources) {
+    names += (names.empty() ? "" : ", ") + source.path.string();
+  }
+  FATHOM_CHECK(ranks.size() == sources.size(), ConfigError, "trace merge: ", ranks.size(), " rank(s) given for ",
+               sources.size(), " input(s) (", names, "); give one rank per input, in the order of the inputs");
+  for (const int rank : ranks) {
+    FATHOM_CHECK(rank >= 0 && rank < kMaxMergeRank, ConfigError, "trace merge: rank ", rank,
+                 " is out of range; a rank is a whole number from 0 to ", kMaxMergeRank - 1);
+  }
+}
+
 /// The merge of mergeTraces and mergeTraceBytes: reads the sources' headers, then copies their events into a
 /// ChromeTraceWriter on `output` (a file, or no file with options.file.noFile).
 TraceMergeResult mergeSources(const std::vector<MergeSource>& sources, const std::filesystem::path& output,
                               const TraceMergeOptions& options, const TraceFileOptions& fileOptions) {
   FATHOM_CHECK(!sources.empty(), ConfigError, "trace merge: no input traces");
   FATHOM_CHECK(options.progressEvery >= 1, ConfigError, "TraceMergeOptions::progressEvery must be >= 1");
+  checkRanks(options.ranks, sources);
   TraceMergeResult result;
   std::vector<InputHeader> headers;
-  for (const MergeSource& source : sources) {
-    if (std::optional<InputHeader> header = readHeader(source, options.reader)) {
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const MergeSource& source = sources[i];
+    std::optional<int> rank;
+    if (!options.ranks.empty()) {
+      rank.emplace(options.ranks[i]);
+    }
+    if (std::optional<InputHeader> header = readHeader(source, options.reader, rank)) {
       headers.push_back(std::move(*header));
     } else {
       result.skipped.push_back(source.path.string());

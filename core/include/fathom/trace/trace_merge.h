@@ -22,6 +22,9 @@ inline constexpr std::uint32_t kMergedPidStride = 1000;
 /// rank 0's rows above rank 1's, each rank's own order kept inside its block.
 inline constexpr std::int64_t kMergedSortStride = 1'000'000;
 
+/// Ranks are below this (distributedInfo.rank or TraceMergeOptions::ranks), so merged ids and sort indices fit.
+inline constexpr int kMaxMergeRank = 1'000'000;
+
 /// How mergeTraces writes its output.
 struct TraceMergeOptions {
   /// The output file (gzip when its name ends with ".gz", unless `file.gzip` says otherwise).
@@ -40,6 +43,11 @@ struct TraceMergeOptions {
   /// continue across its windows: a pid keeps the merged pid (and name) it got in that rank's earlier window. Off,
   /// a repeated rank is refused.
   bool windowsOfOneRank = false;
+  /// The rank of each input, in the order given; empty: each input's own distributedInfo.rank. For traces that
+  /// record no rank (PyTorch's legacy export_chrome_trace, a torch.profiler run without a process group), and to lay
+  /// traces of different runs side by side as ranks (two runs' rank 0). One per input, each in [0, kMaxMergeRank);
+  /// it overrides the rank a file records (world_size and backend are still read from it).
+  std::vector<int> ranks;
 };
 
 /// A trace held in memory (e.g. stored in the workspace, store::Workspace::traceData): its bytes as written, gzip or
@@ -76,7 +84,9 @@ struct TraceMergeResult {
 /// memory (one input open at a time; events are copied member by member, `args` byte for byte where nothing in
 /// them changes). Rules (docs/traces.md, "Merge"):
 ///
-/// - Every input needs an integer distributedInfo.rank >= 0; ranks must be unique.
+/// - Every input needs an integer distributedInfo.rank >= 0, or its rank in options.ranks; ranks must be unique.
+/// - PyTorch's legacy events (process "CPU functions", no `cat`) get the `cat` Kineto gives them (`cpu_op`, or
+///   `user_annotation` for torch's own ranges), since their process loses that name in the merge.
 /// - Wall-clock alignment: the merged baseTimeNanoseconds is the earliest input's; each rank's `ts` is shifted by
 ///   (its base - merged base), in integer nanoseconds parsed exactly from the 3-decimal microsecond text. Either all
 ///   inputs carry baseTimeNanoseconds or none does (then timestamps are taken as already comparable).
@@ -90,8 +100,9 @@ struct TraceMergeResult {
 /// - After traceEvents, "fathomMerge" records each input's file, rank, base, shift, pid map, deviceProperties and
 ///   other top-level keys.
 ///
-/// Throws ConfigError for unusable inputs (no rank, duplicate ranks, mixed base times, no inputs) and StorageError
-/// for unreadable or malformed files and I/O errors; the output is then not created.
+/// Throws ConfigError for unusable inputs (no rank, duplicate ranks, options.ranks not one per input, mixed base
+/// times, no inputs) and StorageError for unreadable or malformed files and I/O errors; the output is then not
+/// created.
 TraceMergeResult mergeTraces(std::span<const std::filesystem::path> inputs, const std::filesystem::path& output,
                              const TraceMergeOptions& options = {});
 
