@@ -4,7 +4,8 @@
 // cycling and revealing matches, the search off the GUI thread), match outlines bounded per pixel column, the minimap
 // (click, drag, edges, following the view), collapse/expand by clicking a header, reorder by dragging one, pinned
 // lanes staying at the top while the rows scroll, Ctrl+F, the selection panels under the view (a clicked slice's
-// details, a Shift+drag area's aggregation, the search's match selected, Export Range's selection); and a generated
+// details, a Shift+drag area's aggregation, the search's match selected, Export Range's selection, their rows in the
+// short panel of a 1500 x 900 window); and a generated
 // 4-rank GPU trace's frame with stacked memory charts and a search's outlines.
 #include "timeline/area_panel.h"
 #include "timeline/counter_stack.h"
@@ -21,6 +22,8 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QFormLayout>
+#include <QHeaderView>
 #include <QImage>
 #include <QLineEdit>
 #include <QMenu>
@@ -30,6 +33,7 @@
 #include <QSignalSpy>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
@@ -85,6 +89,7 @@ private slots:
   void pinnedLanesStayAtTheTopWhileScrolling();
   void ctrlFFocusesTheSearch();
   void panelsFollowTheSelection();
+  void shortPanelsKeepTheirRows();
   void stackedChartPixelsFollowTheSums();
   void generatedTraceFrameWithStacksAndMatches();
 
@@ -470,6 +475,49 @@ void TestTimelinePage::panelsFollowTheSelection() {
   QCOMPARE(v.selectedSlice(), bar()->currentMatch());
   QCOMPARE(m_page->detailsPanel()->slice(), bar()->currentMatch());
   QCOMPARE(tabs->currentIndex(), TimelinePage::kDetailsTab);
+}
+
+/// Under the timeline the panels get a quarter of the page. There the details' rows once overlapped (squeezed below
+/// their height) and the area's per-name table, stacked over the breakdown, showed one or two rows; now the rows
+/// scroll and the table sits beside the breakdown at the panel's full height.
+void TestTimelinePage::shortPanelsKeepTheirRows() {
+  m_page->resize(1300, 670);  // the page of a 1500 x 900 Studio window
+  TimelineView& v = *view();
+  const auto& index = *v.index();
+  const std::uint32_t main = index.processes()[0].lanes[0];
+  v.selectSlice(SliceRef{main, 0});
+  QTRY_VERIFY(m_page->detailsPanel()->details().has_value());
+  QTabWidget* tabs = m_page->panelTabs();
+  tabs->setCurrentIndex(TimelinePage::kDetailsTab);
+  QApplication::processEvents();
+  QVERIFY2(tabs->height() < 250, qPrintable(QString::number(tabs->height())));  // short: the rows must not squeeze
+  auto* form = m_page->detailsPanel()->findChild<QFormLayout*>();
+  QVERIFY(form != nullptr);
+  int previousBottom = -1;
+  for (int row = 0; row < form->rowCount(); ++row) {
+    QWidget* label = form->itemAt(row, QFormLayout::LabelRole)->widget();
+    QVERIFY2(label->height() >= label->minimumSizeHint().height(),
+             qPrintable(u"row %1 squeezed to %2 px"_s.arg(row).arg(label->height())));
+    QVERIFY2(label->y() >= previousBottom, qPrintable(u"row %1 overlaps the row above"_s.arg(row)));
+    previousBottom = label->y() + label->height();
+  }
+
+  // Shift+drag an area over rank 0's main lane: its table of names is as tall as the panel allows.
+  tabs->setCurrentIndex(TimelinePage::kAreaTab);
+  const int header = v.viewport()->width() - v.plotWidth();
+  const int y = *v.laneRowY(main, 0) + 4;
+  QTest::mousePress(v.viewport(), Qt::LeftButton, Qt::ShiftModifier, {header + 2, y});
+  const QPoint release(header + v.plotWidth() - 2, y + 2);
+  QMouseEvent move(QEvent::MouseMove, release, v.viewport()->mapToGlobal(release), Qt::NoButton, Qt::LeftButton,
+                   Qt::ShiftModifier);
+  QApplication::sendEvent(v.viewport(), &move);
+  QTest::mouseRelease(v.viewport(), Qt::LeftButton, Qt::ShiftModifier, release);
+  QTRY_VERIFY(m_page->areaPanel()->aggregation().has_value());
+  auto* table = m_page->areaPanel()->findChild<QTableView*>(u"byName"_s);
+  QVERIFY(table != nullptr && table->model()->rowCount() >= 4);
+  const int rowHeight = table->verticalHeader()->defaultSectionSize();
+  QVERIFY2(table->viewport()->height() >= 4 * rowHeight,
+           qPrintable(u"%1 px for rows of %2 px"_s.arg(table->viewport()->height()).arg(rowHeight)));
 }
 
 void TestTimelinePage::ctrlFFocusesTheSearch() {

@@ -53,7 +53,8 @@ AreaPanel::AreaPanel(const Options& options, QWidget* parent)
   m_summary->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);  // its two lines, never squeezed
   layout->addWidget(m_summary);
 
-  auto* splitter = new QSplitter(Qt::Vertical, this);
+  // Side by side: under the timeline the panel is short and wide, and stacked each view kept two or three rows.
+  auto* splitter = new QSplitter(Qt::Horizontal, this);
   m_sorted = new QSortFilterProxyModel(this);
   m_sorted->setSourceModel(m_names);
   m_sorted->setSortRole(AreaNameModel::SortRole);
@@ -63,6 +64,8 @@ AreaPanel::AreaPanel(const Options& options, QWidget* parent)
   m_table->setSortingEnabled(true);
   m_table->sortByColumn(AreaNameModel::TotalColumn, Qt::DescendingOrder);
   m_table->verticalHeader()->hide();
+  // Rows as compact as the breakdown's beside it (the style's default is about twice a line).
+  m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().lineSpacing() + 6);
   m_table->horizontalHeader()->setSectionResizeMode(AreaNameModel::NameColumn, QHeaderView::Stretch);
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
 

@@ -10,6 +10,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollArea>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -78,7 +79,11 @@ SliceDetailsPanel::SliceDetailsPanel(QWidget* parent) : QWidget(parent), m_worke
   bold.setBold(true);
   m_name->setFont(bold);
   layout->addWidget(m_name);
-  auto* form = new QFormLayout;
+  // The form scrolls rather than squeezing its rows onto each other when the panel under the timeline is short
+  // (a 1500 x 900 window leaves it about 150 px).
+  auto* formRows = new QWidget;
+  auto* form = new QFormLayout(formRows);
+  form->setContentsMargins(0, 0, 0, 0);
   m_category = valueLabel(this, "category");
   m_start = valueLabel(this, "start");
   m_traceClock = valueLabel(this, "traceClock");
@@ -96,14 +101,20 @@ SliceDetailsPanel::SliceDetailsPanel(QWidget* parent) : QWidget(parent), m_worke
   // Side by side: the timings, the args and the linked slices, so that each keeps its height in a short panel under
   // the timeline (stacked, a quarter of a 1000 px window left each a line).
   auto* columns = new QHBoxLayout;
-  columns->addLayout(form, 1);
+  auto* formScroll = new QScrollArea(this);
+  formScroll->setObjectName(QStringLiteral("timings"));
+  formScroll->setFrameShape(QFrame::NoFrame);
+  formScroll->setWidgetResizable(true);
+  formScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  formScroll->setWidget(formRows);
+  columns->addWidget(formScroll, 3);  // wide enough for "3.516000 ms since the trace's start" on a line
   layout->addLayout(columns, 1);
 
   m_args = new QTreeWidget(this);
   m_args->setObjectName(QStringLiteral("args"));
   m_args->setHeaderLabels({tr("Argument"), tr("Value")});
   m_args->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
-  columns->addWidget(m_args, 2);
+  columns->addWidget(m_args, 3);
 
   m_related = new QTreeWidget(this);
   m_related->setObjectName(QStringLiteral("related"));
