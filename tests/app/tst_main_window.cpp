@@ -357,6 +357,40 @@ private slots:
     QCOMPARE(scroll->verticalScrollBar()->maximum(), 0);
   }
 
+  /// The window fits a laptop's screen (1366 x 768, less a panel) with every kind of page open: the run page once made
+  /// it at least 1030 px tall (its header, chart and tabs' minimums). There the run page scrolls; in a 1500 x 900
+  /// window it fits without scrolling.
+  void windowFitsALaptopScreen() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(u"runs.sqlite"_s);
+    writeFixture(path);
+    MainWindow window;
+    window.resize(1366, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.openWorkspace(path);
+    QTRY_COMPARE(window.runsModel()->rowCount(), 3);
+    window.openRun(2);
+    views::RunDetailsPage* page = nullptr;
+    QTRY_VERIFY((page = window.runPage(2)) != nullptr);
+    QTRY_COMPARE(page->ranksModel()->rowCount(), 4);
+    window.compareRuns({1, 2});
+    QTRY_VERIFY(window.comparisonPage() != nullptr);
+    window.showPlanner();
+    window.openTrace(QStringLiteral(FATHOM_TEST_DATA_DIR "/traces/gloo_2rank_merged.json.gz"));
+    window.documents()->setCurrentWidget(page);
+    QApplication::processEvents();
+    QVERIFY2(window.minimumSizeHint().height() <= 720, qPrintable(QString::number(window.minimumSizeHint().height())));
+    QCOMPARE(window.height(), 720);
+    auto* scroll = page->findChild<QScrollArea*>(u"runPageScroll"_s);
+    QVERIFY(scroll != nullptr);
+    QTRY_VERIFY(scroll->verticalScrollBar()->maximum() > 0);  // the page scrolls instead
+
+    window.resize(1500, 900);
+    QTRY_COMPARE(window.height(), 900);
+    QTRY_COMPARE(scroll->verticalScrollBar()->maximum(), 0);
+  }
+
   void layoutIsSavedAndRestored() {
     {
       MainWindow window;

@@ -336,7 +336,7 @@ private slots:
                                     views::format::bytes(planned(0, MemoryCategory::Activations))));
   }
 
-  void runPageShowsTheTimelineUnderThePlanTable() {
+  void runPageShowsTheTimelineBesideThePlanTable() {
     views::RunDetailsPage page;
     page.resize(1200, 900);
     page.show();
@@ -351,10 +351,10 @@ private slots:
     first.plan = views::RunPlanComparison{true, "launch", comparison(2), {}};
     page.applyDelta(first);
 
-    // Under the table, in a splitter: the rank selector and the chart.
+    // Beside the table, in a splitter: the rank selector and the chart (each the tab's height).
     auto* splitter = page.findChild<QSplitter*>(u"planSplitter"_s);
     QVERIFY(splitter != nullptr);
-    QCOMPARE(splitter->orientation(), Qt::Vertical);
+    QCOMPARE(splitter->orientation(), Qt::Horizontal);
     QCOMPARE(splitter->widget(0), page.findChild<QTableView*>(u"planVsActualTable"_s));
     QVERIFY(splitter->widget(1)->isAncestorOf(page.memoryTimeline()));
     QVERIFY(splitter->widget(1)->isAncestorOf(page.memoryRankCombo()));

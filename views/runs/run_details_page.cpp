@@ -3,6 +3,7 @@
 
 #include "charts/memory_timeline.h"
 #include "charts/metric_plot_panel.h"
+#include "common/fit_scroll_area.h"
 #include "common/formatting.h"
 #include "common/table_view.h"
 #include "planner/plan_vs_actual_model.h"
@@ -36,7 +37,10 @@
 #include <fathom/common/error.h>
 #include <fathom/plan/prediction.h>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 using namespace Qt::StringLiterals;
 
@@ -92,7 +96,6 @@ RunDetailsPage::RunDetailsPage(QWidget* parent) : QWidget(parent) {
   m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
   m_plot = new MetricPlotPanel(&m_series, this);
-  m_plot->setMinimumHeight(260);
 
   m_ranks = new LiveRanksModel(this);
   m_metrics = new MetricSummaryModel(this);
@@ -172,12 +175,14 @@ RunDetailsPage::RunDetailsPage(QWidget* parent) : QWidget(parent) {
       m_memory->setRank(m_memoryRank->itemData(index).toInt());
     }
   });
-  auto* planSplitter = new QSplitter(Qt::Vertical, planTab);
+  // Side by side: each keeps the tab's height (stacked, a short window left the chart too short for its labels).
+  auto* planSplitter = new QSplitter(Qt::Horizontal, planTab);
   planSplitter->setObjectName(u"planSplitter"_s);
   planSplitter->addWidget(m_planView);
   planSplitter->addWidget(memoryPane);
-  planSplitter->setStretchFactor(0, 1);
-  planSplitter->setStretchFactor(1, 1);
+  planSplitter->setStretchFactor(0, 3);  // the table's five columns need more width than the chart
+  planSplitter->setStretchFactor(1, 2);
+  planSplitter->setSizes({3000, 2000});
   auto* planLayout = new QVBoxLayout(planTab);
   planLayout->addLayout(planRow);
   planLayout->addLayout(fitRow);
@@ -220,6 +225,7 @@ RunDetailsPage::RunDetailsPage(QWidget* parent) : QWidget(parent) {
   splitter->addWidget(tabs);
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 2);
+  splitter->setSizes({3000, 2000});  // scaled to the splitter's height
   m_deviceMap = new QPushButton(tr("Device map…"), this);
   m_deviceMap->setObjectName(u"openRunDeviceMap"_s);
   m_deviceMap->setToolTip(tr("The device map this run's program dispatched its model with, in the device-map view: "
@@ -233,9 +239,18 @@ RunDetailsPage::RunDetailsPage(QWidget* parent) : QWidget(parent) {
   auto* header = new QHBoxLayout;
   header->addWidget(m_summary, 1);
   header->addWidget(m_deviceMap, 0, Qt::AlignTop);
-  auto* layout = new QVBoxLayout(this);
+  // The page scrolls when the window is shorter than its rows, charts and tabs need (a laptop's 1366 x 768), instead
+  // of making the main window taller than the screen; from about 900 px up it fits without scrolling.
+  auto* content = new QWidget;
+  auto* layout = new QVBoxLayout(content);
   layout->addLayout(header);
   layout->addWidget(splitter, 1);
+  auto* scroll = new FitScrollArea(this);
+  scroll->setObjectName(u"runPageScroll"_s);
+  scroll->setPage(content);
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(0, 0, 0, 0);
+  outer->addWidget(scroll);
 
   m_clock.setInterval(1000);
   connect(&m_clock, &QTimer::timeout, this,
@@ -312,29 +327,45 @@ void RunDetailsPage::setRow(const RunRow& row) {
 
 void RunDetailsPage::showHeader(const RunRow& row) {
   const store::RunInfo& r = row.info;
-  QStringList rows;
-  auto line = [&rows](const QString& key, const QString& value) {
-    rows << u"<tr><td style=\"padding-right:12px\"><b>%1</b></td><td>%2</td></tr>"_s.arg(key, value);
-  };
-  line(tr("Status"),
-       RunsModel::statusText(r.status) + (r.exitCode ? tr(" (exit code %1)").arg(*r.exitCode) : QString()));
-  line(tr("Started"), dateTime(r.startedAt.value_or(r.createdAt)));
+  // Two columns of facts (when and where on the left, what on the right) and the command across both: four lines
+  // fewer than one column, for the chart and the tabs below.
+  using Cell = std::pair<QString, QString>;
+  std::vector<Cell> left;
+  std::vector<Cell> right;
+  left.emplace_back(tr("Status"), RunsModel::statusText(r.status) +
+                                      (r.exitCode ? tr(" (exit code %1)").arg(*r.exitCode) : QString()));
+  left.emplace_back(tr("Started"), dateTime(r.startedAt.value_or(r.createdAt)));
   if (r.endedAt) {
-    line(tr("Ended"), tr("%1, after %2").arg(dateTime(*r.endedAt), format::duration(row.durationS.value_or(0))));
+    left.emplace_back(tr("Ended"),
+                      tr("%1, after %2").arg(dateTime(*r.endedAt), format::duration(row.durationS.value_or(0))));
   }
-  line(tr("World size"), row.worldSize > 0 ? QString::number(row.worldSize) : u"–"_s);
-  line(tr("Strategy"), row.strategy.toHtmlEscaped());
-  line(tr("Final loss"), format::scalar(row.finalLoss));
-  line(tr("Host"), tr("%1 (launcher pid %2)").arg(QString::fromStdString(r.host).toHtmlEscaped()).arg(r.launcherPid));
+  left.emplace_back(tr("Host"),
+                    tr("%1 (launcher pid %2)").arg(QString::fromStdString(r.host).toHtmlEscaped()).arg(r.launcherPid));
+  right.emplace_back(tr("Strategy"), row.strategy.toHtmlEscaped());
+  right.emplace_back(tr("World size"), row.worldSize > 0 ? QString::number(row.worldSize) : u"–"_s);
+  right.emplace_back(tr("Final loss"), format::scalar(row.finalLoss));
   if (!r.slurmJobId.empty()) {
     const QString job = QString::fromStdString(r.slurmJobId).toHtmlEscaped();
-    line(tr("SLURM job"), m_slurmState.empty()
-                              ? tr("%1 (queue state unknown: SLURM cannot be asked from here)").arg(job)
-                              : tr("%1 (%2)").arg(job, QString::fromStdString(m_slurmState).toHtmlEscaped()));
+    right.emplace_back(tr("SLURM job"),
+                       m_slurmState.empty()
+                           ? tr("%1 (queue state unknown: SLURM cannot be asked from here)").arg(job)
+                           : tr("%1 (%2)").arg(job, QString::fromStdString(m_slurmState).toHtmlEscaped()));
   }
-  line(tr("Command"), u"<code>%1</code>"_s.arg(QString::fromStdString(r.commandLine).toHtmlEscaped()));
-  m_summary->setText(u"<h3>%1</h3><table>%2</table>"_s.arg(
-      tr("Run %1: %2").arg(r.id.value).arg(QString::fromStdString(r.name).toHtmlEscaped()), rows.join(QString())));
+  auto cells = [](const std::vector<Cell>& column, std::size_t i) {
+    return i < column.size()
+               ? u"<td style=\"padding-right:12px\"><b>%1</b></td><td style=\"padding-right:36px\">%2</td>"_s.arg(
+                     column[i].first, column[i].second)
+               : u"<td></td><td></td>"_s;
+  };
+  QString rows;
+  for (std::size_t i = 0; i < std::max(left.size(), right.size()); ++i) {
+    rows += u"<tr>"_s + cells(left, i) + cells(right, i) + u"</tr>"_s;
+  }
+  // The command in a table of its own: spanning the facts' columns, its length would spread them over the width.
+  const QString command = u"<tr><td style=\"padding-right:12px\"><b>%1</b></td><td><code>%2</code></td></tr>"_s.arg(
+      tr("Command"), QString::fromStdString(r.commandLine).toHtmlEscaped());
+  m_summary->setText(u"<h3>%1</h3><table>%2</table><table>%3</table>"_s.arg(
+      tr("Run %1: %2").arg(r.id.value).arg(QString::fromStdString(r.name).toHtmlEscaped()), rows, command));
 }
 
 void RunDetailsPage::applyPlan(const RunPlanComparison& p) {
