@@ -102,6 +102,60 @@ private slots:
              t.spanNs);
   }
 
+  /// A GPU rank (as torch.profiler and Fathom's CUPTI profiler write it): each kernel's time goes to the class of the
+  /// operator that launched it (its External id), or to the optimizer when launched inside its span.
+  void operatorClassesOfAGpuRank() {
+    auto opWithId = [](std::string_view name, int start, int end, int id) {
+      return test::completeEvent("cpu_op", name, 1, 1, std::to_string(start) + ".000",
+                                 std::to_string(end - start) + ".000", "{\"External id\":" + std::to_string(id) + "}");
+    };
+    auto launch = [](int ts, int correlation, int id) {
+      return test::completeEvent("cuda_runtime", "cudaLaunchKernel", 1, 1, std::to_string(ts) + ".000", "1.000",
+                                 "{\"correlation\":" + std::to_string(correlation) +
+                                     ",\"External id\":" + std::to_string(id) + "}");
+    };
+    auto kernel = [](std::string_view name, int start, int end, int correlation, int id, std::string_view more = "") {
+      return test::completeEvent("kernel", name, 0, 7, std::to_string(start) + ".000",
+                                 std::to_string(end - start) + ".000",
+                                 "{\"stream\":7,\"correlation\":" + std::to_string(correlation) +
+                                     ",\"External id\":" + std::to_string(id) + std::string(more) + "}");
+    };
+    const std::vector<std::string> events = {
+        test::span("ProfilerStep#1", 1, 0, 100),
+        // The CPU side: a product, the attention core (PyTorch's fused kernel), an activation, the optimizer's step.
+        opWithId("aten::mm", 10, 20, 1),
+        launch(11, 11, 1),
+        opWithId("aten::_scaled_dot_product_flash_attention", 20, 30, 2),
+        launch(21, 12, 2),
+        opWithId("aten::gelu", 30, 40, 3),
+        launch(31, 13, 3),
+        launch(50, 15, 5),
+        test::span("fathom::optimizer_step", 1, 60, 80),
+        opWithId("aten::add_", 61, 79, 4),
+        launch(62, 14, 4),
+        // The GPU side, after the CPU events as Kineto writes them: step 1's GPU work spans [40,95].
+        kernel("sm90_xmma_gemm_f32f32", 40, 60, 11, 1),
+        kernel("pytorch_flash::flash_fwd_kernel", 60, 70, 12, 2),
+        kernel("vectorized_elementwise_kernel", 70, 75, 13, 3),
+        kernel("multi_tensor_apply_kernel", 80, 90, 14, 4),
+        kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 85, 95, 15, 5, R"(,"Collective name":"allreduce")"),
+    };
+    const trace::OperatorClassTimes t = trace::operatorClassTimes(write("gpu.json", events));
+    QCOMPARE(t.steps, 1);
+    QCOMPARE(t.spanNs, 55 * us);
+    QCOMPARE(t.matmulNs, 20 * us);
+    QCOMPARE(t.batchedMatmulNs, 10 * us);
+    QCOMPARE(t.optimizerNs, 10 * us);
+    QCOMPARE(t.otherComputeNs, 5 * us);  // compute [40,75] + [80,90] = 45, less 20 + 10 + 10
+    QCOMPARE(t.communicationNs, 10 * us);
+    QCOMPARE(t.exposedCommunicationNs, 5 * us);  // [90,95]: [85,90] ran under the optimizer's kernel
+    QCOMPARE(t.otherNs, 5 * us);                 // [75,80]
+    QCOMPARE(t.matmulNs + t.batchedMatmulNs + t.optimizerNs + t.otherComputeNs + t.exposedCommunicationNs + t.otherNs,
+             t.spanNs);
+    QCOMPARE(t.collectives.size(), std::size_t{1});
+    QCOMPARE(QString::fromStdString(t.collectives[0].kind), QStringLiteral("allreduce"));
+  }
+
   void aTraceWithoutStepsIsRefused() {
     std::vector<std::string> events = rankEvents();
     std::erase_if(events, [](const std::string& e) { return contains(e, "ProfilerStep"); });
@@ -180,6 +234,15 @@ private slots:
     const plan::Prediction twice = plan::predict(model, fit.fitted, p);
     QVERIFY(std::abs(twice.time.overheadS - 0.3) < 1e-12);
     QVERIFY(std::abs(twice.time.matmulS - 0.6) < 1e-9);
+    // PyTorch's NCCL kernels name the kinds as c10d does ("allreduce", "_allgather_base", ...): the same fit.
+    calibrate::RunFitInput nccl = in;
+    for (trace::OperatorClassTimes& r : nccl.ranks) {
+      r.collectives = {{"allreduce", 4, s(0.25), std::nullopt}, {"barrier", 1, s(0.01), std::nullopt}};
+    }
+    const plan::RunFit byNccl = *calibrate::fitRun(nccl).fitted.calibration->runFit;
+    QCOMPARE(byNccl.collectives.size(), std::size_t{1});
+    QCOMPARE(byNccl.collectives[0].kind, plan::CollectiveKind::AllReduce);
+    QCOMPARE(byNccl.collectives[0].factor, f.collectives[0].factor);
     // A preset is refused: there is no calibration to refine.
     calibrate::RunFitInput preset = in;
     preset.base = plantest::bigDevice();

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <map>
+#include <string>
 #include <string_view>
 
 namespace fathom::calibrate {
@@ -19,11 +21,25 @@ double factorOf(double measured, double predicted) {
   return measured > 0 && predicted > 0 ? measured / predicted : 1.0;
 }
 
-/// The collective kind a trace span names ("all_reduce"), or nothing (barrier, send_recv: not priced by a fit).
+/// The collective kind a trace names, or nothing (barrier, send_recv: not priced by a fit). Fathom's spans and its
+/// CUPTI kernels say "all_reduce"; PyTorch's NCCL kernels carry c10d's names in "Collective name": "allreduce",
+/// "_allgather_base", "allgather_into_tensor_coalesced", "_reduce_scatter_base", "reduce_scatter_tensor_coalesced",
+/// "broadcast". Read without underscores and without c10d's variant suffixes, each is one of the four kinds.
 std::optional<plan::CollectiveKind> calibratedKind(std::string_view name) {
+  auto withoutUnderscores = [](std::string_view text) {
+    std::string out;
+    std::copy_if(text.begin(), text.end(), std::back_inserter(out), [](char c) { return c != '_'; });
+    return out;
+  };
+  std::string plain = withoutUnderscores(name);
+  for (const std::string_view suffix : {"coalesced", "tensor", "into", "base"}) {
+    if (plain.ends_with(suffix)) {
+      plain.resize(plain.size() - suffix.size());
+    }
+  }
   for (plan::CollectiveKind k : {plan::CollectiveKind::AllReduce, plan::CollectiveKind::AllGather,
                                  plan::CollectiveKind::ReduceScatter, plan::CollectiveKind::Broadcast}) {
-    if (name == plan::toString(k)) {
+    if (plain == withoutUnderscores(plan::toString(k))) {
       return k;
     }
   }

@@ -172,7 +172,7 @@ struct TraceSummarizer::Impl {
     GpuKind kind = GpuKind::Compute;
     if (cat != "kernel" || name.starts_with("Memcpy") || name.starts_with("Memset")) {
       kind = GpuKind::Memory;
-    } else if (name.starts_with("nccl")) {
+    } else if (isCommunicationKernel(name)) {
       kind = GpuKind::Communication;
     }
     m_gpuOps.push_back({start, end, args.correlation.value_or(-1), kind});
@@ -500,6 +500,10 @@ std::optional<std::string_view> backendCollective(std::string_view name) {
     return std::nullopt;
   }
   return name.substr(kGlooPrefix.size());
+}
+
+bool isCommunicationKernel(std::string_view name) {
+  return name.starts_with("nccl");
 }
 
 bool isCollectiveSpan(std::string_view name) {
