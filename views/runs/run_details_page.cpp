@@ -327,7 +327,7 @@ void RunDetailsPage::setRow(const RunRow& row) {
 
 void RunDetailsPage::showHeader(const RunRow& row) {
   const store::RunInfo& r = row.info;
-  // Two columns of facts (when and where on the left, what on the right) and the command across both: four lines
+  // Two columns of facts (when and where on the left, what on the right), then the command: three or four lines
   // fewer than one column, for the chart and the tabs below.
   using Cell = std::pair<QString, QString>;
   std::vector<Cell> left;
