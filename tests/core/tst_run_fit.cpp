@@ -35,11 +35,6 @@ template <typename Fn> std::string configError(Fn&& fn) {
   return test::throwsType<ConfigError>(fn) ? test::messageOf(fn) : std::string("<not a ConfigError>");
 }
 
-std::string op(std::string_view name, int tid, int start, int end) {
-  return test::completeEvent("cpu_op", name, 1, tid, std::to_string(start) + ".000",
-                             std::to_string(end - start) + ".000");
-}
-
 std::string allReduce(int start, int end) {
   return test::completeEvent("user_annotation", "fathom::all_reduce", 1, 99, std::to_string(start) + ".000",
                              std::to_string(end - start) + ".000", R"({"bytes":4096})");
@@ -52,22 +47,22 @@ std::vector<std::string> rankEvents() {
       // Step 3: a linear layer (addmm inside aten::linear: self 18), the attention core (bmm 10), an activation,
       // the two gradient products (mm 10 + 5), then the optimizer step [70,90] whose add_ runs [72,88] while an
       // all_reduce of ZeRO's runs inside it [80,85]; the gradient all_reduce [90,98] runs under no compute.
-      op("aten::linear", 1, 10, 30),
-      op("aten::addmm", 1, 11, 29),
-      op("aten::bmm", 1, 30, 40),
-      op("aten::gelu", 1, 40, 50),
-      op("aten::mm", 1, 50, 60),
-      op("aten::mm", 1, 60, 65),
+      test::cpuOp("aten::linear", 1, 10, 30),
+      test::cpuOp("aten::addmm", 1, 11, 29),
+      test::cpuOp("aten::bmm", 1, 30, 40),
+      test::cpuOp("aten::gelu", 1, 40, 50),
+      test::cpuOp("aten::mm", 1, 50, 60),
+      test::cpuOp("aten::mm", 1, 60, 65),
       test::span("fathom::optimizer_step", 1, 70, 90),
-      op("aten::add_", 1, 72, 88),
+      test::cpuOp("aten::add_", 1, 72, 88),
       allReduce(80, 85),
       allReduce(90, 98),
       // Step 4: one product [110,150], an exposed all_reduce [150,170].
       test::span("ProfilerStep#4", 1, 100, 200),
-      op("aten::mm", 1, 110, 150),
+      test::cpuOp("aten::mm", 1, 110, 150),
       allReduce(150, 170),
       // After the steps: not part of them.
-      op("aten::mm", 1, 210, 230),
+      test::cpuOp("aten::mm", 1, 210, 230),
   };
 }
 
@@ -106,19 +101,16 @@ private slots:
   /// operator that launched it (its External id), or to the optimizer when launched inside its span.
   void operatorClassesOfAGpuRank() {
     auto opWithId = [](std::string_view name, int start, int end, int id) {
-      return test::completeEvent("cpu_op", name, 1, 1, std::to_string(start) + ".000",
-                                 std::to_string(end - start) + ".000", "{\"External id\":" + std::to_string(id) + "}");
+      return test::cpuOp(name, 1, start, end, "{\"External id\":" + std::to_string(id) + "}");
     };
     auto launch = [](int ts, int correlation, int id) {
-      return test::completeEvent("cuda_runtime", "cudaLaunchKernel", 1, 1, std::to_string(ts) + ".000", "1.000",
-                                 "{\"correlation\":" + std::to_string(correlation) +
-                                     ",\"External id\":" + std::to_string(id) + "}");
+      return test::kernelLaunch(ts, "{\"correlation\":" + std::to_string(correlation) +
+                                        ",\"External id\":" + std::to_string(id) + "}");
     };
     auto kernel = [](std::string_view name, int start, int end, int correlation, int id, std::string_view more = "") {
-      return test::completeEvent("kernel", name, 0, 7, std::to_string(start) + ".000",
-                                 std::to_string(end - start) + ".000",
-                                 "{\"stream\":7,\"correlation\":" + std::to_string(correlation) +
-                                     ",\"External id\":" + std::to_string(id) + std::string(more) + "}");
+      return test::gpuActivity("kernel", name, start, end,
+                               "{\"stream\":7,\"correlation\":" + std::to_string(correlation) +
+                                   ",\"External id\":" + std::to_string(id) + std::string(more) + "}");
     };
     const std::vector<std::string> events = {
         test::span("ProfilerStep#1", 1, 0, 100),

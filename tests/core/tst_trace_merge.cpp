@@ -62,14 +62,11 @@ std::vector<nlohmann::json> eventsNamed(const fs::path& file, std::string_view n
 /// A trace as PyTorch's legacy export_chrome_trace writes it: a bare array, no `cat`, no distributedInfo, every CPU
 /// event in the process "CPU functions" (whole microseconds). `scale` stretches rank-specific durations.
 std::string legacyTrace(int scale) {
-  auto event = [](std::string_view name, int tid, int start, int end) {
-    return "{\"name\": \"" + std::string(name) + "\", \"ph\": \"X\", \"ts\": " + std::to_string(start) +
-           ", \"dur\": " + std::to_string(end - start) + ", \"tid\": " + std::to_string(tid) +
-           ", \"pid\": \"CPU functions\", \"args\": {}}";
-  };
+  using fathom::test::legacyEvent;
   std::string text = "[";
-  for (const std::string& e : {event("ProfilerStep#0", 1, 0, 100 * scale), event("aten::mm", 1, 10, 10 + 30 * scale),
-                               event("gloo:all_reduce", 3, 50, 50 + 20 * scale), event("aten::add_", 1, 90, 95)}) {
+  for (const std::string& e :
+       {legacyEvent("ProfilerStep#0", 1, 0, 100 * scale), legacyEvent("aten::mm", 1, 10, 10 + 30 * scale),
+        legacyEvent("gloo:all_reduce", 3, 50, 50 + 20 * scale), legacyEvent("aten::add_", 1, 90, 95)}) {
     text += text.size() > 1 ? ", " : "";
     text += e;
   }

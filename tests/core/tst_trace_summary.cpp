@@ -14,38 +14,33 @@
 
 using namespace fathom::trace;
 namespace fs = std::filesystem;
-using fathom::test::completeEvent;
 using fathom::test::contains;
+using fathom::test::cpuOp;
+using fathom::test::gpuActivity;
+using fathom::test::kernelLaunch;
+using fathom::test::legacyEvent;
 using fathom::test::objectTrace;
+using fathom::test::span;
 
 namespace {
 
 constexpr std::int64_t us = 1000;  // the fixtures think in microseconds, the summary counts nanoseconds
 
-std::string span(std::string_view name, int tid, int start, int end, std::string_view args = {}) {
-  return completeEvent("user_annotation", name, 1, tid, std::to_string(start) + ".000",
-                       std::to_string(end - start) + ".000", args);
-}
-
-std::string op(std::string_view name, int tid, int start, int end) {
-  return completeEvent("cpu_op", name, 1, tid, std::to_string(start) + ".000", std::to_string(end - start) + ".000");
-}
-
 /// Two steps of a CPU-only DDP rank: main thread 1, Fathom's collective row 99, a helper thread 5.
 std::vector<std::string> cpuEvents(bool steps, bool trainingSpans) {
   std::vector<std::string> e = {
       span("fathom::data_loader", 1, 0, 10),
-      op("aten::mm", 1, 10, 30),
-      op("aten::add", 1, 15, 20),
-      op("aten::relu", 1, 30, 40),
-      op("aten::mm_backward", 1, 40, 80),
-      op("aten::add_", 1, 85, 95),
+      cpuOp("aten::mm", 1, 10, 30),
+      cpuOp("aten::add", 1, 15, 20),
+      cpuOp("aten::relu", 1, 30, 40),
+      cpuOp("aten::mm_backward", 1, 40, 80),
+      cpuOp("aten::add_", 1, 85, 95),
       span("fathom::data_loader", 1, 100, 120),
-      op("aten::mm", 1, 120, 170),
+      cpuOp("aten::mm", 1, 120, 170),
       span("fathom::all_reduce", 99, 60, 90, R"({"Collective name":"allreduce","bytes":4096,"dtype":"Float"})"),
       span("fathom::all_reduce", 99, 150, 190, R"({"Collective name":"allreduce","bytes":4096,"dtype":"Float"})"),
       span("fathom::all_gather", 99, 195, 198, R"({"Collective name":"allgather","bytes":100})"),
-      op("aten::copy_", 5, 90, 100),  // not a training thread: not compute
+      cpuOp("aten::copy_", 5, 90, 100),  // not a training thread: not compute
       R"({"ph":"C","cat":"memory","name":"Memory","pid":1,"tid":0,"ts":5.000,"args":{"parameter":100,"gradient":50}})",
       R"({"ph":"C","cat":"memory","name":"Memory","pid":1,"tid":0,"ts":50.000,)"
       R"("args":{"parameters":100,"gradients":80,"activations":30}})",
@@ -154,22 +149,18 @@ private slots:
 
   void gpuTimeline() {
     auto launch = [](int ts, int correlation) {
-      return completeEvent("cuda_runtime", "cudaLaunchKernel", 1, 1, std::to_string(ts) + ".000", "1.000",
-                           R"({"correlation":)" + std::to_string(correlation) + "}");
-    };
-    auto kernel = [](std::string_view cat, std::string_view name, int start, int end, std::string args) {
-      return completeEvent(cat, name, 0, 7, std::to_string(start) + ".000", std::to_string(end - start) + ".000", args);
+      return kernelLaunch(ts, R"({"correlation":)" + std::to_string(correlation) + "}");
     };
     const std::vector<std::string> events = {
         span("ProfilerStep#1", 1, 0, 100), span("ProfilerStep#2", 1, 100, 200), span("fathom::data_loader", 1, 0, 5),
         launch(10, 1), launch(20, 2), launch(30, 3), launch(110, 4),
-        kernel("kernel", "sm90_gemm", 50, 80, R"({"stream":7,"correlation":1})"),
+        gpuActivity("kernel", "sm90_gemm", 50, 80, R"({"stream":7,"correlation":1})"),
         // Launched in step 1, runs past its CPU end: still step 1's GPU work.
-        kernel("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 70, 120,
-               R"({"stream":7,"correlation":2,"Collective name":"allreduce"})"),
-        kernel("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 125, 130, R"({"stream":7,"correlation":3})"),
-        kernel("kernel", "gemm2", 150, 160, R"({"stream":7,"correlation":4})"),
-        kernel("kernel", "elementwise", 170, 180, R"({"stream":7})"),  // no launch: its own start says step 2
+        gpuActivity("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 70, 120,
+                    R"({"stream":7,"correlation":2,"Collective name":"allreduce"})"),
+        gpuActivity("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 125, 130, R"({"stream":7,"correlation":3})"),
+        gpuActivity("kernel", "gemm2", 150, 160, R"({"stream":7,"correlation":4})"),
+        gpuActivity("kernel", "elementwise", 170, 180, R"({"stream":7})"),  // no launch: its own start says step 2
     };
     const TraceSummary s = summarizeTrace(write("gpu.json", events));
     QCOMPARE(s.timeline, SummaryTimeline::Gpu);
@@ -199,22 +190,17 @@ private slots:
   /// event in the process "CPU functions", Gloo's work on its own threads. Before, nothing was compute or
   /// communication: 100 % idle.
   void pytorchLegacyTrace() {
-    auto legacy = [](std::string_view name, int tid, int start, int end, std::string_view pid = "\"CPU functions\"") {
-      return "{\"name\": \"" + std::string(name) + "\", \"ph\": \"X\", \"ts\": " + std::to_string(start) +
-             ", \"dur\": " + std::to_string(end - start) + ", \"tid\": " + std::to_string(tid) +
-             ", \"pid\": " + std::string(pid) + ", \"args\": {}}";
-    };
     const std::vector<std::string> events = {
-        legacy("ProfilerStep#0", 1, 0, 100),
-        legacy("DistributedDataParallel.forward", 1, 5, 45),  // PyTorch's own range: user_annotation
-        legacy("aten::mm", 1, 10, 40),
-        legacy("aten::add", 1, 20, 30),
-        legacy("c10d::allreduce_", 1, 50, 55),
-        legacy("gloo:all_reduce", 3, 52, 75),
-        legacy("gloo:broadcast", 2, 1, 3),
-        legacy("aten::add_", 1, 80, 90),
-        legacy("aten::copy_", 7, 60, 70),      // not the step's thread: not compute
-        legacy("aten::relu", 1, 91, 99, "5"),  // no cat outside "CPU functions": no category, as before
+        legacyEvent("ProfilerStep#0", 1, 0, 100),
+        legacyEvent("DistributedDataParallel.forward", 1, 5, 45),  // PyTorch's own range: user_annotation
+        legacyEvent("aten::mm", 1, 10, 40),
+        legacyEvent("aten::add", 1, 20, 30),
+        legacyEvent("c10d::allreduce_", 1, 50, 55),
+        legacyEvent("gloo:all_reduce", 3, 52, 75),
+        legacyEvent("gloo:broadcast", 2, 1, 3),
+        legacyEvent("aten::add_", 1, 80, 90),
+        legacyEvent("aten::copy_", 7, 60, 70),      // not the step's thread: not compute
+        legacyEvent("aten::relu", 1, 91, 99, "5"),  // no cat outside "CPU functions": no category, as before
     };
     std::string text = "[";
     for (const std::string& e : events) {
@@ -257,7 +243,7 @@ private slots:
   }
 
   void malformedEventIsAnError() {
-    const fs::path file = write("bad.json", {op("a", 1, 0, 1), R"({"ph":"X" "ts":1})"});
+    const fs::path file = write("bad.json", {cpuOp("a", 1, 0, 1), R"({"ph":"X" "ts":1})"});
     QVERIFY(fathom::test::throwsType<fathom::StorageError>([&] { summarizeTrace(file); }));
     QVERIFY(contains(fathom::test::messageOf([&] { summarizeTrace(file); }), "bad.json: malformed event #1"));
   }

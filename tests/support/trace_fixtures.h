@@ -48,9 +48,34 @@ inline std::string objectTrace(const std::vector<std::string>& events, const std
 }
 
 /// A user_annotation span on pid 1 from `start` to `end` whole microseconds.
-inline std::string span(std::string_view name, int tid, int start, int end) {
+inline std::string span(std::string_view name, int tid, int start, int end, std::string_view args = {}) {
   return completeEvent("user_annotation", name, 1, tid, std::to_string(start) + ".000",
-                       std::to_string(end - start) + ".000");
+                       std::to_string(end - start) + ".000", args);
+}
+
+/// A cpu_op on pid 1 from `start` to `end` whole microseconds.
+inline std::string cpuOp(std::string_view name, int tid, int start, int end, std::string_view args = {}) {
+  return completeEvent("cpu_op", name, 1, tid, std::to_string(start) + ".000", std::to_string(end - start) + ".000",
+                       args);
+}
+
+/// A kernel launch (cudaLaunchKernel, 1 µs on pid 1's thread 1) at `ts` µs; `args` holds its correlation.
+inline std::string kernelLaunch(int ts, std::string_view args) {
+  return completeEvent("cuda_runtime", "cudaLaunchKernel", 1, 1, std::to_string(ts) + ".000", "1.000", args);
+}
+
+/// GPU activity (`cat` kernel, gpu_memcpy, ...) on the GPU row pid 0, stream 7, from `start` to `end` µs.
+inline std::string gpuActivity(std::string_view cat, std::string_view name, int start, int end, std::string_view args) {
+  return completeEvent(cat, name, 0, 7, std::to_string(start) + ".000", std::to_string(end - start) + ".000", args);
+}
+
+/// An event as PyTorch's legacy export_chrome_trace writes it (builds without Kineto): no `cat`, whole
+/// microseconds, every CPU event in the process "CPU functions" unless `pid` (raw JSON) says otherwise.
+inline std::string legacyEvent(std::string_view name, int tid, int start, int end,
+                               std::string_view pid = "\"CPU functions\"") {
+  return "{\"name\": \"" + std::string(name) + "\", \"ph\": \"X\", \"ts\": " + std::to_string(start) +
+         ", \"dur\": " + std::to_string(end - start) + ", \"tid\": " + std::to_string(tid) +
+         ", \"pid\": " + std::string(pid) + ", \"args\": {}}";
 }
 
 /// One rank of a CPU run of 2 ranks: step 1 [0,100] with compute [10,80], an all_reduce [60,90] on its own row; the

@@ -39,7 +39,7 @@ bool ofRank(const TraceEventView& event, bool merged, std::optional<int> rank) {
     return true;
   }
   const std::optional<std::int64_t> pid = event.integer("pid");
-  return pid && rank && *pid / kMergedPidStride == *rank;
+  return pid && rank && mergedRankOf(*pid) == *rank;
 }
 
 /// The class of the time of an operator's kernels on a GPU: matmul or attention; nullopt for the rest.
@@ -80,7 +80,7 @@ KernelClassTimes kernelClassTimes(const std::filesystem::path& path, std::option
         continue;
       }
       const std::string_view name = event.string("name").value_or("");
-      const std::string_view cat = event.string("cat").value_or("");
+      const std::string_view cat = detail::summaryCategory(event, name);
       if (name == kOptimizerSpan) {
         optimizerSpans.push_back({*times.ts, *times.ts + times.dur});
       } else if (cat == "cpu_op") {
@@ -105,12 +105,9 @@ KernelClassTimes kernelClassTimes(const std::filesystem::path& path, std::option
   const bool merged = !detail::mergedRanks(reader.metadata()).empty();
   while (reader.next()) {
     const detail::EventTimes times = detail::readCheckedEvent(reader, event);
-    if (times.phase != 'X' || event.string("cat") != "kernel" || !ofRank(event, merged, rank)) {
-      continue;
-    }
-    const std::string_view name = event.string("name").value_or("");
-    if (detail::isCommunicationKernel(name) || name.starts_with("Memcpy") || name.starts_with("Memset")) {
-      continue;  // communication and memory, as the summary files them
+    if (times.phase != 'X' || event.string("cat") != "kernel" || !ofRank(event, merged, rank) ||
+        detail::gpuActivityOf("kernel", event.string("name").value_or("")) != detail::GpuActivity::Compute) {
+      continue;  // communication and memory kernels are not compute, as the summary files them
     }
     const std::int64_t length = std::min(*times.ts + times.dur, hi) - std::max(*times.ts, lo);
     if (length <= 0 || !args.parse(event.raw("args"))) {

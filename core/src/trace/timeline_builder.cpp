@@ -317,12 +317,12 @@ void TimelineBuilder::buildLane(StagedLane& staged) {
 }
 
 void TimelineBuilder::assignProcesses(TimelineData& data, const nlohmann::json& metadata) {
-  // The rank rule of `fathom trace summary --rank`: pid / kMergedPidStride in a merged trace, else the file's rank.
+  // The rank rule of `fathom trace summary --rank`: mergedRankOf(pid) in a merged trace, else the file's rank.
   const bool merged = !mergedRanks(metadata).empty();
   const std::optional<int> rank = fileRank(metadata);
   for (TimelineProcess& p : data.processes) {
     if (merged) {
-      p.rank = p.pid ? std::optional<int>(static_cast<int>(*p.pid / kMergedPidStride)) : std::nullopt;
+      p.rank = p.pid ? std::optional<int>(mergedRankOf(*p.pid)) : std::nullopt;
     } else {
       p.rank = rank;
     }

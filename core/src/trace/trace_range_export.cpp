@@ -158,7 +158,7 @@ private:
       return true;
     }
     const std::optional<std::int64_t> pid = m_event.integer("pid");
-    return pid && *pid / kMergedPidStride == *m_options.rank;
+    return pid && mergedRankOf(*pid) == *m_options.rank;
   }
 
   /// m_key = "<pid>/<tid>" (raw texts); returns whether the rows filter keeps it.

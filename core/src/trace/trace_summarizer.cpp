@@ -60,8 +60,6 @@ std::optional<std::int64_t> numberOf(std::string_view raw) {
 
 using Names = StringTable;
 
-enum class GpuKind : std::uint8_t { Compute, Communication, Memory };
-
 struct CpuOp {
   std::int64_t start;
   std::int64_t end;
@@ -73,7 +71,7 @@ struct GpuOp {
   std::int64_t start;
   std::int64_t end;
   std::int64_t correlation;  ///< -1 without one
-  GpuKind kind;
+  GpuActivity kind;
 };
 
 /// Adds one occurrence to a per-name table.
@@ -169,17 +167,12 @@ struct TraceSummarizer::Impl {
 
   void addGpu(std::string_view cat, std::string_view name, std::int64_t start, std::int64_t end,
               const SummaryArgs& args) {
-    GpuKind kind = GpuKind::Compute;
-    if (cat != "kernel" || name.starts_with("Memcpy") || name.starts_with("Memset")) {
-      kind = GpuKind::Memory;
-    } else if (isCommunicationKernel(name)) {
-      kind = GpuKind::Communication;
-    }
+    const GpuActivity kind = gpuActivityOf(cat, name);
     m_gpuOps.push_back({start, end, args.correlation.value_or(-1), kind});
     OpStats& stats = m_kernels[std::string(name)];
     stats.name = name;
     count(stats, end - start, end - start);
-    if (kind == GpuKind::Communication) {
+    if (kind == GpuActivity::Communication) {
       const std::string_view collective = args.collectiveName.empty() ? name : args.collectiveName;
       addCollective(m_collectives, collective, end - start, args.bytes);
     }
@@ -502,8 +495,11 @@ std::optional<std::string_view> backendCollective(std::string_view name) {
   return name.substr(kGlooPrefix.size());
 }
 
-bool isCommunicationKernel(std::string_view name) {
-  return name.starts_with("nccl");
+GpuActivity gpuActivityOf(std::string_view category, std::string_view name) {
+  if (category != "kernel" || name.starts_with("Memcpy") || name.starts_with("Memset")) {
+    return GpuActivity::Memory;
+  }
+  return name.starts_with("nccl") ? GpuActivity::Communication : GpuActivity::Compute;
 }
 
 bool isCollectiveSpan(std::string_view name) {

@@ -45,9 +45,10 @@ std::string_view summaryCategory(const TraceEventView& e, std::string_view name)
 /// the summary counts these only in a trace with no collective of its own (PyTorch's traces: Fathom's wrap each
 /// collective in a fathom:: span that also carries the bytes).
 std::optional<std::string_view> backendCollective(std::string_view name);
-/// Whether a GPU kernel of this name is communication (NCCL's kernels: `ncclDevKernel_AllReduce_...`, `ncclKernel_...`)
-/// rather than compute.
-bool isCommunicationKernel(std::string_view name);
+/// What a GPU activity event is on the GPU timeline: memory traffic (gpu_memcpy/gpu_memset, or a kernel named
+/// Memcpy/Memset), communication (NCCL's kernels: `ncclDevKernel_AllReduce_...`), else compute.
+enum class GpuActivity : std::uint8_t { Compute, Communication, Memory };
+GpuActivity gpuActivityOf(std::string_view category, std::string_view name);
 /// Whether `name` is one of Fathom's collective spans (fathom::all_reduce, all_gather, reduce_scatter, broadcast,
 /// barrier, send_recv): what the summary counts as communication on the CPU timeline.
 bool isCollectiveSpan(std::string_view name);

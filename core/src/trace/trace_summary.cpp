@@ -86,7 +86,7 @@ TraceSummary summarizeTrace(const std::filesystem::path& path, const TraceSummar
     const detail::EventTimes times = detail::readCheckedEvent(reader, event);
     if (!ranks.empty()) {
       const std::optional<std::int64_t> pid = event.integer("pid");
-      if (!pid || *pid / kMergedPidStride != *options.rank) {
+      if (!pid || mergedRankOf(*pid) != *options.rank) {
         continue;
       }
     }

@@ -18,6 +18,10 @@ namespace fathom::trace {
 /// Rows of rank R get pids R * kMergedPidStride + i (i = the pid's first-seen index within that rank's file), so
 /// "2003" reads as rank 2, row 3.
 inline constexpr std::uint32_t kMergedPidStride = 1000;
+/// The rank a merged trace's pid belongs to: the inverse of the numbering above.
+constexpr int mergedRankOf(std::int64_t pid) {
+  return static_cast<int>(pid / kMergedPidStride);
+}
 /// Merged process_sort_index values are R * kMergedSortStride + (the file's own index, or the first-seen index):
 /// rank 0's rows above rank 1's, each rank's own order kept inside its block.
 inline constexpr std::int64_t kMergedSortStride = 1'000'000;
