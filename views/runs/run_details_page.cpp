@@ -159,12 +159,13 @@ RunDetailsPage::RunDetailsPage(QWidget* parent) : QWidget(parent) {
   rankLabel->setBuddy(m_memoryRank);
   auto* styles = new QLabel(tr("solid: measured, dashed: planned"), memoryPane);
   styles->setEnabled(false);  // a key to the lines, in the muted colour
+  // It wraps rather than widening the pane: beside the plan table, its German one line took the table's last column.
+  styles->setWordWrap(true);
   auto* rankRow = new QHBoxLayout;
   rankRow->addWidget(rankLabel);
   rankRow->addWidget(m_memoryRank);
   rankRow->addSpacing(12);
-  rankRow->addWidget(styles);
-  rankRow->addStretch(1);
+  rankRow->addWidget(styles, 1);
   auto* memoryLayout = new QVBoxLayout(memoryPane);
   memoryLayout->setContentsMargins(0, 0, 0, 0);
   memoryLayout->addLayout(rankRow);
